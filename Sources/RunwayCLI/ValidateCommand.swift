@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import RunwayConfig
+import RunwayCore
+
+/// `runway validate --config DIR`: loads and checks every file, prints a summary and the warnings.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check a configuration directory and summarise it.",
+        discussion: """
+            Reads Runway.plist (optional) and every Apps/*.plist with Foundation's PropertyListDecoder (XML or
+            binary). A bad file is reported with its path, the key path, what was found and what was expected,
+            and the command exits 1. Unknown keys are warnings: they are printed and the command still exits 0
+            (add --strict to fail on them).
+            """
+    )
+
+    @OptionGroup var options: ConfigOptions
+
+    @Flag(help: "Exit 1 when there are warnings too.")
+    var strict = false
+
+    func run() throws {
+        let configuration: RunwayConfiguration
+        do {
+            configuration = try ConfigLoader.load(directory: self.options.config)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        for warning in configuration.warnings {
+            printError("warning: \(warning)")
+        }
+        let settings = configuration.settings
+        print("\(configuration.directory): valid, \(configuration.apps.count) apps")
+        print(
+            "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
+                + "entry grace \(settings.backgroundEntryGrace), termination grace \(settings.terminationGrace), "
+                + "overrun \(settings.overrunPolicy.rawValue), suspension \(settings.suspensionMechanism.rawValue)"
+        )
+        for app in configuration.apps {
+            print("  \(app.descriptor.id)  \(describe(app.descriptor, settings: settings))")
+        }
+        if self.strict && !configuration.warnings.isEmpty {
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// One line about an app: kind, budget, and the keys that change its lifecycle.
+func describe(_ descriptor: AppDescriptor, settings: SchedulerSettings) -> String {
+    var parts: [String] = []
+    switch descriptor.kind {
+    case .embedded: parts.append("embedded")
+    case .process(let spec): parts.append(spec.speaksProtocol ? "process (RunwayProtocol 1)" : "process")
+    }
+    if !descriptor.backgroundModes.isEmpty {
+        parts.append("background modes \(descriptor.backgroundModes.joined(separator: ","))")
+    } else {
+        parts.append("budget \(descriptor.backgroundTimeBudget ?? settings.backgroundTimeBudget)")
+    }
+    if descriptor.exitsOnSuspend {
+        parts.append("exits on suspend (\((descriptor.exitsOnSuspendStyle ?? settings.exitsOnSuspendStyle).rawValue))")
+    }
+    return parts.joined(separator: ", ")
+}
+
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import RunwayCore
+
+/// Settings of the daemon around the scheduler: its control socket (K1) and memory pressure handling (P3).
+/// Read from `Runway.plist` next to the scheduler settings; the core never sees them.
+public struct DaemonSettings: Hashable, Sendable {
+    /// `ControlSocket`: absolute path of the Unix control socket (K1). Default: ``defaultControlSocketPath(uid:)``,
+    /// `/run/runway/control.sock` for root and `/tmp/runway-<uid>.sock` for anyone else.
+    public var controlSocketPath: String
+    /// `MemoryPressureSource`: `psi` (default), `rss` or `off`.
+    public var memoryPressureSource: MemoryPressureSource
+    /// `MemoryWarningPressure`: PSI `some avg10` percentage at or above which running apps are sent
+    /// `didReceiveMemoryWarning`. Default 10; within 0...100.
+    public var memoryWarningPressure: Double
+    /// `MemoryCriticalPressure`: PSI percentage at or above which suspended apps are purged, longest-suspended
+    /// first (P3). Default 30; within `memoryWarningPressure...100`.
+    public var memoryCriticalPressure: Double
+    /// `RSSCeilingBytes`: the resident-set ceiling used when the source is `rss`; nil otherwise. Greater than 0.
+    public var rssCeilingBytes: UInt64?
+    /// `MemoryPollInterval`: how often pressure is sampled. Default 1 s; greater than zero.
+    public var memoryPollInterval: TimeSpan
+
+    /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
+    /// directly must respect the same ranges, which are checked with preconditions.
+    public init(
+        controlSocketPath: String = DaemonSettings.defaultControlSocketPath(),
+        memoryPressureSource: MemoryPressureSource = .psi,
+        memoryWarningPressure: Double = 10,
+        memoryCriticalPressure: Double = 30,
+        rssCeilingBytes: UInt64? = nil,
+        memoryPollInterval: TimeSpan = .seconds(1)
+    ) {
+        precondition(
+            (0...100).contains(memoryWarningPressure),
+            "memoryWarningPressure must be within 0...100, got \(memoryWarningPressure)"
+        )
+        precondition(
+            (memoryWarningPressure...100).contains(memoryCriticalPressure),
+            "memoryCriticalPressure must be within \(memoryWarningPressure)...100, got \(memoryCriticalPressure)"
+        )
+        precondition(rssCeilingBytes != 0, "rssCeilingBytes must be greater than 0")
+        precondition(
+            memoryPressureSource != .rss || rssCeilingBytes != nil,
+            "memoryPressureSource rss needs rssCeilingBytes"
+        )
+        precondition(memoryPollInterval > .zero, "memoryPollInterval must be positive, got \(memoryPollInterval)")
+        self.controlSocketPath = controlSocketPath
+        self.memoryPressureSource = memoryPressureSource
+        self.memoryWarningPressure = memoryWarningPressure
+        self.memoryCriticalPressure = memoryCriticalPressure
+        self.rssCeilingBytes = rssCeilingBytes
+        self.memoryPollInterval = memoryPollInterval
+    }
+
+    /// The control socket used when `Runway.plist` has no `ControlSocket`: `/run/runway/control.sock` for
+    /// uid 0 and `/tmp/runway-<uid>.sock` otherwise.
+    ///
+    /// - Parameters:
+    ///   - uid: The user the daemon runs as; defaults to the calling process's real uid.
+    /// - Returns: An absolute path. The daemon, not the loader, creates `/run/runway` if needed.
+    public static func defaultControlSocketPath(uid: UInt32 = UInt32(getuid())) -> String {
+        uid == 0 ? "/run/runway/control.sock" : "/tmp/runway-\(uid).sock"
+    }
+
+    /// Longest path a Unix socket address can hold on this platform, in bytes (without the terminating NUL):
+    /// 107 on Linux, 103 on Darwin.
+    static var controlSocketPathMaximumBytes: Int {
+        MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+    }
+}

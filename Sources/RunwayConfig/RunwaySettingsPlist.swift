@@ -1,0 +1,191 @@
+import RunwayCore
+
+/// `Runway.plist` as `PropertyListDecoder` reads it (C1). Every key is optional; absent keys take the defaults
+/// of `SchedulerSettings.init` and `DaemonSettings.init`. Keys are decoded, and so checked, in declaration order.
+struct RunwaySettingsPlist: Decodable {
+    var backgroundTimeBudget: Double?
+    var expirationWarningLead: Double?
+    var backgroundEntryGrace: Double?
+    var terminationGrace: Double?
+    var overrunPolicy: String?
+    var suspensionMechanism: String?
+    var exitsOnSuspendStyle: String?
+    var budgetRefillPolicy: String?
+    var notificationQueueLimit: Int?
+    var controlSocket: String?
+    var memoryPressureSource: String?
+    var memoryWarningPressure: Double?
+    var memoryCriticalPressure: Double?
+    var rssCeilingBytes: UInt64?
+    var memoryPollInterval: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case backgroundTimeBudget = "BackgroundTimeBudget"
+        case expirationWarningLead = "ExpirationWarningLead"
+        case backgroundEntryGrace = "BackgroundEntryGrace"
+        case terminationGrace = "TerminationGrace"
+        case overrunPolicy = "OverrunPolicy"
+        case suspensionMechanism = "SuspensionMechanism"
+        case exitsOnSuspendStyle = "ExitsOnSuspendStyle"
+        case budgetRefillPolicy = "BudgetRefillPolicy"
+        case notificationQueueLimit = "NotificationQueueLimit"
+        case controlSocket = "ControlSocket"
+        case memoryPressureSource = "MemoryPressureSource"
+        case memoryWarningPressure = "MemoryWarningPressure"
+        case memoryCriticalPressure = "MemoryCriticalPressure"
+        case rssCeilingBytes = "RSSCeilingBytes"
+        case memoryPollInterval = "MemoryPollInterval"
+    }
+
+    /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
+    static let notificationQueueLimitMaximum = 65_536
+
+    enum Key {
+        static let backgroundTimeBudget = PlistKeySpec(CodingKeys.backgroundTimeBudget, expected: Expected.seconds)
+        static let expirationWarningLead = PlistKeySpec(CodingKeys.expirationWarningLead, expected: Expected.seconds)
+        static let backgroundEntryGrace = PlistKeySpec(CodingKeys.backgroundEntryGrace, expected: Expected.seconds)
+        static let terminationGrace = PlistKeySpec(CodingKeys.terminationGrace, expected: Expected.seconds)
+        static let overrunPolicy = PlistKeySpec(CodingKeys.overrunPolicy, expected: Expected.oneOf(OverrunPolicy.self))
+        static let suspensionMechanism = PlistKeySpec(
+            CodingKeys.suspensionMechanism, expected: Expected.oneOf(SuspensionMechanism.self)
+        )
+        static let exitsOnSuspendStyle = PlistKeySpec(
+            CodingKeys.exitsOnSuspendStyle, expected: Expected.oneOf(ExitsOnSuspendStyle.self)
+        )
+        static let budgetRefillPolicy = PlistKeySpec(
+            CodingKeys.budgetRefillPolicy, expected: Expected.oneOf(BudgetRefillPolicy.self)
+        )
+        static let notificationQueueLimit = PlistKeySpec(
+            CodingKeys.notificationQueueLimit,
+            expected: "an integer from 1 to \(RunwaySettingsPlist.notificationQueueLimitMaximum)"
+        )
+        static let controlSocket = PlistKeySpec(
+            CodingKeys.controlSocket,
+            expected: "an absolute path of at most \(DaemonSettings.controlSocketPathMaximumBytes) bytes"
+        )
+        static let memoryPressureSource = PlistKeySpec(
+            CodingKeys.memoryPressureSource, expected: Expected.oneOf(MemoryPressureSource.self)
+        )
+        static let memoryWarningPressure = PlistKeySpec(CodingKeys.memoryWarningPressure, expected: Expected.percentage)
+        static let memoryCriticalPressure = PlistKeySpec(
+            CodingKeys.memoryCriticalPressure,
+            expected: "a percentage from MemoryWarningPressure to 100 (real or integer)"
+        )
+        static let rssCeilingBytes = PlistKeySpec(
+            CodingKeys.rssCeilingBytes, expected: "a positive integer number of bytes"
+        )
+        static let memoryPollInterval = PlistKeySpec(CodingKeys.memoryPollInterval, expected: Expected.positiveSeconds)
+    }
+
+    static let schema = PlistSchema(
+        fileKind: "Runway.plist",
+        specs: [
+            Key.backgroundTimeBudget, Key.expirationWarningLead, Key.backgroundEntryGrace, Key.terminationGrace,
+            Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.budgetRefillPolicy,
+            Key.notificationQueueLimit, Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
+            Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval,
+        ],
+        hints: [
+            "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
+        ]
+    )
+
+    /// What one `Runway.plist` yields.
+    struct Loaded {
+        var settings: SchedulerSettings
+        var daemon: DaemonSettings
+        var warnings: [ConfigWarning]
+    }
+
+    /// Decodes and validates `file` as `Runway.plist`.
+    ///
+    /// - Throws: The first problem, checking keys in the order of ``CodingKeys``.
+    static func load(_ file: PlistFile) throws(ConfigError) -> Loaded {
+        var warnings = try file.unknownKeyWarnings(schema: Self.schema, otherSchema: AppInfoPlist.schema)
+        let plist = try file.decode(RunwaySettingsPlist.self, schema: Self.schema)
+        let defaults = SchedulerSettings()
+
+        let backgroundTimeBudget = try file.seconds(plist.backgroundTimeBudget, key: Key.backgroundTimeBudget)
+        let expirationWarningLead = try file.seconds(plist.expirationWarningLead, key: Key.expirationWarningLead)
+        let backgroundEntryGrace = try file.seconds(plist.backgroundEntryGrace, key: Key.backgroundEntryGrace)
+        let terminationGrace = try file.seconds(plist.terminationGrace, key: Key.terminationGrace)
+        let overrunPolicy = try file.choice(plist.overrunPolicy, key: Key.overrunPolicy, as: OverrunPolicy.self)
+        let suspensionMechanism = try file.choice(
+            plist.suspensionMechanism, key: Key.suspensionMechanism, as: SuspensionMechanism.self
+        )
+        let exitsOnSuspendStyle = try file.choice(
+            plist.exitsOnSuspendStyle, key: Key.exitsOnSuspendStyle, as: ExitsOnSuspendStyle.self
+        )
+        let budgetRefillPolicy = try file.choice(
+            plist.budgetRefillPolicy, key: Key.budgetRefillPolicy, as: BudgetRefillPolicy.self
+        )
+        if let limit = plist.notificationQueueLimit, !(1...Self.notificationQueueLimitMaximum).contains(limit) {
+            throw file.error(at: .key(Key.notificationQueueLimit.name), expected: Key.notificationQueueLimit.expected)
+        }
+        let settings = SchedulerSettings(
+            backgroundTimeBudget: backgroundTimeBudget ?? defaults.backgroundTimeBudget,
+            expirationWarningLead: expirationWarningLead ?? defaults.expirationWarningLead,
+            backgroundEntryGrace: backgroundEntryGrace ?? defaults.backgroundEntryGrace,
+            terminationGrace: terminationGrace ?? defaults.terminationGrace,
+            overrunPolicy: overrunPolicy ?? defaults.overrunPolicy,
+            suspensionMechanism: suspensionMechanism ?? defaults.suspensionMechanism,
+            exitsOnSuspendStyle: exitsOnSuspendStyle ?? defaults.exitsOnSuspendStyle,
+            budgetRefillPolicy: budgetRefillPolicy ?? defaults.budgetRefillPolicy,
+            notificationQueueLimit: plist.notificationQueueLimit ?? defaults.notificationQueueLimit
+        )
+
+        let daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
+        return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
+    }
+
+    private static func daemonSettings(
+        _ plist: RunwaySettingsPlist,
+        file: PlistFile,
+        warnings: inout [ConfigWarning]
+    ) throws(ConfigError) -> DaemonSettings {
+        let controlSocketPath = try file.absolutePath(
+            plist.controlSocket, key: Key.controlSocket, maximumBytes: DaemonSettings.controlSocketPathMaximumBytes
+        )
+        let source = try file.choice(
+            plist.memoryPressureSource, key: Key.memoryPressureSource, as: MemoryPressureSource.self
+        ) ?? .psi
+        let warning = try file.percentage(plist.memoryWarningPressure, key: Key.memoryWarningPressure) ?? 10
+        let criticalExpected = "a percentage from MemoryWarningPressure (\(warning)) to 100 (real or integer)"
+        let critical = try file.percentage(
+            plist.memoryCriticalPressure, key: Key.memoryCriticalPressure, atLeast: warning, expected: criticalExpected
+        ) ?? 30
+        if critical < warning {
+            // Only reachable with the default: a raised warning level needs an explicit critical level.
+            throw ConfigError(
+                code: .missingValue, file: file.path, keyPath: Key.memoryCriticalPressure.name,
+                found: "nothing (the default 30 is below MemoryWarningPressure)", expected: criticalExpected
+            )
+        }
+        if plist.rssCeilingBytes == 0 {
+            throw file.error(at: .key(Key.rssCeilingBytes.name), expected: Key.rssCeilingBytes.expected)
+        }
+        switch (source, plist.rssCeilingBytes) {
+        case (.rss, nil):
+            throw file.error(
+                code: .missingValue, at: .key(Key.rssCeilingBytes.name),
+                expected: Key.rssCeilingBytes.expected + " (required when MemoryPressureSource is \"rss\")"
+            )
+        case (.psi, _?), (.off, _?):
+            warnings.append(file.warning(
+                at: .key(Key.rssCeilingBytes.name),
+                "ignored: MemoryPressureSource is \(quotedPlistString(source.rawValue)), not \"rss\""
+            ))
+        case (.rss, _?), (.psi, nil), (.off, nil):
+            break
+        }
+        let pollInterval = try file.seconds(plist.memoryPollInterval, key: Key.memoryPollInterval, positive: true)
+        return DaemonSettings(
+            controlSocketPath: controlSocketPath ?? DaemonSettings.defaultControlSocketPath(),
+            memoryPressureSource: source,
+            memoryWarningPressure: warning,
+            memoryCriticalPressure: critical,
+            rssCeilingBytes: plist.rssCeilingBytes,
+            memoryPollInterval: pollInterval ?? .seconds(1)
+        )
+    }
+}

@@ -1,0 +1,107 @@
+/// What the scheduler asks its driver to do. Actions carry ids and instants, never closures or handles;
+/// the driver keeps its own resources (uv handles, processes, expiration-handler closures) keyed by id.
+///
+/// The driver runs the actions of one call in order, before it feeds the scheduler its next event.
+public enum Action: Hashable, Sendable, CustomStringConvertible {
+    /// Deliver `message` to the app. For apps that await messages (embedded apps and protocol processes),
+    /// report its return with `messageReturned(_:from:now:)`, passing `token`; nothing else is sent to that
+    /// app until then (L2). Plain processes get no deliveries.
+    case deliver(AppID, Message, MessageToken)
+    /// Start the process app's program (its `ProcessSpec`). Report `spawnFailed` if it cannot start.
+    case spawn(AppID)
+    /// Suspend the app: freeze or SIGSTOP a process, hold an embedded app's executor (P1, A2).
+    case suspend(AppID)
+    /// Resume a suspended app: thaw or SIGCONT, release held work.
+    case resume(AppID)
+    /// An embedded app is gone: cancel its held work and release it. The app is already `notRunning`.
+    case stop(AppID)
+    /// Send SIGTERM to a running process app. The scheduler has armed SIGKILL at `TerminationGrace` (L4).
+    case sendTerminateSignal(AppID)
+    /// Send SIGKILL (or `cgroup.kill`) without thawing first (P2). Report the exit with `processExited`.
+    case kill(AppID)
+    /// These tasks were ended by the scheduler, not the app (overrun suspension, termination): drop their
+    /// expiration handlers.
+    case endTasks(AppID, [BackgroundTaskID])
+    /// The earliest deadline changed: wake up at this instant and call `clockAdvanced(to:)`.
+    case armWakeup(Instant)
+    /// No deadline is armed any more.
+    case cancelWakeup
+    /// A state transition happened (L8): publish it on the event stream.
+    case publish(TransitionEvent)
+
+    public var description: String {
+        switch self {
+        case .deliver(let app, let message, let token): return "deliver(\(app), \(message), \(token))"
+        case .spawn(let app): return "spawn(\(app))"
+        case .suspend(let app): return "suspend(\(app))"
+        case .resume(let app): return "resume(\(app))"
+        case .stop(let app): return "stop(\(app))"
+        case .sendTerminateSignal(let app): return "sendTerminateSignal(\(app))"
+        case .kill(let app): return "kill(\(app))"
+        case .endTasks(let app, let ids): return "endTasks(\(app), \(ids))"
+        case .armWakeup(let instant): return "armWakeup(\(instant))"
+        case .cancelWakeup: return "cancelWakeup"
+        case .publish(let event): return "publish(\(event))"
+        }
+    }
+}
+
+/// Why a transition happened.
+public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
+    /// A command from the host or an operator.
+    case command(Command)
+    /// The app was in the background with no outstanding task (B5, S2, S11).
+    case noOutstandingTasks
+    /// The budget deadline passed (B6): suspended with no tasks, or tasks ended by `OverrunPolicy.suspend`.
+    case budgetExpired
+    /// The app is gone (`to` is `notRunning`).
+    case terminated(TerminationReason)
+
+    public var description: String {
+        switch self {
+        case .command(let command): return "command(\(command))"
+        case .noOutstandingTasks: return "noOutstandingTasks"
+        case .budgetExpired: return "budgetExpired"
+        case .terminated(let reason): return "terminated(\(reason))"
+        }
+    }
+}
+
+/// One transition on the scheduler's event stream (L8).
+public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
+    public var app: AppID
+    public var from: AppState
+    public var to: AppState
+    public var cause: TransitionCause
+    /// The monotonic instant of the transition.
+    public var at: Instant
+    /// The lifecycle messages of this transition, in delivery order (queued now, delivered one at a time).
+    /// For a termination, every message of the termination, sent when it began.
+    public var messages: [Message]
+    /// For a process app that exited: how it ended.
+    public var exit: ProcessExit?
+
+    public init(
+        app: AppID,
+        from: AppState,
+        to: AppState,
+        cause: TransitionCause,
+        at: Instant,
+        messages: [Message],
+        exit: ProcessExit? = nil
+    ) {
+        self.app = app
+        self.from = from
+        self.to = to
+        self.cause = cause
+        self.at = at
+        self.messages = messages
+        self.exit = exit
+    }
+
+    public var description: String {
+        let list = self.messages.map(\.description).joined(separator: ", ")
+        let exit = self.exit.map { " \($0)" } ?? ""
+        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)] {\(list)}\(exit)"
+    }
+}

@@ -1,0 +1,58 @@
+/// A snapshot of one app for `runway status` (K2). Values are computed for the `now` passed in.
+public struct AppStatus: Hashable, Sendable {
+    public struct Task: Hashable, Sendable {
+        public var id: BackgroundTaskID
+        public var name: String
+        public var age: TimeSpan
+    }
+
+    public var app: AppID
+    public var isProcess: Bool
+    public var state: AppState
+    /// The reason of the termination in progress (the `terminating` flag), or nil.
+    public var terminating: TerminationReason?
+    public var timeInState: TimeSpan
+    /// Outstanding tasks in the order they began.
+    public var tasks: [Task]
+    /// `backgroundTimeRemaining` (B3): `TimeSpan.max` when unlimited.
+    public var budgetRemaining: TimeSpan
+    /// The budget deadline of the current background period; nil outside one or for background modes.
+    public var deadline: Instant?
+    /// The message the app has not yet returned from, if any.
+    public var messageInFlight: Message?
+    /// Notifications held while suspended (N1).
+    public var heldNotifications: Int
+    /// How the last run ended, if the app ran before.
+    public var lastTermination: TerminationReason?
+    public var lastExit: ProcessExit?
+}
+
+extension Scheduler {
+    /// Snapshots one app, or nil if it is unknown. Does not change anything.
+    public func status(of app: AppID, now: Instant) -> AppStatus? {
+        guard let index = self.appIndex[app] else { return nil }
+        let record = self.apps[index]
+        let deadline = record.period.flatMap { $0.deadline == .distantFuture ? nil : $0.deadline }
+        return AppStatus(
+            app: record.id,
+            isProcess: record.descriptor.isProcess,
+            state: record.state,
+            terminating: record.termination?.reason,
+            timeInState: now - record.stateSince,
+            tasks: record.tasks.keys.sorted().map { id in
+                AppStatus.Task(id: id, name: record.tasks[id]?.name ?? "", age: now - (record.tasks[id]?.began ?? now))
+            },
+            budgetRemaining: self.backgroundTimeRemaining(for: record.id, now: now),
+            deadline: deadline,
+            messageInFlight: record.outbox.inFlight?.message,
+            heldNotifications: record.heldNotifications.count,
+            lastTermination: record.lastTermination,
+            lastExit: record.lastExit
+        )
+    }
+
+    /// Snapshots every app, in registration order.
+    public func status(now: Instant) -> [AppStatus] {
+        self.apps.compactMap { self.status(of: $0.id, now: now) }
+    }
+}

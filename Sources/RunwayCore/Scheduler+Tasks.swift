@@ -1,0 +1,78 @@
+// Background tasks (B1, B2, B4, B5, B8).
+
+extension Scheduler {
+    /// `beginBackgroundTask(name:expirationHandler:)` (B1). The driver keeps the handler keyed by the id.
+    ///
+    /// Allowed in `active`, `inactive` and `background`. Returns `.invalid` with the reason for an unknown,
+    /// suspended, not running or terminating app, after the current background period's budget ran out
+    /// (`now` at or past its deadline), and for immediate-style exits-on-suspend apps (E1). A task begun in
+    /// the background after the expiration warning fired gets its `backgroundTaskWillExpire` at once (B4).
+    /// Tasks begun in the foreground cost nothing until the app enters the background (B2).
+    public mutating func backgroundTaskRequested(name: String, by app: AppID, now: Instant) -> TaskGrant {
+        self.begin(now)
+        guard let index = self.appIndex[app] else {
+            return TaskGrant(id: .invalid, refusal: .unknownApp, actions: self.finish())
+        }
+        if let refusal = self.refusal(for: self.apps[index], now: now) {
+            return TaskGrant(id: .invalid, refusal: refusal, actions: self.finish())
+        }
+        let id = BackgroundTaskID(rawValue: self.nextTaskID)
+        self.nextTaskID += 1
+        self.apps[index].tasks[id] = TaskRecord(name: name, began: now)
+        if self.apps[index].state == .background, self.apps[index].period?.warned == true {
+            self.apps[index].outbox.pending.append(.backgroundTaskWillExpire(id))
+            self.advance(index)
+        }
+        return TaskGrant(id: id, refusal: nil, actions: self.finish())
+    }
+
+    func refusal(for record: AppRecord, now: Instant) -> TaskRefusal? {
+        if record.termination != nil { return .terminating }
+        if self.exitsImmediately(record) { return .exitsOnSuspendImmediately }
+        switch record.state {
+        case .notRunning: return .notRunning
+        case .suspended: return .suspended
+        case .active, .inactive: return nil
+        case .background:
+            guard let period = record.period else { return nil }
+            return now >= period.deadline ? .budgetExhausted : nil
+        }
+    }
+
+    /// `endBackgroundTask(_:)` (B8). Ending the last task in the background suspends the app at once
+    /// (or terminates it, E1), unless it has background modes (B5, L7).
+    ///
+    /// - Throws: `unknownApp`; `unknownTask` for `.invalid` or an id never issued; `wrongApp` for a task
+    ///   another app holds; `alreadyEnded` for an id issued and no longer outstanding. Nothing changes.
+    ///   An ended task's owner is not remembered, so ending another app's already-ended task reports
+    ///   `alreadyEnded`, not `wrongApp`.
+    public mutating func backgroundTaskEnded(_ id: BackgroundTaskID, by app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+        self.begin(now)
+        let index = try self.index(of: app)
+        guard self.apps[index].tasks.removeValue(forKey: id) != nil else {
+            throw self.endError(id, app: app, state: self.apps[index].state)
+        }
+        // A handler not yet called for an ended task is not called.
+        self.apps[index].outbox.pending.removeAll { $0 == .backgroundTaskWillExpire(id) }
+        self.advance(index)
+        return self.finish()
+    }
+
+    func endError(_ id: BackgroundTaskID, app: AppID, state: AppState) -> SchedulerError {
+        if id == .invalid || id.rawValue >= self.nextTaskID {
+            return SchedulerError(.unknownTask, app: app, state: state, task: id)
+        }
+        if let owner = self.apps.first(where: { $0.tasks[id] != nil }) {
+            return SchedulerError(.wrongApp, app: app, state: state, task: id, owner: owner.id)
+        }
+        return SchedulerError(.alreadyEnded, app: app, state: state, task: id)
+    }
+
+    /// Ends every outstanding task of an app on the scheduler's behalf and tells the driver.
+    mutating func endAllTasks(_ index: Int) {
+        guard !self.apps[index].tasks.isEmpty else { return }
+        let ids = self.apps[index].tasks.keys.sorted()
+        self.apps[index].tasks.removeAll()
+        self.actions.append(.endTasks(self.apps[index].id, ids))
+    }
+}

@@ -1,0 +1,113 @@
+/// An error the scheduler reports to a caller. Nothing changed when one is thrown.
+///
+/// `code` is opaque so that new codes can be added; compare against the static members.
+public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case unknownApp, duplicateApp, illegalCommand, unknownTask, alreadyEnded, wrongApp
+            case notRunning, stopping
+        }
+
+        private var base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// No app with this bundle identifier is registered.
+        public static let unknownApp = Code(.unknownApp)
+        /// An app with this bundle identifier is already registered.
+        public static let duplicateApp = Code(.duplicateApp)
+        /// The command is not legal in the app's current state (L1).
+        public static let illegalCommand = Code(.illegalCommand)
+        /// `endBackgroundTask` with an id that was never issued, or `.invalid` (B8).
+        public static let unknownTask = Code(.unknownTask)
+        /// `endBackgroundTask` with an id that has already ended (B8).
+        public static let alreadyEnded = Code(.alreadyEnded)
+        /// `endBackgroundTask` with an id that belongs to another app (B8).
+        public static let wrongApp = Code(.wrongApp)
+        /// A notification was posted to an app that is not running.
+        public static let notRunning = Code(.notRunning)
+        /// The scheduler is shutting down and accepts no launches.
+        public static let stopping = Code(.stopping)
+
+        public var description: String { self.base.rawValue }
+    }
+
+    public var code: Code
+    public var app: AppID?
+    /// The app's state when the error happened.
+    public var state: AppState?
+    /// True when the app was terminating when the error happened.
+    public var terminating: Bool
+    public var command: Command?
+    public var task: BackgroundTaskID?
+    /// The app that owns `task`, for `wrongApp`.
+    public var owner: AppID?
+    public var file: String
+    public var line: Int
+
+    public init(
+        _ code: Code,
+        app: AppID? = nil,
+        state: AppState? = nil,
+        terminating: Bool = false,
+        command: Command? = nil,
+        task: BackgroundTaskID? = nil,
+        owner: AppID? = nil,
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.app = app
+        self.state = state
+        self.terminating = terminating
+        self.command = command
+        self.task = task
+        self.owner = owner
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String {
+        let app = self.app.map { "\($0)" } ?? "?"
+        let state = (self.state.map { "\($0)" } ?? "?") + (self.terminating ? " (terminating)" : "")
+        let task = self.task.map { "\($0)" } ?? "?"
+        switch self.code {
+        case .unknownApp: return "unknownApp: no app '\(app)' is registered"
+        case .duplicateApp: return "duplicateApp: an app '\(app)' is already registered"
+        case .illegalCommand:
+            let command = self.command.map { "\($0)" } ?? "?"
+            return "illegalCommand: \(app) cannot \(command) in state \(state)"
+        case .unknownTask: return "unknownTask: \(app) ended \(task), which was never issued"
+        case .alreadyEnded: return "alreadyEnded: \(app) ended \(task), which has already ended"
+        case .wrongApp:
+            return "wrongApp: \(app) ended \(task), which belongs to \(self.owner.map { "\($0)" } ?? "?")"
+        case .notRunning: return "notRunning: \(app) is in state \(state) and cannot receive notifications"
+        case .stopping: return "stopping: the scheduler is shutting down; \(app) was not launched"
+        default: return "\(self.code): \(app)"
+        }
+    }
+}
+
+/// Why `backgroundTaskRequested` returned `.invalid` (B1, E1). Drivers log it.
+public enum TaskRefusal: String, Hashable, Sendable, CustomStringConvertible {
+    case unknownApp
+    case notRunning
+    case suspended
+    case terminating
+    /// The budget of the current background period has run out.
+    case budgetExhausted
+    /// `UIApplicationExitsOnSuspend` with `ExitsOnSuspendStyle = immediate` (E1).
+    case exitsOnSuspendImmediately
+
+    public var description: String { self.rawValue }
+}
+
+/// The answer to `backgroundTaskRequested`: an id, or `.invalid` with the reason.
+public struct TaskGrant: Hashable, Sendable {
+    /// The new task's id, or `.invalid`.
+    public var id: BackgroundTaskID
+    /// Why the id is `.invalid`; nil when a task began.
+    public var refusal: TaskRefusal?
+    /// Actions to run (for example the expiration message of a task begun after the warning, B4).
+    public var actions: [Action]
+}

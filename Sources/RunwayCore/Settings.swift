@@ -1,0 +1,157 @@
+/// What happens at the budget deadline to an app that still has outstanding background tasks (B6).
+public enum OverrunPolicy: String, Hashable, Sendable, CaseIterable {
+    /// Terminate the app with reason `budgetOverrun`, as iOS does. The default.
+    case terminate
+    /// End the outstanding tasks and suspend the app (or terminate it, for exits-on-suspend apps: E1).
+    case suspend
+}
+
+/// How a process app is suspended (P1). The core only says "suspend"; the driver picks the mechanism.
+public enum SuspensionMechanism: String, Hashable, Sendable, CaseIterable {
+    /// The cgroup v2 freezer where the scheduler may use it, otherwise SIGSTOP.
+    case auto
+    /// The cgroup v2 freezer only (`cgroup.freeze`).
+    case freezer
+    /// SIGSTOP and SIGCONT only.
+    case signal
+}
+
+/// How an app with `UIApplicationExitsOnSuspend` leaves the foreground (E1).
+public enum ExitsOnSuspendStyle: String, Hashable, Sendable, CaseIterable {
+    /// Runway's default: the app enters the background, may finish background tasks under the normal
+    /// budget, and is terminated (with `willTerminate`) wherever it would have been suspended.
+    case drain
+    /// iOS 4 exactly: leaving the foreground sends `willResignActive`, `willTerminate`; the app never
+    /// reaches the background and `beginBackgroundTask` returns `.invalid`.
+    case immediate
+}
+
+/// How a fresh background period's budget is computed (B7). Only one policy exists today; the setting is
+/// named so that a limiting policy can be added without changing the config format.
+public enum BudgetRefillPolicy: String, Hashable, Sendable, CaseIterable {
+    /// Every background period starts with the full `BackgroundTimeBudget`. Unused time is not carried over.
+    case fullEachPeriod
+}
+
+/// Scheduler-wide settings (`Config/Runway.plist`, C1). All durations are non-negative.
+public struct SchedulerSettings: Hashable, Sendable {
+    /// Default budget of extra background time per background period (B3). Default 30 s.
+    public var backgroundTimeBudget: TimeSpan
+    /// How long before the budget deadline expiration handlers are called (B4). Default 5 s.
+    public var expirationWarningLead: TimeSpan
+    /// How long `didEnterBackground` may take (L3). Default 5 s.
+    public var backgroundEntryGrace: TimeSpan
+    /// How long `willTerminate` may take, and how long after SIGTERM a process is killed (L4). Default 5 s.
+    public var terminationGrace: TimeSpan
+    /// What happens at the deadline to an app with outstanding tasks (B6). Default `.terminate`.
+    public var overrunPolicy: OverrunPolicy
+    /// How process apps are suspended (P1). Default `.auto`.
+    public var suspensionMechanism: SuspensionMechanism
+    /// Default style for apps with `UIApplicationExitsOnSuspend` (E1). Default `.drain`.
+    public var exitsOnSuspendStyle: ExitsOnSuspendStyle
+    /// How budgets refill between background periods (B7). Default `.fullEachPeriod`.
+    public var budgetRefillPolicy: BudgetRefillPolicy
+    /// Most distinct notification names queued for one suspended app (N1). Default 64; at least 1.
+    public var notificationQueueLimit: Int
+
+    public init(
+        backgroundTimeBudget: TimeSpan = .seconds(30),
+        expirationWarningLead: TimeSpan = .seconds(5),
+        backgroundEntryGrace: TimeSpan = .seconds(5),
+        terminationGrace: TimeSpan = .seconds(5),
+        overrunPolicy: OverrunPolicy = .terminate,
+        suspensionMechanism: SuspensionMechanism = .auto,
+        exitsOnSuspendStyle: ExitsOnSuspendStyle = .drain,
+        budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
+        notificationQueueLimit: Int = 64
+    ) {
+        precondition(notificationQueueLimit >= 1, "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)")
+        self.backgroundTimeBudget = backgroundTimeBudget
+        self.expirationWarningLead = expirationWarningLead
+        self.backgroundEntryGrace = backgroundEntryGrace
+        self.terminationGrace = terminationGrace
+        self.overrunPolicy = overrunPolicy
+        self.suspensionMechanism = suspensionMechanism
+        self.exitsOnSuspendStyle = exitsOnSuspendStyle
+        self.budgetRefillPolicy = budgetRefillPolicy
+        self.notificationQueueLimit = notificationQueueLimit
+    }
+}
+
+/// How an app runs: inside the host process, or as a child process.
+public enum AppKind: Hashable, Sendable {
+    /// An object in the host process. Every message is awaited (L2).
+    case embedded
+    /// A child process started from `ProgramArguments`. With `speaksProtocol` (plist `RunwayProtocol = 1`)
+    /// messages are sent over the protocol channel and awaited; without it the process is a plain one that
+    /// gets only signals, and messages are recorded but never waited for (L2, A4).
+    case process(ProcessSpec)
+}
+
+/// What the driver needs to start a process app (C1). The core never starts it itself.
+public struct ProcessSpec: Hashable, Sendable {
+    /// `ProgramArguments`: the executable path and its arguments; never empty.
+    public var arguments: [String]
+    /// `EnvironmentVariables`, added to the daemon's environment.
+    public var environment: [String: String]
+    /// `WorkingDirectory`, or nil for the daemon's own.
+    public var workingDirectory: String?
+    /// True when the plist declares `RunwayProtocol = 1` (A4).
+    public var speaksProtocol: Bool
+
+    public init(
+        arguments: [String],
+        environment: [String: String] = [:],
+        workingDirectory: String? = nil,
+        speaksProtocol: Bool = false
+    ) {
+        precondition(!arguments.isEmpty, "a process app needs at least one program argument")
+        self.arguments = arguments
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.speaksProtocol = speaksProtocol
+    }
+}
+
+/// One app as the core sees it: validated values from its Info.plist (C1), or from the embedding host.
+public struct AppDescriptor: Hashable, Sendable {
+    public var id: AppID
+    public var kind: AppKind
+    /// `UIApplicationExitsOnSuspend` (E1).
+    public var exitsOnSuspend: Bool
+    /// Per-app override of the scheduler's `exitsOnSuspendStyle`.
+    public var exitsOnSuspendStyle: ExitsOnSuspendStyle?
+    /// `UIBackgroundModes`; non-empty means the app runs in the background without a budget (L7).
+    public var backgroundModes: [String]
+    /// `RunwayBackgroundTimeBudget`: overrides the scheduler's `backgroundTimeBudget` for this app (B3).
+    public var backgroundTimeBudget: TimeSpan?
+
+    public init(
+        id: AppID,
+        kind: AppKind = .embedded,
+        exitsOnSuspend: Bool = false,
+        exitsOnSuspendStyle: ExitsOnSuspendStyle? = nil,
+        backgroundModes: [String] = [],
+        backgroundTimeBudget: TimeSpan? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.exitsOnSuspend = exitsOnSuspend
+        self.exitsOnSuspendStyle = exitsOnSuspendStyle
+        self.backgroundModes = backgroundModes
+        self.backgroundTimeBudget = backgroundTimeBudget
+    }
+
+    /// True for apps whose messages are awaited one at a time (L2): embedded apps and protocol processes.
+    public var awaitsMessages: Bool {
+        switch self.kind {
+        case .embedded: return true
+        case .process(let spec): return spec.speaksProtocol
+        }
+    }
+
+    public var isProcess: Bool {
+        if case .process = self.kind { return true }
+        return false
+    }
+}

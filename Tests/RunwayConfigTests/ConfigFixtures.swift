@@ -1,0 +1,116 @@
+import Foundation
+import RunwayConfig
+import Testing
+
+/// A configuration directory under the temporary directory, with an empty `Apps/` folder. Call `remove()` when
+/// done (tests use `defer`).
+struct TemporaryConfig {
+    let path: String
+
+    init(withAppsFolder: Bool = true) throws {
+        self.path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("runway-config-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
+        if withAppsFolder {
+            try FileManager.default.createDirectory(atPath: self.path + "/Apps", withIntermediateDirectories: false)
+        }
+    }
+
+    /// Writes `text` to `<config>/<name>` and returns the file's path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try self.write(name, Data(text.utf8))
+    }
+
+    @discardableResult
+    func write(_ name: String, _ data: Data) throws -> String {
+        let file = self.path + "/" + name
+        try data.write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Writes `Apps/<name>.plist` for a process app with `identifier` and the extra XML `keys`.
+    @discardableResult
+    func writeApp(_ name: String, identifier: String, _ keys: String = "") throws -> String {
+        try self.write("Apps/\(name).plist", plistXML(appKeys(identifier: identifier) + keys))
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: self.path)
+    }
+}
+
+/// An XML property list whose root dictionary holds `dictionaryBody`.
+func plistXML(_ dictionaryBody: String) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0">
+    <dict>
+    \(dictionaryBody)
+    </dict>
+    </plist>
+    """
+}
+
+/// The keys of a plain process app.
+func appKeys(identifier: String) -> String {
+    """
+    <key>CFBundleIdentifier</key><string>\(identifier)</string>
+    <key>ProgramArguments</key><array><string>/bin/true</string></array>
+    """
+}
+
+/// The shipped `Config/` directory: this file is `<root>/Tests/RunwayConfigTests/ConfigFixtures.swift`.
+func shippedConfigDirectory() -> String {
+    URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("Config").path
+}
+
+/// The error `load(directory:)` throws, or nil (and a recorded issue) when it loads.
+func loadError(_ directory: String, sourceLocation: SourceLocation = #_sourceLocation) -> ConfigError? {
+    do {
+        let configuration = try ConfigLoader.load(directory: directory)
+        Issue.record("expected an error, loaded \(configuration.apps.count) apps", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Checks every part of an error, and that its description shows them all.
+func expectError(
+    _ error: ConfigError?,
+    code: ConfigError.Code,
+    file: String,
+    keyPath: String?,
+    found: String?,
+    expectedContains: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard let error else { return }
+    #expect(error.code == code, sourceLocation: sourceLocation)
+    #expect(error.file == file, sourceLocation: sourceLocation)
+    #expect(error.keyPath == keyPath, sourceLocation: sourceLocation)
+    #expect(error.found == found, sourceLocation: sourceLocation)
+    #expect(error.expected.contains(expectedContains), "\(error.expected)", sourceLocation: sourceLocation)
+    let prefix = keyPath.map { "\(file): \($0): expected " } ?? "\(file): expected "
+    #expect(error.description.hasPrefix(prefix), "\(error.description)", sourceLocation: sourceLocation)
+    #expect(error.description.contains("expected \(error.expected)"), sourceLocation: sourceLocation)
+    if let found {
+        #expect(error.description.hasSuffix(", found \(found)"), "\(error.description)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Checks that an error's description shows its file, key path, expected and found parts.
+func expectDescriptionShowsParts(_ error: ConfigError?, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let error else { return }
+    let prefix = error.keyPath.map { "\(error.file): \($0): " } ?? "\(error.file): "
+    #expect(error.description.hasPrefix(prefix + "expected \(error.expected)"), sourceLocation: sourceLocation)
+    if let found = error.found {
+        #expect(error.description.hasSuffix(", found \(found)"), sourceLocation: sourceLocation)
+    }
+}
