@@ -89,6 +89,9 @@ public struct SimulatedDriver {
     private var tasks: [AppID: [BackgroundTaskID]] = [:]
     /// Shadow of each app's state, from published events, to check that no message reaches a suspended app.
     private var shadowState: [AppID: AppState] = [:]
+    private var lastEvents: [AppID: TransitionEvent] = [:]
+    /// Messages delivered and not yet returned, by token. Abandoned ones stay (a test-only driver).
+    private var delivered: [MessageToken: Message] = [:]
     private var pendingActions: [[Action]] = []
     private var immediate: [Operation] = []
     private var running = false
@@ -291,6 +294,7 @@ public struct SimulatedDriver {
                 self.wakeup = nil
             case .publish(let event):
                 self.shadowState[event.app] = event.to
+                self.lastEvents[event.app] = event
                 if event.to == .notRunning { self.tasks[event.app] = nil }
             case .endTasks(let app, let ids):
                 self.tasks[app]?.removeAll { ids.contains($0) }
@@ -301,6 +305,7 @@ public struct SimulatedDriver {
     }
 
     private mutating func deliver(_ message: Message, to app: AppID, token: MessageToken) {
+        self.delivered[token] = message
         let name = String(message.description.prefix { $0 != "(" })
         switch self.replies[app]?[name] ?? .immediately {
         case .never:
@@ -317,11 +322,9 @@ public struct SimulatedDriver {
     }
 
     private mutating func returnMessage(_ app: AppID, _ token: MessageToken) {
-        let message = self.log.reversed().lazy.compactMap { entry -> Message? in
-            if case .action(.deliver(app, let message, token)) = entry.what { return message }
-            return nil
-        }.first
-        if let message { self.log.append(Entry(at: self.now, what: .returned(app, message))) }
+        if let message = self.delivered.removeValue(forKey: token) {
+            self.log.append(Entry(at: self.now, what: .returned(app, message)))
+        }
         self.run(self.scheduler.messageReturned(token, from: app, now: self.now))
     }
 
@@ -354,6 +357,11 @@ public struct SimulatedDriver {
             if case .action(let action) = $0.what { return ($0.at, action) }
             return nil
         }
+    }
+
+    /// The last transition published for `app`. O(1).
+    public func lastEvent(of app: AppID) -> TransitionEvent? {
+        self.lastEvents[app]
     }
 
     /// Outstanding tasks begun through this driver, per app, in begin order.

@@ -47,11 +47,6 @@ extension SimulatedDriver {
         self.events.filter { $0.app == app }.map { "\($0.from)->\($0.to) \($0.cause)" }
     }
 
-    /// The last published event of an app.
-    func lastEvent(of app: AppID) -> TransitionEvent? {
-        self.events.last { $0.app == app }
-    }
-
     func state(_ app: AppID) -> AppState? { self.scheduler.state(of: app) }
 
     /// Every action for `app` except deliveries, publications and wake-ups, as strings.
