@@ -7,8 +7,8 @@ struct RunwayCommand: AsyncParsableCommand {
         commandName: "runway",
         abstract: "A background-task scheduler with budgets: the iOS app lifecycle for server programs.",
         discussion: """
-            Apps move between notRunning, inactive, active, background and suspended. In the background an app
-            may ask for extra time (background tasks) under a budget; the scheduler warns through expiration
+            Apps move between notRunning, inactive, active, background and suspended. In the background an app \
+            may ask for extra time (background tasks) under a budget; the scheduler warns through expiration \
             handlers and suspends or terminates the app when time runs out. See README.md and Docs/.
 
             Exit codes: 0 success, 1 a check failed (bad config, demo outcome), 64 bad usage.
@@ -22,7 +22,7 @@ struct ConfigOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The configuration directory: Runway.plist and Apps/*.plist.",
+            "The configuration directory: Runway.plist and Apps/*.plist, relative to the current directory.",
             valueName: "dir"
         )
     )

@@ -38,8 +38,8 @@ enum Timeline {
         case .action(.deliver(_, .backgroundTaskWillExpire(let id), _)):
             return "expiration handler called for \(id)"
         case .action(.spawn): return "spawned"
-        case .action(.suspend): return "suspended (freeze / SIGSTOP)"
-        case .action(.resume): return "resumed (thaw / SIGCONT)"
+        case .action(.suspend): return "suspend"
+        case .action(.resume): return "resume"
         case .action(.stop): return "stopped"
         case .action(.sendTerminateSignal): return "SIGTERM"
         case .action(.kill): return "SIGKILL"

@@ -9,9 +9,9 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check a configuration directory and summarise it.",
         discussion: """
-            Reads Runway.plist (optional) and every Apps/*.plist with Foundation's PropertyListDecoder (XML or
-            binary). A bad file is reported with its path, the key path, what was found and what was expected,
-            and the command exits 1. Unknown keys are warnings: they are printed and the command still exits 0
+            Reads Runway.plist (optional) and every Apps/*.plist with Foundation's PropertyListDecoder (XML or \
+            binary). A bad file is reported with its path, the key path, what was found and what was expected, \
+            and the command exits 1. Unknown keys are warnings: they are printed and the command still exits 0 \
             (add --strict to fail on them).
             """
     )
@@ -33,16 +33,21 @@ struct ValidateCommand: ParsableCommand {
             printError("warning: \(warning)")
         }
         let settings = configuration.settings
-        print("\(configuration.directory): valid, \(configuration.apps.count) apps")
+        let count = configuration.apps.count
+        print("\(configuration.directory): valid, \(count) app\(count == 1 ? "" : "s")")
         print(
             "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
                 + "entry grace \(settings.backgroundEntryGrace), termination grace \(settings.terminationGrace), "
                 + "overrun \(settings.overrunPolicy.rawValue), suspension \(settings.suspensionMechanism.rawValue)"
         )
+        let width = configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0
         for app in configuration.apps {
-            print("  \(app.descriptor.id)  \(describe(app.descriptor, settings: settings))")
+            let name = app.descriptor.id.bundleIdentifier
+            let padding = String(repeating: " ", count: width - name.count)
+            print("  \(name)\(padding)  \(describe(app.descriptor, settings: settings))")
         }
         if self.strict && !configuration.warnings.isEmpty {
+            printError("error: --strict: \(configuration.warnings.count) warning(s)")
             throw ExitCode(1)
         }
     }

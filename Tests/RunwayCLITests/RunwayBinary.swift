@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+
+// Helpers for the end-to-end tests: find the built `runway` executable, run it, and make throwaway
+// configuration directories.
+
+/// What one run of `runway` produced.
+struct RunResult: CustomStringConvertible {
+    var arguments: [String]
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutData: Data
+
+    var stdoutLines: [String] {
+        var lines = self.stdout.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// Shown in failure messages so that a failing expectation says what the command printed.
+    var description: String {
+        "runway \(self.arguments.joined(separator: " ")) exited \(self.status)\n"
+            + "--- stdout ---\n\(self.stdout)--- stderr ---\n\(self.stderr)--------------"
+    }
+}
+
+struct RunwayBinaryError: Error, CustomStringConvertible {
+    var description: String
+}
+
+enum RunwayBinary {
+    /// The repository root: this file is `<root>/Tests/RunwayCLITests/RunwayBinary.swift`.
+    static func repositoryRoot(filePath: String = #filePath) -> URL {
+        URL(fileURLWithPath: filePath)
+            .deletingLastPathComponent()  // RunwayBinary.swift
+            .deletingLastPathComponent()  // RunwayCLITests
+            .deletingLastPathComponent()  // Tests
+    }
+
+    /// `<root>/Config`, the shipped configuration.
+    static var shippedConfig: String {
+        self.repositoryRoot().appendingPathComponent("Config").path
+    }
+
+    /// Directories where the build puts the test bundle, and so the `runway` executable next to it:
+    /// SwiftPM builds every product of a package into the same `.build/<triple>/debug` folder.
+    private static func candidateDirectories() -> [URL] {
+        var directories: [URL] = []
+        // On Linux the test bundle is an executable (`…/debug/RunwayPackageTests.xctest`) and Bundle.main's
+        // URL is its folder; on macOS it is a bundle folder (`…/debug/X.xctest/Contents/MacOS/X`).
+        let bundleURL = Bundle.main.bundleURL
+        directories.append(bundleURL)
+        directories.append(bundleURL.deletingLastPathComponent())
+        if let argument0 = CommandLine.arguments.first, !argument0.isEmpty {
+            var url = URL(fileURLWithPath: argument0).standardizedFileURL
+            directories.append(url.deletingLastPathComponent())
+            // Climb out of an `.xctest` bundle folder, if there is one.
+            while url.pathComponents.count > 1 {
+                if url.pathExtension == "xctest" {
+                    directories.append(url.deletingLastPathComponent())
+                    break
+                }
+                url = url.deletingLastPathComponent()
+            }
+        }
+        return directories
+    }
+
+    /// The `runway` executable built next to the running test bundle.
+    static func executable() throws -> URL {
+        var tried: [String] = []
+        for directory in self.candidateDirectories() {
+            let candidate = directory.appendingPathComponent("runway")
+            if tried.contains(candidate.path) { continue }
+            tried.append(candidate.path)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
+                return candidate
+            }
+        }
+        throw RunwayBinaryError(
+            description: """
+                runway executable not found next to the test bundle. Build it with \
+                `swift build` (swift test builds it, since RunwayCLITests depends on \
+                RunwayCLI). Tried: \(tried.joined(separator: ", ")) \
+                (Bundle.main.bundleURL = \(Bundle.main.bundleURL.path), \
+                CommandLine.arguments[0] = \(CommandLine.arguments.first ?? "none"))
+                """
+        )
+    }
+
+    /// Runs `runway` with `arguments` and waits for it to exit. Output goes to temporary files rather than
+    /// pipes, so a chatty child can never block on a full pipe while the test waits for it.
+    static func run(_ arguments: [String]) throws -> RunResult {
+        let executable = try self.executable()
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("runway-cli-tests-output-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("stdout")
+        let errURL = scratch.appendingPathComponent("stderr")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = self.repositoryRoot()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        try process.run()
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+
+        let outData = try Data(contentsOf: outURL)
+        let errData = try Data(contentsOf: errURL)
+        return RunResult(
+            arguments: arguments,
+            status: process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self),
+            stdoutData: outData
+        )
+    }
+
+    static func run(_ arguments: String...) throws -> RunResult {
+        try self.run(arguments)
+    }
+}
+
+/// A configuration directory under the temporary directory (a fresh UUID name) with an empty `Apps/` folder.
+/// Call `remove()` when done; tests use `defer`.
+struct ScratchConfig {
+    let path: String
+
+    init() throws {
+        self.path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("runway-cli-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: self.path + "/Apps", withIntermediateDirectories: true)
+    }
+
+    /// Writes `text` to `<config>/<relativePath>` and returns the file's path.
+    @discardableResult
+    func write(_ relativePath: String, _ text: String) throws -> String {
+        let file = self.path + "/" + relativePath
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Writes `Apps/<fileName>` holding an XML property list whose root dictionary has `CFBundleIdentifier`
+    /// and the extra XML `keys`.
+    @discardableResult
+    func writeApp(_ fileName: String, identifier: String, _ keys: String = "") throws -> String {
+        try self.write(
+            "Apps/" + fileName,
+            plistXML("<key>CFBundleIdentifier</key><string>\(identifier)</string>\n" + keys)
+        )
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: self.path)
+    }
+}
+
+/// An XML property list whose root dictionary holds `dictionaryBody`.
+func plistXML(_ dictionaryBody: String) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0">
+    <dict>
+    \(dictionaryBody)
+    </dict>
+    </plist>
+    """
+}
+
+/// Reads a top-level value of a shipped plist with Foundation directly (not through RunwayConfig), so the demo
+/// test can check that the config still holds the values its expected instants were derived from.
+func shippedPlistNumber(_ relativePath: String, _ key: String) throws -> Double? {
+    let url = RunwayBinary.repositoryRoot().appendingPathComponent("Config").appendingPathComponent(relativePath)
+    let data = try Data(contentsOf: url)
+    let root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+    guard let dictionary = root as? [String: Any] else { return nil }
+    return (dictionary[key] as? NSNumber)?.doubleValue
+}

@@ -1,0 +1,19 @@
+import Testing
+
+/// The top-level command: help and bad usage.
+@Suite struct UsageTests {
+    @Test func usage_helpExitsZeroAndListsSubcommands() throws {
+        let result = try RunwayBinary.run("--help")
+        #expect(result.status == 0, "\(result)")
+        let subcommands = result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first ?? ""
+        #expect(subcommands.contains("validate"), "\(result)")
+        #expect(subcommands.contains("demo"), "\(result)")
+    }
+
+    @Test func usage_unknownSubcommandExitsNonZero() throws {
+        let result = try RunwayBinary.run("frobnicate")
+        // 64 is ArgumentParser's usage code (EX_USAGE); any failure will do here.
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stderr.contains("frobnicate"), "the error should name what was not understood\n\(result)")
+    }
+}
