@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "RunwayCore", targets: ["RunwayCore"]),
         .library(name: "RunwayConfig", targets: ["RunwayConfig"]),
         .library(name: "RunwayTestKit", targets: ["RunwayTestKit"]),
+        .library(name: "Runway", targets: ["Runway"]),
         .executable(name: "runway", targets: ["RunwayCLI"]),
     ],
     dependencies: [
@@ -20,6 +21,10 @@ let package = Package(
         .target(name: "RunwayConfig", dependencies: ["RunwayCore"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
         .target(name: "RunwayTestKit", dependencies: ["RunwayCore"]),
+        // libuv, found through pkg-config; Debian's libuv1-dev provides it.
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // The edge: a libuv loop on its own thread that runs the core's actions under real time.
+        .target(name: "Runway", dependencies: ["RunwayCore", "CLibUV"]),
         .executableTarget(
             name: "RunwayCLI",
             dependencies: [
@@ -32,6 +37,7 @@ let package = Package(
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore"]),
         .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI"]),
+        .testTarget(name: "RunwayTests", dependencies: ["Runway", "RunwayCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

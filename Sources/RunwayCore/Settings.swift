@@ -66,6 +66,12 @@ public struct SchedulerSettings: Hashable, Sendable {
         notificationQueueLimit: Int = 64
     ) {
         precondition(notificationQueueLimit >= 1, "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)")
+        for (name, span) in [
+            ("backgroundTimeBudget", backgroundTimeBudget), ("expirationWarningLead", expirationWarningLead),
+            ("backgroundEntryGrace", backgroundEntryGrace), ("terminationGrace", terminationGrace),
+        ] {
+            precondition(span >= .zero, "\(name) must not be negative, got \(span)")
+        }
         self.backgroundTimeBudget = backgroundTimeBudget
         self.expirationWarningLead = expirationWarningLead
         self.backgroundEntryGrace = backgroundEntryGrace
@@ -121,9 +127,12 @@ public struct AppDescriptor: Hashable, Sendable {
     public var exitsOnSuspend: Bool
     /// Per-app override of the scheduler's `exitsOnSuspendStyle`.
     public var exitsOnSuspendStyle: ExitsOnSuspendStyle?
-    /// `UIBackgroundModes`; non-empty means the app runs in the background without a budget (L7).
+    /// `UIBackgroundModes`; non-empty means the app runs in the background without a budget (L7). Background
+    /// modes win over `exitsOnSuspend` (such an app is never suspended, so it never exits); the config loader
+    /// rejects the combination.
     public var backgroundModes: [String]
     /// `RunwayBackgroundTimeBudget`: overrides the scheduler's `backgroundTimeBudget` for this app (B3).
+    /// Must not be negative.
     public var backgroundTimeBudget: TimeSpan?
 
     public init(
@@ -134,6 +143,7 @@ public struct AppDescriptor: Hashable, Sendable {
         backgroundModes: [String] = [],
         backgroundTimeBudget: TimeSpan? = nil
     ) {
+        precondition((backgroundTimeBudget ?? .zero) >= .zero, "\(id): backgroundTimeBudget must not be negative")
         self.id = id
         self.kind = kind
         self.exitsOnSuspend = exitsOnSuspend

@@ -1,0 +1,82 @@
+// CLibUV: libuv plus the few Linux calls Swift cannot express directly (macros, GNU-only structs, errno).
+//
+// Every helper reports failure as a negative errno (the same convention as libuv's status codes, so
+// `uv_strerror` names them) and never touches global state beyond the calling thread.
+#pragma once
+
+#include <uv.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/// CLOCK_MONOTONIC in nanoseconds (about 292 years of range). Never fails on Linux.
+static inline uint64_t runway_monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+/// A non-blocking, close-on-exec timerfd on CLOCK_MONOTONIC. Returns the descriptor or -errno.
+static inline int runway_timerfd_create(void) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+/// Arms `fd` to expire once at the absolute CLOCK_MONOTONIC reading `monotonic_nanoseconds`.
+/// A time in the past expires at once; 0 (which the kernel reads as "disarm") becomes 1 ns; values past
+/// INT64_MAX saturate (about 292 years: never). Re-arming discards an expiration not yet read.
+/// Returns 0 or -errno.
+static inline int runway_timerfd_arm_absolute(int fd, uint64_t monotonic_nanoseconds) {
+    if (monotonic_nanoseconds == 0) monotonic_nanoseconds = 1;
+    if (monotonic_nanoseconds > (uint64_t)INT64_MAX) monotonic_nanoseconds = (uint64_t)INT64_MAX;
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(monotonic_nanoseconds / 1000000000ull);
+    spec.it_value.tv_nsec = (long)(monotonic_nanoseconds % 1000000000ull);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+/// Disarms `fd` and discards an expiration not yet read. Returns 0 or -errno.
+static inline int runway_timerfd_disarm(int fd) {
+    struct itimerspec spec = {0};
+    return timerfd_settime(fd, 0, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+/// Reads and clears the expiration count of a non-blocking timerfd: the count (> 0), 0 when nothing has
+/// expired (EAGAIN: re-armed or disarmed after the readiness was reported), or -errno.
+static inline int64_t runway_timerfd_read_expirations(int fd) {
+    uint64_t expirations = 0;
+    ssize_t result = read(fd, &expirations, sizeof expirations);
+    if (result == (ssize_t)sizeof expirations) return (int64_t)expirations;
+    if (result < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+    return result < 0 ? -errno : -EIO;
+}
+
+/// Names the calling thread (truncated by the kernel to 15 bytes) for `ps -L`, gdb and perf.
+/// Returns 0 or -errno.
+static inline int runway_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+/// The layout of Linux's `struct ucred`, which <sys/socket.h> only declares under _GNU_SOURCE (and which
+/// Swift therefore cannot see). Same three 32-bit fields, same order.
+struct runway_ucred {
+    int32_t pid;
+    uint32_t uid;
+    uint32_t gid;
+};
+_Static_assert(sizeof(struct runway_ucred) == 12, "struct ucred is three 32-bit fields on Linux");
+
+/// The uid of the peer of the connected Unix socket `fd` (SO_PEERCRED, as of connect time):
+/// the uid (>= 0) or -errno.
+static inline int64_t runway_peer_uid(int fd) {
+    struct runway_ucred credentials = {0};
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -errno;
+    if (length != sizeof credentials) return -EINVAL;
+    return (int64_t)credentials.uid;
+}

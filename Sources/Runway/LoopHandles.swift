@@ -1,0 +1,108 @@
+import CLibUV
+
+/// The libuv objects and the timerfd behind one `EventLoopThread`, allocated by `make` and freed by `destroy`.
+///
+/// Safety (`@unchecked Sendable`): the stored pointers never change. Their pointees are touched only on the
+/// loop thread (or on the creating thread before the loop thread starts and after it is joined, both ordered
+/// by pthread_create/pthread_join), with one exception: `uv_async_send(async)`, which libuv documents as
+/// callable from any thread. `EventLoopThread.execute` makes that call only while holding the inbox lock and
+/// only while the inbox is open; the loop thread closes `async` only after it has seen the inbox closed
+/// under that same lock, so no send can reach a closed or freed handle.
+struct LoopHandles: @unchecked Sendable {
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    /// Wakes the loop to drain the inbox.
+    let async: UnsafeMutablePointer<uv_async_t>
+    /// Watches `timerFD` for readability (= the wake-up deadline has passed).
+    let poll: UnsafeMutablePointer<uv_poll_t>
+    /// CLOCK_MONOTONIC timerfd, armed with absolute deadlines.
+    let timerFD: Int32
+
+    /// Initialises the loop, the inbox's async handle and the timerfd with its poll handle, all inactive
+    /// until `uv_run`. On failure, everything made so far is released before throwing.
+    ///
+    /// - Parameters:
+    ///   - loopName: For error messages.
+    ///   - inboxSignalled: Runs on the loop thread when `async` was sent.
+    ///   - timerReadable: Runs on the loop thread when the timerfd is readable (or the poll failed).
+    static func make(
+        loopName: String,
+        inboxSignalled: @escaping uv_async_cb,
+        timerReadable: @escaping uv_poll_cb
+    ) throws(EventLoopError) -> LoopHandles {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
+        let poll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+        func deallocate() {
+            loop.deallocate()
+            async.deallocate()
+            poll.deallocate()
+        }
+
+        var status = uv_loop_init(loop)
+        guard status == 0 else {
+            deallocate()
+            throw EventLoopError(.loopInitFailed, loopName: loopName, status: status)
+        }
+        status = uv_async_init(loop, async, inboxSignalled)
+        guard status == 0 else {
+            _ = uv_loop_close(loop)
+            deallocate()
+            throw EventLoopError(.asyncInitFailed, loopName: loopName, status: status)
+        }
+        let timerFD = runway_timerfd_create()
+        guard timerFD >= 0 else {
+            let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: -1)
+            handles.closeAllAndDestroy()
+            throw EventLoopError(.timerCreateFailed, loopName: loopName, status: timerFD)
+        }
+        let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: timerFD)
+        status = uv_poll_init(loop, poll, timerFD)
+        guard status == 0 else {
+            handles.closeAllAndDestroy()
+            throw EventLoopError(.pollInitFailed, loopName: loopName, status: status)
+        }
+        status = uv_poll_start(poll, Int32(UV_READABLE.rawValue), timerReadable)
+        guard status == 0 else {
+            handles.closeAllAndDestroy()
+            throw EventLoopError(.pollInitFailed, loopName: loopName, status: status)
+        }
+        return handles
+    }
+
+    /// Sets the `data` pointer of our handles, which the C callbacks turn back into the owner.
+    func setOwner(_ owner: UnsafeMutableRawPointer) {
+        self.async.pointee.data = owner
+        self.poll.pointee.data = owner
+    }
+
+    /// Disarms the timerfd and starts closing every handle on the loop (ours and any another component
+    /// forgot), so that `uv_run` returns once their close callbacks have run. Loop thread only.
+    func closeAll() {
+        if self.timerFD >= 0 { _ = runway_timerfd_disarm(self.timerFD) }
+        uv_walk(
+            self.loop,
+            { handle, _ in
+                guard let handle, uv_is_closing(handle) == 0 else { return }
+                uv_close(handle, nil)
+            },
+            nil
+        )
+    }
+
+    /// Closes the loop (every handle must be closed and `uv_run` returned), the timerfd, and frees memory.
+    func destroy() {
+        let status = uv_loop_close(self.loop)
+        precondition(status == 0, "uv_loop_close failed: status=\(status) \(String(cString: uv_strerror(status)))")
+        if self.timerFD >= 0 { _ = close(self.timerFD) }
+        self.loop.deallocate()
+        self.async.deallocate()
+        self.poll.deallocate()
+    }
+
+    /// For a loop that never got a thread: closes everything and runs the close callbacks on this thread.
+    func closeAllAndDestroy() {
+        self.closeAll()
+        _ = uv_run(self.loop, UV_RUN_DEFAULT)
+        self.destroy()
+    }
+}

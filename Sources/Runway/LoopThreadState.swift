@@ -1,0 +1,26 @@
+import RunwayCore
+
+/// The mutable state of an `EventLoopThread` that belongs to its loop thread.
+///
+/// Safety (`@unchecked Sendable`): every property is read and written only on the loop thread. The entry
+/// points that reach it are (a) libuv callbacks, which run on the loop thread because only that thread
+/// calls `uv_run`, and (b) `EventLoopThread` members documented "loop thread only", which check
+/// `precondition(inEventLoop)` before touching it. The creating thread writes the initial values before
+/// `pthread_create`, which orders them before anything the loop thread does.
+final class LoopThreadState: @unchecked Sendable {
+    /// The clock reading taken once at the start of the current callback batch.
+    var turnNow: Instant
+    /// The armed wake-up, or nil when the timerfd is disarmed.
+    var wakeupDeadline: Instant?
+    /// Called with the batch's clock reading when the wake-up fires.
+    var onWakeup: (Instant) -> Void
+    /// The previous batch's array, kept to reuse its storage for the next swap with the inbox.
+    var spareBatch: [@Sendable () -> Void] = []
+    /// Set when the loop starts closing its handles; wake-ups can no longer be armed.
+    var isTornDown = false
+
+    init(turnNow: Instant, onWakeup: @escaping (Instant) -> Void) {
+        self.turnNow = turnNow
+        self.onWakeup = onWakeup
+    }
+}
