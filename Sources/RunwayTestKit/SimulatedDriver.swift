@@ -86,7 +86,6 @@ public struct SimulatedDriver {
     private var nextSequence = 0
     private var wakeup: Instant?
     private var liveProcesses: Set<AppID> = []
-    private var tasks: [AppID: [BackgroundTaskID]] = [:]
     /// Shadow of each app's state, from published events, to check that no message reaches a suspended app.
     private var shadowState: [AppID: AppState] = [:]
     private var lastEvents: [AppID: TransitionEvent] = [:]
@@ -124,7 +123,6 @@ public struct SimulatedDriver {
             self.log.append(Entry(at: self.now, what: .taskRefused(app, refusal)))
         } else {
             self.log.append(Entry(at: self.now, what: .taskBegan(app, grant.id, name)))
-            self.tasks[app, default: []].append(grant.id)
         }
         self.run(grant.actions)
         return grant.id
@@ -135,7 +133,6 @@ public struct SimulatedDriver {
         do {
             let actions = try self.scheduler.backgroundTaskEnded(id, by: app, now: self.now)
             self.log.append(Entry(at: self.now, what: .taskEnded(app, id)))
-            self.tasks[app]?.removeAll { $0 == id }
             self.run(actions)
         } catch {
             self.log.append(Entry(at: self.now, what: .refused(error.description)))
@@ -226,7 +223,7 @@ public struct SimulatedDriver {
         case .endTask(let id, let app):
             _ = try? self.endTask(id, in: app)
         case .endOldestTask(let app):
-            if let id = self.tasks[app]?.first { _ = try? self.endTask(id, in: app) }
+            if let id = self.outstandingTasks(of: app).first { _ = try? self.endTask(id, in: app) }
         case .processExit(let app, let exit):
             guard self.liveProcesses.contains(app) else { return }
             self.processExits(app, exit)
@@ -295,10 +292,7 @@ public struct SimulatedDriver {
             case .publish(let event):
                 self.shadowState[event.app] = event.to
                 self.lastEvents[event.app] = event
-                if event.to == .notRunning { self.tasks[event.app] = nil }
-            case .endTasks(let app, let ids):
-                self.tasks[app]?.removeAll { ids.contains($0) }
-            case .suspend, .resume, .stop:
+            case .suspend, .resume, .stop, .endTasks:
                 break
             }
         }
@@ -364,9 +358,9 @@ public struct SimulatedDriver {
         self.lastEvents[app]
     }
 
-    /// Outstanding tasks begun through this driver, per app, in begin order.
+    /// The app's outstanding tasks, in begin order (from the core's status).
     public func outstandingTasks(of app: AppID) -> [BackgroundTaskID] {
-        self.tasks[app] ?? []
+        self.scheduler.status(of: app, now: self.now)?.tasks.map(\.id) ?? []
     }
 
     /// Lets a test or the property checker mutate the core directly (for `recordsTimerFirings`).
