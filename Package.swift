@@ -13,6 +13,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The I/O-free core: state machines, budgets, the deadline queue. Standard library only.
@@ -24,7 +27,26 @@ let package = Package(
         // libuv, found through pkg-config; Debian's libuv1-dev provides it.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // The edge: a libuv loop on its own thread that runs the core's actions under real time.
-        .target(name: "Runway", dependencies: ["RunwayCore", "CLibUV"]),
+        .target(
+            name: "Runway",
+            dependencies: [
+                "RunwayCore",
+                "CLibUV",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Two embedded apps in a ServiceGroup, on the real loop (README: "Embedding").
+        .executableTarget(
+            name: "RunwayExample",
+            dependencies: [
+                "Runway",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/EmbeddedApps"
+        ),
         .executableTarget(
             name: "RunwayCLI",
             dependencies: [
@@ -37,7 +59,17 @@ let package = Package(
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore"]),
         .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI"]),
-        .testTarget(name: "RunwayTests", dependencies: ["Runway", "RunwayCore"]),
+        .testTarget(
+            name: "RunwayTests",
+            dependencies: [
+                "Runway",
+                "RunwayCore",
+                "RunwayTestKit",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,7 +5,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unknownApp, duplicateApp, illegalCommand, unknownTask, alreadyEnded, wrongApp
-            case notRunning, stopping
+            case notRunning, stopping, unsupportedApp
         }
 
         private var base: Base
@@ -26,8 +26,10 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         public static let wrongApp = Code(.wrongApp)
         /// A notification was posted to an app that is not running.
         public static let notRunning = Code(.notRunning)
-        /// The scheduler is shutting down and accepts no launches.
+        /// The scheduler is shutting down and accepts no launches (or, for a runtime, has stopped).
         public static let stopping = Code(.stopping)
+        /// The driver cannot run this kind of app (for example a process app on an embedding-only runtime).
+        public static let unsupportedApp = Code(.unsupportedApp)
 
         public var description: String { self.base.rawValue }
     }
@@ -82,7 +84,8 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         case .wrongApp:
             return "wrongApp: \(app) ended \(task), which belongs to \(self.owner.map { "\($0)" } ?? "?")"
         case .notRunning: return "notRunning: \(app) is in state \(state) and cannot receive notifications"
-        case .stopping: return "stopping: the scheduler is shutting down; \(app) was not launched"
+        case .stopping: return "stopping: the scheduler is shutting down or stopped; the request for \(app) was refused"
+        case .unsupportedApp: return "unsupportedApp: \(app) is a process app; this driver runs embedded apps only"
         default: return "\(self.code): \(app)"
         }
     }

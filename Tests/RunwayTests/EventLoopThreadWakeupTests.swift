@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 @testable import Runway
@@ -93,7 +94,7 @@ struct EventLoopThreadWakeupTests {
 
         // Deadlines 0-500 us after each firing, some already past when armed (offset 0); seeded.
         let accepted = loop.execute {
-            var random = SplitMix64(seed: 0x5EED)
+            var random = SeededRandom(seed: 0x5EED)
             var armed = loop.turnNow
             loop.onWakeup = { now in
                 firings.append(Firing(deadline: armed, now: now, armedInCallback: nil))

@@ -1,5 +1,6 @@
 import Foundation
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 @testable import Runway
@@ -18,7 +19,7 @@ struct WakeupLatenessMeasurement {
         let latch = Latch(count: 1)
 
         let accepted = loop.execute {
-            var random = SplitMix64(seed: 2_026)
+            var random = SeededRandom(seed: 2_026)
             let start = loop.now() + .milliseconds(20)
             let deadlines = (0..<count).map { _ in
                 start + .nanoseconds(Int64(random.next() % 2_000_000_000))

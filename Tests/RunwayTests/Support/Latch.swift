@@ -65,23 +65,6 @@ final class Recorder<Value: Sendable>: Sendable {
     var values: [Value] { self.storage.withLock { $0 } }
 }
 
-/// SplitMix64, so random schedules are the same on every run (the standard generator cannot be seeded).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension Latch {
     /// True once `count` events happened. Any thread; for spinning on a thread that must not suspend.
     var isOpen: Bool { self.state.withLock { $0.remaining <= 0 } }

@@ -1,0 +1,226 @@
+import Logging
+import RunwayCore
+
+/// Runs the scheduler core on an `EventLoopThread`: feeds it events with the loop's clock reading and
+/// performs its actions for embedded apps (SPEC A1, A2). Everything here runs on the loop thread.
+///
+/// Action lists are run in order; work they cause at once (an expiration handler that ends its task, a
+/// message return) is queued and run after the list, and the wake-up is armed from the core's `nextWakeup`
+/// once the queue is empty, so it is never set from a stale action.
+///
+/// Sendability: `@unchecked Sendable` is safe because every stored property is read and written only on the
+/// loop thread: the driver is reached only through `EventLoopThread.execute` closures, the loop's wake-up
+/// callback, or calls made from those (expiration handlers run on the loop thread). `assertOnLoop()` checks
+/// it at each entry point.
+final class LoopDriver: @unchecked Sendable {
+    struct EmbeddedApp {
+        var delegate: any RunwayAppDelegate
+        var application: RunwayApplication
+    }
+
+    let loop: EventLoopThread
+    let logger: Logger
+    let metrics: RunwayMetrics
+    let events: EventBroadcaster
+
+    private var core: Scheduler
+    private var apps: [AppID: EmbeddedApp] = [:]
+    /// Expiration handlers by task; dropped when the task ends for any reason.
+    private var handlers: [BackgroundTaskID: @Sendable () -> Void] = [:]
+    private var pending: [[Action]] = []
+    private var running = false
+    private var armedWakeup: Instant?
+    private var stopping = false
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(core: Scheduler, loop: EventLoopThread, logger: Logger, metrics: RunwayMetrics, events: EventBroadcaster) {
+        self.core = core
+        self.loop = loop
+        self.logger = logger
+        self.metrics = metrics
+        self.events = events
+    }
+
+    private func assertOnLoop(_ function: StaticString = #function) {
+        precondition(self.loop.inEventLoop, "LoopDriver.\(function) called off the loop thread of '\(self.loop.name)'")
+    }
+
+    private var now: Instant { self.loop.turnNow }
+
+    // MARK: Events
+
+    func register(_ descriptor: AppDescriptor, delegate: any RunwayAppDelegate, application: RunwayApplication) throws(SchedulerError) {
+        self.assertOnLoop()
+        guard !descriptor.isProcess else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
+        try self.core.register(descriptor)
+        self.apps[descriptor.id] = EmbeddedApp(delegate: delegate, application: application)
+    }
+
+    func command(_ command: Command, for app: AppID) throws(SchedulerError) {
+        self.assertOnLoop()
+        let actions: [Action]
+        do {
+            actions = try self.core.commandReceived(command, for: app, now: self.now)
+        } catch {
+            self.logger.info("command refused", metadata: ["app": "\(app)", "command": "\(command)", "error": "\(error)"])
+            throw error
+        }
+        self.run(actions)
+    }
+
+    func beginTask(name: String, app: AppID, handler: (@Sendable () -> Void)?) -> BackgroundTaskID {
+        self.assertOnLoop()
+        let grant = self.core.backgroundTaskRequested(name: name, by: app, now: self.now)
+        if let refusal = grant.refusal {
+            self.metrics.taskRefused(refusal)
+            self.logger.info(
+                "beginBackgroundTask returned invalid",
+                metadata: ["app": "\(app)", "task.name": "\(name)", "reason": "\(refusal)"]
+            )
+        } else {
+            self.metrics.taskBegun()
+            if let handler { self.handlers[grant.id] = handler }
+        }
+        self.run(grant.actions)
+        return grant.id
+    }
+
+    func endTask(_ id: BackgroundTaskID, app: AppID) throws(SchedulerError) {
+        self.assertOnLoop()
+        let actions: [Action]
+        do {
+            actions = try self.core.backgroundTaskEnded(id, by: app, now: self.now)
+        } catch {
+            self.logger.info("endBackgroundTask failed", metadata: ["app": "\(app)", "task": "\(id)", "error": "\(error)"])
+            throw error
+        }
+        self.metrics.taskEnded()
+        self.handlers[id] = nil
+        self.run(actions)
+    }
+
+    func messageReturned(_ token: MessageToken, from app: AppID) {
+        self.assertOnLoop()
+        self.run(self.core.messageReturned(token, from: app, now: self.now))
+    }
+
+    func notificationPosted(name: String, payload: String, to app: AppID) throws(SchedulerError) {
+        self.assertOnLoop()
+        let (evicted, actions) = try self.core.notificationPosted(name: name, payload: payload, to: app, now: self.now)
+        if let evicted {
+            self.logger.info("notification queue full; oldest dropped", metadata: ["app": "\(app)", "dropped": "\(evicted)"])
+        }
+        self.run(actions)
+    }
+
+    func memoryWarning() {
+        self.assertOnLoop()
+        self.run(self.core.memoryWarningRaised(now: self.now))
+    }
+
+    func purge() -> AppID? {
+        self.assertOnLoop()
+        let (purged, actions) = self.core.purgeRequested(now: self.now)
+        self.run(actions)
+        return purged
+    }
+
+    func status() -> [AppStatus] {
+        self.assertOnLoop()
+        return self.core.status(now: self.loop.now())
+    }
+
+    func backgroundTimeRemaining(for app: AppID) -> TimeSpan {
+        self.assertOnLoop()
+        return self.core.backgroundTimeRemaining(for: app, now: self.loop.now())
+    }
+
+    func state(of app: AppID) -> AppState? {
+        self.assertOnLoop()
+        return self.core.state(of: app)
+    }
+
+    /// P4: terminate every app; `waiter` is resumed when all are gone.
+    func shutdown(_ waiter: CheckedContinuation<Void, Never>) {
+        self.assertOnLoop()
+        self.stopping = true
+        self.stopWaiters.append(waiter)
+        self.run(self.core.shutdownRequested(now: self.now))
+    }
+
+    /// The loop's wake-up fired at `now` (one clock reading for this batch).
+    func wakeupFired(_ now: Instant) {
+        self.assertOnLoop()
+        if let armed = self.armedWakeup {
+            self.metrics.wakeupLateness(now - armed)
+        }
+        self.armedWakeup = nil
+        self.run(self.core.clockAdvanced(to: now))
+    }
+
+    // MARK: Actions
+
+    private func run(_ actions: [Action]) {
+        self.pending.append(actions)
+        guard !self.running else { return }
+        self.running = true
+        while !self.pending.isEmpty {
+            for action in self.pending.removeFirst() {
+                self.perform(action)
+            }
+        }
+        self.running = false
+        let next = self.core.nextWakeup
+        if next != self.armedWakeup {
+            self.armedWakeup = next
+            self.loop.setWakeup(at: next)
+        }
+        if self.stopping && self.core.allAppsStopped {
+            let waiters = self.stopWaiters
+            self.stopWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    private func perform(_ action: Action) {
+        switch action {
+        case .deliver(let app, .backgroundTaskWillExpire(let id), let token):
+            // Expiration handlers run on the loop thread, like UIKit's on the main thread; they must not block.
+            self.metrics.expirationHandlerCalled()
+            self.handlers[id]?()
+            self.run(self.core.messageReturned(token, from: app, now: self.now))
+        case .deliver(let app, let message, let token):
+            guard let entry = self.apps[app] else { preconditionFailure("Delivered \(message) to unregistered app \(app)") }
+            let loop = self.loop
+            Task {
+                await entry.delegate.deliver(message, to: entry.application)
+                // Refused only when the loop is stopping: the app is being torn down anyway.
+                _ = loop.execute { self.messageReturned(token, from: app) }
+            }
+        case .suspend(let app):
+            self.apps[app]?.application.executor.suspended()
+        case .resume(let app):
+            self.apps[app]?.application.executor.resumed()
+        case .stop(let app):
+            self.apps[app]?.application.executor.terminated()
+        case .endTasks(_, let ids):
+            for id in ids { self.handlers[id] = nil }
+        case .publish(let event):
+            if event.from == .notRunning { self.apps[event.app]?.application.executor.launched() }
+            self.metrics.transition(event)
+            self.logger.debug(
+                "transition",
+                metadata: [
+                    "app": "\(event.app)", "from": "\(event.from)", "to": "\(event.to)", "cause": "\(event.cause)",
+                    "messages": "\(event.messages.map(\.description))",
+                ]
+            )
+            self.events.yield(event)
+        case .spawn(let app), .sendTerminateSignal(let app), .kill(let app):
+            preconditionFailure("Process action \(action) for \(app): only embedded apps are registered")
+        case .armWakeup, .cancelWakeup:
+            // The wake-up is armed from `core.nextWakeup` once the whole queue has run.
+            break
+        }
+    }
+}

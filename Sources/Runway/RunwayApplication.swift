@@ -1,0 +1,60 @@
+import RunwayCore
+
+/// One embedded app's handle: UIKit's `UIApplication` for that app. Returned by
+/// `RunwayScheduler.register(_:delegate:)` and passed to every delegate method.
+///
+/// Threading: every member may be used from any thread or task. Calls other than `executor` hop to the
+/// scheduler's loop thread and wait for it (microseconds); inside an expiration handler (which runs on the
+/// loop thread) they run inline.
+public final class RunwayApplication: Sendable {
+    /// The app's bundle identifier.
+    public let id: AppID
+    /// Runs the app's work only while it may run: held while suspended, cancelled on termination (A2).
+    public let executor: RunwayAppExecutor
+    private let loop: LoopBridge
+
+    init(id: AppID, bridge: LoopBridge) {
+        self.id = id
+        self.executor = RunwayAppExecutor()
+        self.loop = bridge
+    }
+
+    /// Asks for extra execution time in the background (B1).
+    ///
+    /// - Parameters:
+    ///   - name: A name shown by `runway status` and in logs.
+    ///   - expirationHandler: Called once per background period, on the scheduler's loop thread, at
+    ///     `ExpirationWarningLead` before the budget deadline (B4), or at once for a task begun after that
+    ///     point. It must not block; it may call `endBackgroundTask`. Released when the task ends.
+    /// - Returns: A new id, or `.invalid` when the app is suspended, not running, terminating, out of budget
+    ///   for this background period, or an immediate-style exits-on-suspend app (the reason is logged).
+    /// - Note: Tasks begun in the foreground cost nothing until the app enters the background (B2).
+    public func beginBackgroundTask(
+        withName name: String = "",
+        expirationHandler: (@Sendable () -> Void)? = nil
+    ) -> BackgroundTaskID {
+        let id = self.id
+        return self.loop.sync { $0.beginTask(name: name, app: id, handler: expirationHandler) } ?? .invalid
+    }
+
+    /// Ends a background task (B8). Ending the last task in the background suspends the app at once (B5).
+    ///
+    /// - Throws: `unknownTask`, `alreadyEnded` or `wrongApp`; nothing changes. `stopping` after shutdown.
+    public func endBackgroundTask(_ task: BackgroundTaskID) throws(SchedulerError) {
+        let id = self.id
+        try self.loop.syncThrowing(app: id) { driver throws(SchedulerError) in try driver.endTask(task, app: id) }
+    }
+
+    /// Time left in this background period (B3): `TimeSpan.max` in the foreground and for background-mode
+    /// apps, zero when suspended or not running. Read at call time with a fresh clock reading.
+    public var backgroundTimeRemaining: TimeSpan {
+        let id = self.id
+        return self.loop.sync { $0.backgroundTimeRemaining(for: id) } ?? .zero
+    }
+
+    /// The app's lifecycle state now.
+    public var state: AppState {
+        let id = self.id
+        return self.loop.sync { $0.state(of: id) ?? .notRunning } ?? .notRunning
+    }
+}

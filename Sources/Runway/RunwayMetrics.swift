@@ -1,0 +1,83 @@
+import CoreMetrics
+import RunwayCore
+
+/// The scheduler's metrics (swift-metrics). Labels and dimensions are bounded: reasons and causes are
+/// reported by kind, never with free-form values such as exit statuses.
+///
+/// | label | kind | dimensions |
+/// |---|---|---|
+/// | `runway_transitions_total` | counter | `from`, `to`, `cause` |
+/// | `runway_suspensions_total` | counter | |
+/// | `runway_terminations_total` | counter | `reason` |
+/// | `runway_background_tasks_begun_total` | counter | |
+/// | `runway_background_tasks_ended_total` | counter | |
+/// | `runway_background_tasks_refused_total` | counter | `reason` |
+/// | `runway_expiration_handlers_called_total` | counter | |
+/// | `runway_wakeup_lateness` | timer (ns) | |
+struct RunwayMetrics: Sendable {
+    let factory: any MetricsFactory
+
+    func transition(_ event: TransitionEvent) {
+        Counter(
+            label: "runway_transitions_total",
+            dimensions: [("from", event.from.rawValue), ("to", event.to.rawValue), ("cause", event.cause.kind)],
+            factory: self.factory
+        ).increment()
+        if event.to == .suspended {
+            Counter(label: "runway_suspensions_total", factory: self.factory).increment()
+        }
+        if case .terminated(let reason) = event.cause {
+            Counter(label: "runway_terminations_total", dimensions: [("reason", reason.kind)], factory: self.factory)
+                .increment()
+        }
+    }
+
+    func taskBegun() {
+        Counter(label: "runway_background_tasks_begun_total", factory: self.factory).increment()
+    }
+
+    func taskEnded() {
+        Counter(label: "runway_background_tasks_ended_total", factory: self.factory).increment()
+    }
+
+    func taskRefused(_ refusal: TaskRefusal) {
+        Counter(
+            label: "runway_background_tasks_refused_total",
+            dimensions: [("reason", refusal.rawValue)],
+            factory: self.factory
+        ).increment()
+    }
+
+    func expirationHandlerCalled() {
+        Counter(label: "runway_expiration_handlers_called_total", factory: self.factory).increment()
+    }
+
+    /// How late the wake-up ran after the deadline it was armed for.
+    func wakeupLateness(_ lateness: TimeSpan) {
+        Timer(label: "runway_wakeup_lateness", factory: self.factory).recordNanoseconds(max(0, lateness.nanoseconds))
+    }
+}
+
+extension TransitionCause {
+    /// The cause without its payload: `command`, `noOutstandingTasks`, `budgetExpired`, `terminated`.
+    var kind: String {
+        switch self {
+        case .command: return "command"
+        case .noOutstandingTasks: return "noOutstandingTasks"
+        case .budgetExpired: return "budgetExpired"
+        case .terminated: return "terminated"
+        }
+    }
+}
+
+extension TerminationReason {
+    /// The reason without its payload (`exited`, not `exited(3)`), for bounded metric dimensions.
+    var kind: String {
+        switch self {
+        case .spawnFailed: return "spawnFailed"
+        case .exited: return "exited"
+        case .signaled: return "signaled"
+        default: return self.description
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Logging
+import Metrics
+import RunwayCore
+import ServiceLifecycle
+import Synchronization
+
+/// The Runway scheduler on a real event loop: the core's decisions under real time, for apps embedded in
+/// this process (SPEC A1–A3).
+///
+/// It owns a libuv loop on a thread of its own. All scheduler state lives on that thread; every public
+/// method may be called from any thread or task and hops to the loop (waiting microseconds for the answer).
+/// Deadlines have nanosecond resolution: the loop wakes through a `timerfd`, never early, typically a few
+/// microseconds late (see Docs/Performance.md); libuv's millisecond timers are not used for expiration.
+///
+/// Lifecycle: the loop starts in `init`. Call `shutdown()` (or run the scheduler as a `Service` in a
+/// `ServiceGroup`) to terminate every app and stop the loop; a scheduler that is never shut down keeps its
+/// idle thread until the process exits.
+///
+/// Signals: the scheduler installs no signal handler. In a `ServiceGroup`, ServiceLifecycle owns SIGTERM and
+/// SIGINT (`gracefulShutdownSignals`) and its graceful shutdown stops the scheduler: one owner per signal.
+public final class RunwayScheduler: Sendable {
+    let loop: EventLoopThread
+    let bridge: LoopBridge
+    let events: EventBroadcaster
+    let logger: Logger
+    /// Tasks waiting in `waitUntilStopped`, or nil once the scheduler has stopped.
+    private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
+
+    /// Starts the loop thread.
+    ///
+    /// - Parameters:
+    ///   - settings: Budgets, graces and policies (`Config/Runway.plist`, or built in code).
+    ///   - logger: Where the scheduler logs (info and below; data in metadata).
+    ///   - metricsFactory: Where metrics go; default the process's bootstrapped `MetricsSystem.factory`.
+    ///   - name: The loop thread's name.
+    /// - Throws: `EventLoopError` if libuv, the timerfd or the thread cannot be created.
+    public init(
+        settings: SchedulerSettings = SchedulerSettings(),
+        logger: Logger = Logger(label: "runway"),
+        metricsFactory: (any MetricsFactory)? = nil,
+        name: String = "runway"
+    ) throws {
+        let loop = try EventLoopThread(name: name)
+        let events = EventBroadcaster()
+        let driver = LoopDriver(
+            core: Scheduler(settings: settings),
+            loop: loop,
+            logger: logger,
+            metrics: RunwayMetrics(factory: metricsFactory ?? MetricsSystem.factory),
+            events: events
+        )
+        self.loop = loop
+        self.bridge = LoopBridge(loop: loop, driver: driver)
+        self.events = events
+        self.logger = logger
+        // The driver arms wake-ups only from loop-thread work queued after this, so none can fire before.
+        _ = loop.execute { loop.onWakeup = { now in driver.wakeupFired(now) } }
+    }
+
+    /// Registers an embedded app in `notRunning`.
+    ///
+    /// - Returns: the app's handle, also passed to every delegate call.
+    /// - Throws: `duplicateApp`; `unsupportedApp` for a process app (`AppKind.process`); `stopping` after
+    ///   shutdown.
+    @discardableResult
+    public func register(_ descriptor: AppDescriptor, delegate: some RunwayAppDelegate) throws(SchedulerError) -> RunwayApplication {
+        let application = RunwayApplication(id: descriptor.id, bridge: self.bridge)
+        try self.bridge.syncThrowing(app: descriptor.id) { driver throws(SchedulerError) in
+            try driver.register(descriptor, delegate: delegate, application: application)
+        }
+        return application
+    }
+
+    /// Sends a command (SPEC section 2). Returns once the scheduler accepted it; the messages it causes are
+    /// delivered afterwards, one at a time per app.
+    ///
+    /// - Throws: `unknownApp`, `illegalCommand` (naming the app, its state and the command; nothing
+    ///   changes), `stopping`.
+    public func send(_ command: Command, to app: AppID) throws(SchedulerError) {
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.command(command, for: app) }
+    }
+
+    /// Performs a user action of SPEC section 4 on one app.
+    public func perform(_ action: UserAction, on app: AppID) throws(SchedulerError) {
+        try self.send(action.command, to: app)
+    }
+
+    /// Posts a host notification (N1); held and coalesced while the app is suspended.
+    public func post(notification name: String, payload: String = "", to app: AppID) throws(SchedulerError) {
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
+            try driver.notificationPosted(name: name, payload: payload, to: app)
+        }
+    }
+
+    /// Sends `didReceiveMemoryWarning` to every running app (P3).
+    public func memoryWarning() {
+        _ = self.bridge.sync { $0.memoryWarning() }
+    }
+
+    /// Purges one app under memory pressure (P3): the longest-suspended first. Returns it, or nil.
+    @discardableResult
+    public func purge() -> AppID? {
+        self.bridge.sync { $0.purge() } ?? nil
+    }
+
+    /// A snapshot of every app (K2), read with a fresh clock reading. Empty after shutdown.
+    public func status() -> [AppStatus] {
+        self.bridge.sync { $0.status() } ?? []
+    }
+
+    /// A new subscription to the transition events (L8), from now on. Each subscriber buffers up to 4,096
+    /// events and loses the oldest beyond that. The stream finishes when the scheduler shuts down.
+    public func transitions() -> AsyncStream<TransitionEvent> {
+        self.events.subscribe()
+    }
+
+    /// Terminates every app by the `terminate` rows, in parallel, waits until all are gone (each bounded by
+    /// its graces), then stops the loop (P4). Idempotent; later calls return at once.
+    public func shutdown() async {
+        let driver = self.bridge.driver
+        let loop = self.loop
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            if !loop.execute({ driver.shutdown(waiter) }) { waiter.resume() }
+        }
+        loop.shutdown()
+        self.events.finish()
+        let waiters = self.stopWaiters.withLock { waiters in
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        self.logger.info("runway scheduler stopped")
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once `shutdown()` has completed (at once if it already has).
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let stopped = self.stopWaiters.withLock { waiters in
+                guard waiters != nil else { return true }
+                waiters?.append(waiter)
+                return false
+            }
+            if stopped { waiter.resume() }
+        }
+    }
+}
+
+extension RunwayScheduler: Service {
+    /// Runs until the service group shuts down gracefully (or the task is cancelled), then `shutdown()`:
+    /// every app is terminated as in S9, with its graces, and the loop stops (A3, P4). Also returns when
+    /// `shutdown()` is called directly.
+    public func run() async throws {
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await self.waitUntilStopped()
+        } onCancelOrGracefulShutdown: {
+            Task { await self.shutdown() }
+        }
+    }
+}
