@@ -65,7 +65,7 @@ struct Termination {
 
 /// Messages for one app, delivered one at a time (L2).
 struct Outbox {
-    var pending: [Message] = []
+    var pending = MessageQueue()
     var inFlight: (token: MessageToken, message: Message)?
 
     var isIdle: Bool { self.inFlight == nil && self.pending.isEmpty }

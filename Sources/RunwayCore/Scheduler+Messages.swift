@@ -21,8 +21,9 @@ extension Scheduler {
 
     /// Sends queued messages while nothing is in flight, then checks whether the app should be suspended.
     mutating func advance(_ index: Int) {
-        while self.apps[index].outbox.inFlight == nil, !self.apps[index].outbox.pending.isEmpty {
-            let message = self.apps[index].outbox.pending.removeFirst()
+        while self.apps[index].outbox.inFlight == nil, let message = self.apps[index].outbox.pending.popFirst() {
+            // The handler of a task that ended after its warning was queued is not called (B4, B8).
+            if case .backgroundTaskWillExpire(let id) = message, self.apps[index].tasks[id] == nil { continue }
             if self.apps[index].descriptor.awaitsMessages {
                 let token = MessageToken(rawValue: self.nextToken)
                 self.nextToken += 1
@@ -88,7 +89,7 @@ extension Scheduler {
     mutating func abandonOutbox(_ index: Int) {
         let limit = self.settings.notificationQueueLimit
         var outbox = self.apps[index].outbox
-        let unsent = (outbox.inFlight.map { [$0.message] } ?? []) + outbox.pending
+        let unsent = (outbox.inFlight.map { [$0.message] } ?? []) + outbox.pending.elements
         outbox = Outbox()
         self.apps[index].outbox = outbox
         for case .notification(let name, let payload) in unsent {
@@ -133,8 +134,8 @@ extension Scheduler {
 
     /// Coalesces with a pending (unsent) notification of the same name; bounds pending notifications.
     mutating func queueNotification(_ index: Int, name: String, payload: String, limit: Int) -> String? {
-        var pending = self.apps[index].outbox.pending
-        defer { self.apps[index].outbox.pending = pending }
+        var pending = Array(self.apps[index].outbox.pending.elements)
+        defer { self.apps[index].outbox.pending = MessageQueue(pending) }
         if let position = pending.firstIndex(where: {
             if case .notification(name, _) = $0 { return true }
             return false

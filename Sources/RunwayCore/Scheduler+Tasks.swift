@@ -52,8 +52,7 @@ extension Scheduler {
         guard self.apps[index].tasks.removeValue(forKey: id) != nil else {
             throw self.endError(id, app: app, state: self.apps[index].state)
         }
-        // A handler not yet called for an ended task is not called.
-        self.apps[index].outbox.pending.removeAll { $0 == .backgroundTaskWillExpire(id) }
+        // A handler not yet called for an ended task is not called: `advance` skips its queued message.
         self.advance(index)
         return self.finish()
     }

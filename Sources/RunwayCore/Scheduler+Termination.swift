@@ -54,7 +54,7 @@ extension Scheduler {
         }
         let chain = messages ?? self.terminationMessages(from: record.state)
         // Messages not yet sent are dropped; the one in flight (if any) finishes first (L2).
-        self.apps[index].outbox.pending = chain
+        self.apps[index].outbox.pending = MessageQueue(chain)
         let timer = self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
         self.apps[index].termination = Termination(
             reason: reason,

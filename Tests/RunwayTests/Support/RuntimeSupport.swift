@@ -61,10 +61,12 @@ final class TransitionWatcher: Sendable {
     deinit { self.reader.cancel() }
 }
 
-/// Short budgets for real-loop tests: 200 ms budget, 100 ms warning lead, 300 ms graces.
+/// Short budgets for real-loop tests: 500 ms budget, 250 ms warning lead, 500 ms graces. Delegate calls run on
+/// the shared cooperative pool, so the margins leave room for a busy machine: a budget shorter than the time
+/// the pool takes to start `didEnterBackground` would (correctly) suspend or kill the app first.
 let shortSettings = SchedulerSettings(
-    backgroundTimeBudget: .milliseconds(200),
-    expirationWarningLead: .milliseconds(100),
-    backgroundEntryGrace: .milliseconds(300),
-    terminationGrace: .milliseconds(300)
+    backgroundTimeBudget: .milliseconds(500),
+    expirationWarningLead: .milliseconds(250),
+    backgroundEntryGrace: .milliseconds(500),
+    terminationGrace: .milliseconds(500)
 )
