@@ -6,8 +6,8 @@ struct AppRecord {
     /// Set while a termination runs (`terminating` flag of SPEC section 2).
     var termination: Termination?
     var outbox = Outbox()
-    /// Outstanding background tasks (B1); ids increase, so sorting ids gives the begin order.
-    var tasks: [BackgroundTaskID: TaskRecord] = [:]
+    /// Outstanding background tasks (B1), in begin order; their records are in `Scheduler.taskTable`.
+    var tasks = AppTasks()
     /// Present while the app is in the background (B3).
     var period: BackgroundPeriod?
     /// True from the moment `didEnterBackground` is queued until it returns (B5, L3).
@@ -27,11 +27,6 @@ struct AppRecord {
     var id: AppID { self.descriptor.id }
 
     var hasBackgroundModes: Bool { !self.descriptor.backgroundModes.isEmpty }
-}
-
-struct TaskRecord {
-    var name: String
-    var began: Instant
 }
 
 /// One background period: from entering the background until foreground, suspension or termination.

@@ -39,8 +39,8 @@ extension Scheduler {
             state: record.state,
             terminating: record.termination?.reason,
             timeInState: now - record.stateSince,
-            tasks: record.tasks.keys.sorted().map { id in
-                AppStatus.Task(id: id, name: record.tasks[id]?.name ?? "", age: now - (record.tasks[id]?.began ?? now))
+            tasks: self.outstandingTasks(index).compactMap { id in
+                self.taskTable.entry(id).map { AppStatus.Task(id: id, name: $0.name, age: now - $0.began) }
             },
             budgetRemaining: self.backgroundTimeRemaining(for: record.id, now: now),
             deadline: deadline,

@@ -16,9 +16,12 @@ extension Scheduler {
                 precondition(self.timers.contains(handle), "app=\(id); a referenced timer is not armed")
             }
             referenced += handles.count
-            for taskID in record.tasks.keys {
+            let outstanding = self.outstandingTasks(self.appIndex[id] ?? -1)
+            precondition(outstanding.count == record.tasks.count, "app=\(id); listed=\(outstanding.count); count=\(record.tasks.count)")
+            precondition(outstanding == outstanding.sorted(), "app=\(id); tasks out of begin order")
+            for taskID in outstanding {
                 precondition(taskID != .invalid && taskID.rawValue < self.nextTaskID, "app=\(id); task=\(taskID)")
-                precondition(seenTasks.insert(taskID).inserted, "task=\(taskID) is held by two apps")
+                precondition(seenTasks.insert(taskID).inserted, "task=\(taskID) is listed twice")
             }
             switch record.state {
             case .notRunning:
@@ -42,5 +45,6 @@ extension Scheduler {
             }
         }
         precondition(referenced == self.timers.count, "referenced=\(referenced); armed=\(self.timers.count)")
+        precondition(seenTasks.count == self.taskTable.count, "listed=\(seenTasks.count); table=\(self.taskTable.count)")
     }
 }

@@ -23,7 +23,7 @@ extension Scheduler {
     mutating func advance(_ index: Int) {
         while self.apps[index].outbox.inFlight == nil, let message = self.apps[index].outbox.pending.popFirst() {
             // The handler of a task that ended after its warning was queued is not called (B4, B8).
-            if case .backgroundTaskWillExpire(let id) = message, self.apps[index].tasks[id] == nil { continue }
+            if case .backgroundTaskWillExpire(let id) = message, self.taskTable.owner(of: id) != index { continue }
             if self.apps[index].descriptor.awaitsMessages {
                 let token = MessageToken(rawValue: self.nextToken)
                 self.nextToken += 1

@@ -18,7 +18,8 @@ extension Scheduler {
         }
         let id = BackgroundTaskID(rawValue: self.nextTaskID)
         self.nextTaskID += 1
-        self.apps[index].tasks[id] = TaskRecord(name: name, began: now)
+        self.taskTable.insert(id, name: name, began: now, app: index)
+        self.apps[index].tasks.began(id)
         if self.apps[index].state == .background, self.apps[index].period?.warned == true {
             self.apps[index].outbox.pending.append(.backgroundTaskWillExpire(id))
             self.advance(index)
@@ -49,9 +50,12 @@ extension Scheduler {
     public mutating func backgroundTaskEnded(_ id: BackgroundTaskID, by app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
         self.begin(now)
         let index = try self.index(of: app)
-        guard self.apps[index].tasks.removeValue(forKey: id) != nil else {
+        guard self.taskTable.owner(of: id) == index else {
             throw self.endError(id, app: app, state: self.apps[index].state)
         }
+        self.taskTable.remove(id)
+        let table = self.taskTable
+        self.apps[index].tasks.ended { table.owner(of: $0) == index }
         // A handler not yet called for an ended task is not called: `advance` skips its queued message.
         self.advance(index)
         return self.finish()
@@ -61,8 +65,8 @@ extension Scheduler {
         if id == .invalid || id.rawValue >= self.nextTaskID {
             return SchedulerError(.unknownTask, app: app, state: state, task: id)
         }
-        if let owner = self.apps.first(where: { $0.tasks[id] != nil }) {
-            return SchedulerError(.wrongApp, app: app, state: state, task: id, owner: owner.id)
+        if let owner = self.taskTable.owner(of: id) {
+            return SchedulerError(.wrongApp, app: app, state: state, task: id, owner: self.apps[owner].id)
         }
         return SchedulerError(.alreadyEnded, app: app, state: state, task: id)
     }
@@ -70,7 +74,8 @@ extension Scheduler {
     /// Ends every outstanding task of an app on the scheduler's behalf and tells the driver.
     mutating func endAllTasks(_ index: Int) {
         guard !self.apps[index].tasks.isEmpty else { return }
-        let ids = self.apps[index].tasks.keys.sorted()
+        let ids = self.outstandingTasks(index)
+        for id in ids { self.taskTable.remove(id) }
         self.apps[index].tasks.removeAll()
         self.actions.append(.endTasks(self.apps[index].id, ids))
     }

@@ -54,7 +54,7 @@ extension Scheduler {
     /// B4: every outstanding task's handler, once, in the order the tasks began.
     mutating func expirationWarningReached(_ index: Int) {
         self.apps[index].period?.warned = true
-        for id in self.apps[index].tasks.keys.sorted() {
+        for id in self.outstandingTasks(index) {
             self.apps[index].outbox.pending.append(.backgroundTaskWillExpire(id))
         }
         self.advance(index)

@@ -25,6 +25,7 @@ public struct Scheduler {
     var apps: [AppRecord] = []
     var appIndex: [AppID: Int] = [:]
     var timers = DeadlineQueue<TimerKey>()
+    var taskTable = TaskTable()
     var nextTaskID: UInt64 = 1
     var nextToken: UInt64 = 1
     var lastNow: Instant = .origin
@@ -70,6 +71,11 @@ public struct Scheduler {
     /// True while a termination of the app is running (the `terminating` flag).
     public func isTerminating(_ app: AppID) -> Bool {
         self.appIndex[app].map { self.apps[$0].termination != nil } ?? false
+    }
+
+    /// The app's outstanding tasks in begin order. O(tasks held in its list).
+    func outstandingTasks(_ index: Int) -> [BackgroundTaskID] {
+        self.apps[index].tasks.ids.filter { self.taskTable.owner(of: $0) == index }
     }
 
     /// True when every app is `notRunning` (the end of a shutdown, P4).

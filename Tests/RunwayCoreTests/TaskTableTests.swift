@@ -1,0 +1,60 @@
+import RunwayTestKit
+import Testing
+
+@testable import RunwayCore
+
+@Suite struct TaskTableTests {
+    @Test func aLongLivedTaskAmongManyShortOnesKeepsMemoryProportionalToOutstandingTasks() {
+        var table = TaskTable()
+        var next: UInt64 = 1
+        func begin(_ app: Int) -> BackgroundTaskID {
+            let id = BackgroundTaskID(rawValue: next)
+            table.insert(id, name: "t\(next)", began: .origin, app: app)
+            next += 1
+            return id
+        }
+        let longLived = begin(7)
+        for _ in 0..<100_000 {
+            let short = begin(1)
+            let removed = table.remove(short)
+            #expect(removed)
+        }
+        // The long-lived task survived every compaction and is still found, with its owner and name.
+        #expect(table.owner(of: longLived) == 7)
+        #expect(table.entry(longLived)?.name == "t1")
+        #expect(table.count == 1)
+        let removedTwice = table.remove(BackgroundTaskID(rawValue: 2))
+        #expect(!removedTwice)
+        let removedLongLived = table.remove(longLived)
+        #expect(removedLongLived)
+        #expect(table.count == 0)
+        #expect(table.owner(of: longLived) == nil)
+    }
+
+    @Test(arguments: [3, 11, 2026] as [UInt64])
+    func randomBeginsAndEndsMatchADictionary(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var table = TaskTable()
+        var reference: [BackgroundTaskID: Int] = [:]
+        var issued: [BackgroundTaskID] = []
+        var next: UInt64 = 1
+        for _ in 0..<20_000 {
+            if random.next(below: 3) > 0 || issued.isEmpty {
+                let id = BackgroundTaskID(rawValue: next)
+                let app = Int(random.next(below: 5))
+                next += 1
+                table.insert(id, name: "", began: .origin, app: app)
+                reference[id] = app
+                issued.append(id)
+            } else {
+                let id = issued[Int(random.next(below: UInt64(issued.count)))]
+                let removed = table.remove(id)
+                #expect(removed == (reference.removeValue(forKey: id) != nil))
+            }
+            #expect(table.count == reference.count)
+        }
+        for id in issued {
+            #expect(table.owner(of: id) == reference[id])
+        }
+    }
+}
