@@ -57,8 +57,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
-        .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore"]),
-        .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI"]),
+        .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
+        .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI", "RunwayTestKit"]),
         .testTarget(
             name: "RunwayTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayTestKit
 import Testing
 
 // Helpers for the end-to-end tests: find the built `runway` executable, run it, and make throwaway
@@ -135,51 +136,13 @@ enum RunwayBinary {
     }
 }
 
-/// A configuration directory under the temporary directory (a fresh UUID name) with an empty `Apps/` folder.
-/// Call `remove()` when done; tests use `defer`.
-struct ScratchConfig {
-    let path: String
-
-    init() throws {
-        self.path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("runway-cli-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: self.path + "/Apps", withIntermediateDirectories: true)
-    }
-
-    /// Writes `text` to `<config>/<relativePath>` and returns the file's path.
-    @discardableResult
-    func write(_ relativePath: String, _ text: String) throws -> String {
-        let file = self.path + "/" + relativePath
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return file
-    }
-
+extension TemporaryConfig {
     /// Writes `Apps/<fileName>` holding an XML property list whose root dictionary has `CFBundleIdentifier`
     /// and the extra XML `keys`.
     @discardableResult
     func writeApp(_ fileName: String, identifier: String, _ keys: String = "") throws -> String {
-        try self.write(
-            "Apps/" + fileName,
-            plistXML("<key>CFBundleIdentifier</key><string>\(identifier)</string>\n" + keys)
-        )
+        try self.write("Apps/" + fileName, plistXML("<key>CFBundleIdentifier</key><string>\(identifier)</string>\n" + keys))
     }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: self.path)
-    }
-}
-
-/// An XML property list whose root dictionary holds `dictionaryBody`.
-func plistXML(_ dictionaryBody: String) -> String {
-    """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0">
-    <dict>
-    \(dictionaryBody)
-    </dict>
-    </plist>
-    """
 }
 
 /// Reads a top-level value of a shipped plist with Foundation directly (not through RunwayConfig), so the demo

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayTestKit
 import Testing
 
 /// `runway validate --config DIR [--strict]` run as a real process (C2).
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func C2_validateBadConfigExitsOneNamingFileAndKey() throws {
-        let config = try ScratchConfig()
+        let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp(
             "com.example.bad-budget.plist", identifier: "com.example.badbudget",
@@ -45,7 +46,7 @@ import Testing
         ("openstep.plist", "{ CFBundleIdentifier = \"com.example.openstep\"; }"),
     ])
     func C2_validateMalformedPlistExitsOne(fileName: String, contents: String) throws {
-        let config = try ScratchConfig()
+        let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("com.example.good.plist", identifier: "com.example.good")
         try config.write("Apps/" + fileName, contents)
@@ -62,7 +63,7 @@ import Testing
         ("com.example.Dup", "com.example.dup"),
     ])
     func C2_validateDuplicateIdentifiersExitsOne(first: String, second: String) throws {
-        let config = try ScratchConfig()
+        let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("1-original.plist", identifier: first)
         try config.writeApp("2-copy.plist", identifier: second)
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func C2_validateStrictFailsOnUnknownKey() throws {
-        let config = try ScratchConfig()
+        let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp(
             "com.example.typo.plist", identifier: "com.example.typo",

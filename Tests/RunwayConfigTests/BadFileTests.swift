@@ -1,6 +1,7 @@
 import Foundation
 import RunwayConfig
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 @Suite("C2: bad files and directories are rejected, and nothing is half-applied")

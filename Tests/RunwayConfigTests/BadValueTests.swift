@@ -1,6 +1,7 @@
 import Foundation
 import RunwayConfig
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 @Suite("C2: bad values name the file, the key path, what was found and what was expected")

@@ -1,56 +1,14 @@
 import Foundation
 import RunwayConfig
+import RunwayTestKit
 import Testing
 
-/// A configuration directory under the temporary directory, with an empty `Apps/` folder. Call `remove()` when
-/// done (tests use `defer`).
-struct TemporaryConfig {
-    let path: String
-
-    init(withAppsFolder: Bool = true) throws {
-        self.path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("runway-config-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
-        if withAppsFolder {
-            try FileManager.default.createDirectory(atPath: self.path + "/Apps", withIntermediateDirectories: false)
-        }
-    }
-
-    /// Writes `text` to `<config>/<name>` and returns the file's path.
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        try self.write(name, Data(text.utf8))
-    }
-
-    @discardableResult
-    func write(_ name: String, _ data: Data) throws -> String {
-        let file = self.path + "/" + name
-        try data.write(to: URL(fileURLWithPath: file))
-        return file
-    }
-
+extension TemporaryConfig {
     /// Writes `Apps/<name>.plist` for a process app with `identifier` and the extra XML `keys`.
     @discardableResult
     func writeApp(_ name: String, identifier: String, _ keys: String = "") throws -> String {
         try self.write("Apps/\(name).plist", plistXML(appKeys(identifier: identifier) + keys))
     }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: self.path)
-    }
-}
-
-/// An XML property list whose root dictionary holds `dictionaryBody`.
-func plistXML(_ dictionaryBody: String) -> String {
-    """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0">
-    <dict>
-    \(dictionaryBody)
-    </dict>
-    </plist>
-    """
 }
 
 /// The keys of a plain process app.

@@ -1,6 +1,7 @@
 import Foundation
 import RunwayConfig
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 @Suite("C1: every key maps to its value")

@@ -1,5 +1,6 @@
 import RunwayConfig
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 @Suite("C2: unknown keys and ignored values are warned about by name, and the config still loads")
