@@ -158,6 +158,16 @@ final class LoopDriver: @unchecked Sendable {
         self.run(self.core.clockAdvanced(to: now))
     }
 
+    /// Drops the apps and handlers, which refer back to this driver, so that a stopped scheduler can be
+    /// freed. Called by `RunwayScheduler.shutdown()` after the loop thread has been joined: nothing runs on the
+    /// loop any more, and the join orders the loop thread's last writes before this call.
+    func releaseAfterLoopStopped() {
+        precondition(!self.loop.inEventLoop, "releaseAfterLoopStopped() runs after the loop thread has exited")
+        self.apps = [:]
+        self.handlers = [:]
+        self.pending = []
+    }
+
     // MARK: Actions
 
     private func run(_ actions: [Action]) {

@@ -123,11 +123,14 @@ public final class RunwayScheduler: Sendable {
             if !loop.execute({ driver.shutdown(waiter) }) { waiter.resume() }
         }
         loop.shutdown()
-        self.events.finish()
-        let waiters = self.stopWaiters.withLock { waiters in
+        // The first caller to get here finishes the shutdown; concurrent callers return after the join.
+        let waiters: [CheckedContinuation<Void, Never>]? = self.stopWaiters.withLock { waiters in
             defer { waiters = nil }
-            return waiters ?? []
+            return waiters
         }
+        guard let waiters else { return }
+        driver.releaseAfterLoopStopped()
+        self.events.finish()
         self.logger.info("runway scheduler stopped")
         for waiter in waiters { waiter.resume() }
     }

@@ -105,7 +105,7 @@ import Testing
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        let stopped = watcher.events.filter { $0.to == .notRunning }
+        let stopped = await watcher.eventsAfterShutdown().filter { $0.to == .notRunning }
         #expect(Set(stopped.map(\.app)) == [self.mail, maps])
         #expect(stopped.allSatisfy { $0.cause == .terminated(.shutdown) })
         #expect(active.messages.suffix(3) == ["willResignActive", "didEnterBackground", "willTerminate"])
@@ -228,5 +228,21 @@ import Testing
         let lateness = try metrics.expectTimer("runway_wakeup_lateness")
         #expect(!lateness.values.isEmpty)
         #expect(lateness.values.allSatisfy { $0 >= 0 })
+    }
+
+    @Test func P4_concurrentShutdownsAllReturnAndWaitersAreReleased() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings)
+        let watcher = TransitionWatcher(scheduler)
+        let delegate = RecordingDelegate()
+        try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
+        try scheduler.send(.launch, to: self.mail)
+        async let waited: Void = scheduler.waitUntilStopped()
+        async let first: Void = scheduler.shutdown()
+        async let second: Void = scheduler.shutdown()
+        _ = await (waited, first, second)
+        await scheduler.shutdown()
+        #expect(await watcher.eventsAfterShutdown().filter { $0.to == .notRunning }.count == 1)
+        #expect(delegate.messages.last == "willTerminate")
+        #expect(scheduler.status().isEmpty)
     }
 }

@@ -44,6 +44,12 @@ final class TransitionWatcher: Sendable {
 
     var events: [TransitionEvent] { self.seen.values }
 
+    /// Every event, once the stream has finished (the scheduler shut down): nothing is still in flight.
+    func eventsAfterShutdown() async -> [TransitionEvent] {
+        await self.reader.value
+        return self.seen.values
+    }
+
     /// Waits until an event matching `predicate` was seen; returns it, or nil after `timeout`.
     func first(
         timeout: Duration = .seconds(10),
