@@ -80,7 +80,8 @@ struct TaskTable {
             }
         }
         self.firstID += UInt64(self.entries.count)
-        self.entries = []
+        // Keep a small buffer so that begin/end pairs do not allocate each time; give large ones back.
+        self.entries.removeAll(keepingCapacity: self.entries.capacity <= 4_096)
         self.outstandingInArray = 0
     }
 }
