@@ -1,0 +1,219 @@
+// Expiration lateness on the real loop, Runway against swift-nio, in one process, one after the other.
+//
+// Runway: 10,000 embedded apps in one `RunwayScheduler`. Each is launched, begins a background task that it
+// never ends, and enters the background (`UserAction.home`) with its own budget, 1 s to 3 s (seeded), so the
+// 10,000 budget deadlines fall within about 2 s. At its deadline each app is terminated for overrun
+// (`OverrunPolicy.terminate`, B6); lateness = the kill's transition instant (`TransitionEvent.at`: the loop's
+// one clock reading for the wake-up that handled the deadline) minus (background entry + budget), where the
+// entry is the `at` of the app's transition to `background` (the instant the budget started, B3).
+// NIO: 10,000 `scheduleTask(deadline:)` on the one loop of a `MultiThreadedEventLoopGroup(numberOfThreads: 1)`,
+// at `start + offset` with the same offsets; lateness = `NIODeadline.now()` read inside the task minus its
+// deadline.
+//
+// Every offset is at least 1 s, so that the deadlines come after the loop has finished most of the setup of
+// 10,000 apps (about 40,000 calls that hop to the loop, plus the delegate messages). The Runway report says
+// how long the setup took and how many deadlines fell before it ended; those can be late because the loop
+// was busy with setup work when their wake-up came.
+//
+// Asymmetry: Runway's lateness is one clock reading per wake-up (deadlines due together share it); NIO's is
+// read in each task, after the tasks run before it in the same batch.
+//
+// Run: `cd Benchmarks && swift run -c release LatenessComparison` (about 10 s). Prints microseconds. This target
+// is under Sources/, not Benchmarks/, so that package-benchmark does not take it for a benchmark.
+
+import Dispatch
+import NIOCore
+import NIOPosix
+import Runway
+import RunwayCore
+import Synchronization
+
+/// SplitMix64: a small seeded generator, so that every run uses the same offsets.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// An embedded app whose delegate methods all return at once.
+final class Quiet: RunwayAppDelegate {}
+
+/// `nanoseconds` as microseconds with one decimal, e.g. `12.3` (truncated toward zero).
+func microseconds(_ nanoseconds: Int64) -> String {
+    let tenths = nanoseconds / 100
+    let sign = tenths < 0 ? "-" : ""
+    let magnitude = tenths.magnitude
+    return "\(sign)\(magnitude / 10).\(magnitude % 10)"
+}
+
+/// One line: count, p50/p90/p99/max in microseconds, and how many were early (negative lateness).
+func summary(_ name: String, _ nanoseconds: [Int64]) -> String {
+    guard !nanoseconds.isEmpty else { return "\(name): n=0" }
+    let sorted = nanoseconds.sorted()
+    func quantile(_ q: Double) -> String {
+        microseconds(sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))])
+    }
+    let early = sorted.filter { $0 < 0 }.count
+    let quantiles = "p50=\(quantile(0.5)) p90=\(quantile(0.9)) p99=\(quantile(0.99))"
+    return "\(name): n=\(sorted.count) \(quantiles) max=\(microseconds(sorted[sorted.count - 1])) us early=\(early)"
+}
+
+let count = 10_000
+let offsetsNanoseconds: [Int64] = {
+    var random = SplitMix64(state: 2_026)
+    return (0..<count).map { _ in 1_000_000_000 + Int64(random.next() % 2_000_000_000) }
+}()
+
+// MARK: Runway
+
+/// What the event stream told about one app.
+struct Observed: Sendable {
+    var entered: [Instant?] = Array(repeating: nil, count: count)
+    var killed: [Instant?] = Array(repeating: nil, count: count)
+    var kills = 0
+}
+
+/// The app id of index `index`, and back.
+func appID(_ index: Int) -> AppID { AppID("bench.app.\(index)") }
+func appIndex(of app: AppID) -> Int? {
+    guard let last = app.bundleIdentifier.split(separator: ".").last else { return nil }
+    return Int(last)
+}
+
+func measureRunway() async throws -> [Int64] {
+    let scheduler = try RunwayScheduler(
+        settings: SchedulerSettings(
+            // Overridden per app by `AppDescriptor.backgroundTimeBudget`.
+            backgroundTimeBudget: .seconds(30),
+            // The warning fires at the deadline, so that no other wake-up falls between the deadlines.
+            expirationWarningLead: .zero,
+            backgroundEntryGrace: .seconds(30),
+            terminationGrace: .seconds(1),
+            overrunPolicy: .terminate
+        )
+    )
+    // Subscribed before the first app is registered. Each subscriber buffers 4,096 events; the collector
+    // keeps up (the loop produces them one hop at a time), and any lost event shows as a missing sample.
+    let stream = scheduler.transitions()
+    let collector = Task { () -> Observed in
+        var observed = Observed()
+        for await event in stream {
+            guard let index = appIndex(of: event.app) else { continue }
+            if event.to == .background {
+                observed.entered[index] = event.at
+            } else if event.to == .notRunning, event.cause == .terminated(.budgetOverrun) {
+                observed.killed[index] = event.at
+                observed.kills += 1
+                if observed.kills == count { break }
+            }
+        }
+        return observed
+    }
+    // If events were lost the collector would wait forever: stop the scheduler (which finishes the stream)
+    // well after the last deadline.
+    let watchdog = Task {
+        guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
+        await scheduler.shutdown()
+    }
+
+    let setupStart = ContinuousClock.now
+    var applications: [RunwayApplication] = []
+    applications.reserveCapacity(count)
+    for index in 0..<count {
+        let descriptor = AppDescriptor(id: appID(index), backgroundTimeBudget: .nanoseconds(offsetsNanoseconds[index]))
+        applications.append(try scheduler.register(descriptor, delegate: Quiet()))
+        try scheduler.send(.launch, to: appID(index))
+    }
+    for (index, application) in applications.enumerated() {
+        let task = application.beginBackgroundTask(withName: "never-ends")
+        precondition(task != .invalid, "Expected a task for \(application.id)")
+        try scheduler.perform(.home, on: appID(index))
+    }
+    // A fresh loop-clock reading, as deadline - remaining of the last app (whose deadline is >= 1 s away).
+    let lastRemaining = applications[count - 1].backgroundTimeRemaining
+    let setupDuration = ContinuousClock.now - setupStart
+
+    let observed = await collector.value
+    watchdog.cancel()
+    await scheduler.shutdown()
+
+    var lateness: [Int64] = []
+    var samples: [(deadline: Instant, lateNanoseconds: Int64)] = []
+    var missing = 0
+    var duringSetup: [Int64] = []
+    let setupEnd: Instant? = observed.entered[count - 1].map {
+        $0 + .nanoseconds(offsetsNanoseconds[count - 1]) - lastRemaining
+    }
+    for index in 0..<count {
+        guard let entered = observed.entered[index], let killed = observed.killed[index] else {
+            missing += 1
+            continue
+        }
+        let deadline = entered + .nanoseconds(offsetsNanoseconds[index])
+        let late = (killed - deadline).nanoseconds
+        lateness.append(late)
+        samples.append((deadline, late))
+        if let setupEnd, deadline <= setupEnd { duringSetup.append(late) }
+    }
+    let firstEntry = observed.entered.compactMap { $0 }.min()
+    let lastEntry = observed.entered.compactMap { $0 }.max()
+    let spread = firstEntry.flatMap { first in lastEntry.map { ($0 - first).seconds } } ?? 0
+    print(
+        "Runway setup: \(setupDuration) for \(count) apps; entries spread over \(spread) s; "
+            + "\(duringSetup.count) deadlines fell before the setup ended; \(missing) samples missing"
+    )
+    // Where the worst ones fell: milliseconds after the first deadline (the window is about 2 s long).
+    if let firstDeadline = samples.map(\.deadline).min() {
+        let worst = samples.sorted { $0.lateNanoseconds > $1.lateNanoseconds }.prefix(5).map { sample in
+            let millisecondsIn = (sample.deadline - firstDeadline).nanoseconds / 1_000_000
+            return "\(microseconds(sample.lateNanoseconds)) us at +\(millisecondsIn) ms"
+        }
+        print("  worst: " + worst.joined(separator: ", "))
+    }
+    if !duringSetup.isEmpty {
+        print("  " + summary("of which deadlines during setup", duringSetup))
+    }
+    return lateness
+}
+
+// MARK: NIO
+
+/// The samples, appended on the loop thread.
+final class Samples: Sendable {
+    let values = Mutex<[Int64]>([])
+}
+
+func measureNIO() throws -> [Int64] {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let loop = group.next()
+    let samples = Samples()
+    let done = DispatchSemaphore(value: 0)
+    try loop.submit {
+        let start = NIODeadline.now()
+        for offset in offsetsNanoseconds {
+            let deadline = start + .nanoseconds(offset)
+            loop.scheduleTask(deadline: deadline) {
+                let late = Int64(NIODeadline.now().uptimeNanoseconds) - Int64(deadline.uptimeNanoseconds)
+                let finished = samples.values.withLock { values -> Bool in
+                    values.append(late)
+                    return values.count == count
+                }
+                if finished { done.signal() }
+            }
+        }
+    }.wait()
+    done.wait()
+    try group.syncShutdownGracefully()
+    return samples.values.withLock { $0 }
+}
+
+let runway = try await measureRunway()
+let nio = try measureNIO()
+print(summary("Runway (RunwayScheduler, overrun kill per deadline)", runway))
+print(summary("swift-nio (scheduleTask(deadline:) on MultiThreadedEventLoopGroup(1))", nio))
