@@ -32,6 +32,8 @@ final class LoopDriver: @unchecked Sendable {
     private var armedWakeup: Instant?
     private var stopping = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Called synchronously on the loop thread for every transition, in order.
+    private var observers: [@Sendable (TransitionEvent) -> Void] = []
 
     init(core: Scheduler, loop: EventLoopThread, logger: Logger, metrics: RunwayMetrics, events: EventBroadcaster) {
         self.core = core
@@ -113,6 +115,11 @@ final class LoopDriver: @unchecked Sendable {
         self.run(actions)
     }
 
+    func addObserver(_ observer: @escaping @Sendable (TransitionEvent) -> Void) {
+        self.assertOnLoop()
+        self.observers.append(observer)
+    }
+
     func memoryWarning() {
         self.assertOnLoop()
         self.run(self.core.memoryWarningRaised(now: self.now))
@@ -165,6 +172,7 @@ final class LoopDriver: @unchecked Sendable {
         precondition(!self.loop.inEventLoop, "releaseAfterLoopStopped() runs after the loop thread has exited")
         self.apps = [:]
         self.handlers = [:]
+        self.observers = []
         self.pending = []
     }
 
@@ -225,6 +233,7 @@ final class LoopDriver: @unchecked Sendable {
                     "messages": "\(event.messages.map(\.description))",
                 ]
             )
+            for observer in self.observers { observer(event) }
             self.events.yield(event)
         case .spawn(let app), .sendTerminateSignal(let app), .kill(let app):
             preconditionFailure("Process action \(action) for \(app): only embedded apps are registered")

@@ -114,6 +114,14 @@ public final class RunwayScheduler: Sendable {
         self.events.subscribe()
     }
 
+    /// Calls `observer` for every transition from now on, synchronously on the scheduler's loop thread, in
+    /// order, before the event reaches the `transitions()` streams. For measurements and bookkeeping that must
+    /// not wake another thread per event (for example a lateness histogram): `observer` must be quick and must
+    /// not block or call back into the scheduler synchronously from another thread.
+    public func observeTransitions(_ observer: @escaping @Sendable (TransitionEvent) -> Void) {
+        _ = self.bridge.sync { $0.addObserver(observer) }
+    }
+
     /// Terminates every app by the `terminate` rows, in parallel, waits until all are gone (each bounded by
     /// its graces), then stops the loop (P4). Idempotent; later calls return at once.
     public func shutdown() async {

@@ -98,28 +98,23 @@ func measureRunway() async throws -> [Int64] {
             overrunPolicy: .terminate
         )
     )
-    // Subscribed before the first app is registered. Each subscriber buffers 4,096 events; the collector
-    // keeps up (the loop produces them one hop at a time), and any lost event shows as a missing sample.
-    let stream = scheduler.transitions()
-    let collector = Task { () -> Observed in
-        var observed = Observed()
-        for await event in stream {
-            guard let index = appIndex(of: event.app) else { continue }
+    // Recorded on the loop thread itself (`observeTransitions`), like NIO's samples inside its tasks, so that no
+    // other thread is woken per kill while the deadlines are measured.
+    let recorded = Mutex(Observed())
+    let allKilled = DispatchSemaphore(value: 0)
+    scheduler.observeTransitions { event in
+        guard let index = appIndex(of: event.app) else { return }
+        let done = recorded.withLock { observed -> Bool in
             if event.to == .background {
                 observed.entered[index] = event.at
             } else if event.to == .notRunning, event.cause == .terminated(.budgetOverrun) {
                 observed.killed[index] = event.at
                 observed.kills += 1
-                if observed.kills == count { break }
+                return observed.kills == count
             }
+            return false
         }
-        return observed
-    }
-    // If events were lost the collector would wait forever: stop the scheduler (which finishes the stream)
-    // well after the last deadline.
-    let watchdog = Task {
-        guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
-        await scheduler.shutdown()
+        if done { allKilled.signal() }
     }
 
     let setupStart = ContinuousClock.now
@@ -139,9 +134,11 @@ func measureRunway() async throws -> [Int64] {
     let lastRemaining = applications[count - 1].backgroundTimeRemaining
     let setupDuration = ContinuousClock.now - setupStart
 
-    let observed = await collector.value
-    watchdog.cancel()
+    // Bounded so that a lost event cannot hang the run: every deadline is within about 4 s of the setup.
+    let finished = allKilled.wait(timeout: .now() + .seconds(60)) == .success
     await scheduler.shutdown()
+    let observed = recorded.withLock { $0 }
+    if !finished { print("Runway: timed out waiting for \(count) kills; got \(observed.kills)") }
 
     var lateness: [Int64] = []
     var samples: [(deadline: Instant, lateNanoseconds: Int64)] = []
