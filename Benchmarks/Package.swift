@@ -28,6 +28,7 @@ let package = Package(
             name: "DeadlineBenchmarks",
             dependencies: [
                 .product(name: "RunwayCore", package: rootIdentity),
+                .product(name: "RunwayTestKit", package: rootIdentity),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -47,6 +48,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Runway", package: rootIdentity),
                 .product(name: "RunwayCore", package: rootIdentity),
+                .product(name: "RunwayTestKit", package: rootIdentity),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -27,6 +27,7 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import RunwayCore
+import RunwayTestKit
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -141,27 +142,10 @@ func beginTasks(_ count: Int, in scheduler: inout Scheduler) {
 
 // MARK: Seeded randomness
 
-/// SplitMix64: a small seeded generator, so every run cancels in the same order.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// `count` deadlines in nanoseconds, spread over 1 s ..< 61 s, and the order in which to cancel them.
 /// The same seed gives Runway and NIO the same deadlines and the same order.
 func cancelPlan(count: Int) -> (deadlinesNanoseconds: [UInt64], order: [Int]) {
-    var generator = SplitMix64(seed: 0x5EED_0001)
+    var generator = SeededRandom(seed: 0x5EED_0001)
     let deadlines = (0..<count).map { _ in 1_000_000_000 + generator.next() % 60_000_000_000 }
     var order = Array(0..<count)
     order.shuffle(using: &generator)

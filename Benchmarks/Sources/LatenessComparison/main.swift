@@ -26,20 +26,8 @@ import NIOCore
 import NIOPosix
 import Runway
 import RunwayCore
+import RunwayTestKit
 import Synchronization
-
-/// SplitMix64: a small seeded generator, so that every run uses the same offsets.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// An embedded app whose delegate methods all return at once.
 final class Quiet: RunwayAppDelegate {}
@@ -66,7 +54,7 @@ func summary(_ name: String, _ nanoseconds: [Int64]) -> String {
 
 let count = 10_000
 let offsetsNanoseconds: [Int64] = {
-    var random = SplitMix64(state: 2_026)
+    var random = SeededRandom(seed: 2_026)
     return (0..<count).map { _ in 1_000_000_000 + Int64(random.next() % 2_000_000_000) }
 }()
 
