@@ -19,7 +19,6 @@ import Synchronization
 /// Signals: the scheduler installs no signal handler. In a `ServiceGroup`, ServiceLifecycle owns SIGTERM and
 /// SIGINT (`gracefulShutdownSignals`) and its graceful shutdown stops the scheduler: one owner per signal.
 public final class RunwayScheduler: Sendable {
-    let loop: EventLoopThread
     let bridge: LoopBridge
     let events: EventBroadcaster
     let logger: Logger
@@ -49,7 +48,6 @@ public final class RunwayScheduler: Sendable {
             metrics: RunwayMetrics(factory: metricsFactory ?? MetricsSystem.factory),
             events: events
         )
-        self.loop = loop
         self.bridge = LoopBridge(loop: loop, driver: driver)
         self.events = events
         self.logger = logger
@@ -126,7 +124,7 @@ public final class RunwayScheduler: Sendable {
     /// its graces), then stops the loop (P4). Idempotent; later calls return at once.
     public func shutdown() async {
         let driver = self.bridge.driver
-        let loop = self.loop
+        let loop = self.bridge.loop
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             if !loop.execute({ driver.shutdown(waiter) }) { waiter.resume() }
         }

@@ -141,8 +141,7 @@ extension Scheduler {
         }
         // B7: the clock stops; tasks stay valid; handlers not yet called are not called.
         self.endBackgroundPeriod(index)
-        disarm(&self.apps[index].entryGraceTimer, in: &self.timers)
-        self.apps[index].awaitingBackgroundEntry = false
+        self.stopAwaitingBackgroundEntry(index)
         self.apps[index].outbox.pending.removeAll { message in
             if case .backgroundTaskWillExpire = message { return true }
             return false

@@ -58,8 +58,7 @@ extension Scheduler {
     mutating func messageCompleted(_ index: Int, _ message: Message) {
         switch message {
         case .didEnterBackground:
-            disarm(&self.apps[index].entryGraceTimer, in: &self.timers)
-            self.apps[index].awaitingBackgroundEntry = false
+            self.stopAwaitingBackgroundEntry(index)
         case .willTerminate:
             if self.apps[index].termination?.phase == .messaging {
                 self.finishTerminationMessages(index)
@@ -95,6 +94,12 @@ extension Scheduler {
         for case .notification(let name, let payload) in unsent {
             _ = self.apps[index].heldNotifications.post(name: name, payload: payload, limit: limit)
         }
+        self.stopAwaitingBackgroundEntry(index)
+    }
+
+    /// `didEnterBackground` no longer matters (returned, abandoned, foreground, termination): cancel the L3
+    /// grace and stop holding suspension back for it (B5).
+    mutating func stopAwaitingBackgroundEntry(_ index: Int) {
         disarm(&self.apps[index].entryGraceTimer, in: &self.timers)
         self.apps[index].awaitingBackgroundEntry = false
     }

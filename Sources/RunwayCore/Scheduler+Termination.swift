@@ -43,8 +43,7 @@ extension Scheduler {
         precondition(record.state != .notRunning, "Terminating \(record.id), which is not running")
         precondition(record.termination == nil, "Terminating \(record.id) twice; reason=\(reason)")
         self.endBackgroundPeriod(index)
-        disarm(&self.apps[index].entryGraceTimer, in: &self.timers)
-        self.apps[index].awaitingBackgroundEntry = false
+        self.stopAwaitingBackgroundEntry(index)
         _ = self.apps[index].heldNotifications.removeAll()
 
         guard graceful, record.state != .suspended else {
@@ -127,13 +126,12 @@ extension Scheduler {
     ) {
         self.endAllTasks(index)
         self.endBackgroundPeriod(index)
-        disarm(&self.apps[index].entryGraceTimer, in: &self.timers)
+        self.stopAwaitingBackgroundEntry(index)
         if var termination = self.apps[index].termination {
             disarm(&termination.timer, in: &self.timers)
         }
         self.apps[index].termination = nil
         self.apps[index].outbox = Outbox()
-        self.apps[index].awaitingBackgroundEntry = false
         _ = self.apps[index].heldNotifications.removeAll()
         self.apps[index].lastTermination = reason
         self.apps[index].lastExit = exit
