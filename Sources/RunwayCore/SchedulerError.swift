@@ -5,7 +5,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unknownApp, duplicateApp, illegalCommand, unknownTask, alreadyEnded, wrongApp
-            case notRunning, stopping, unsupportedApp
+            case notRunning, stopping, unsupportedApp, noBudget
         }
 
         private var base: Base
@@ -30,6 +30,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         public static let stopping = Code(.stopping)
         /// The driver cannot run this kind of app (for example a process app on an embedding-only runtime).
         public static let unsupportedApp = Code(.unsupportedApp)
+        /// An operator override (`extend`, `expire`) for an app with no running background budget: not in the
+        /// background, a background-mode app (L7), or terminating.
+        public static let noBudget = Code(.noBudget)
 
         public var description: String { self.base.rawValue }
     }
@@ -86,6 +89,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         case .notRunning: return "notRunning: \(app) is in state \(state) and cannot receive notifications"
         case .stopping: return "stopping: the scheduler is shutting down or stopped; the request for \(app) was refused"
         case .unsupportedApp: return "unsupportedApp: \(app) is a process app; this driver runs embedded apps only"
+        case .noBudget: return "noBudget: \(app) has no running background budget in state \(state)"
         default: return "\(self.code): \(app)"
         }
     }

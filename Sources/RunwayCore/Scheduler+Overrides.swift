@@ -1,0 +1,69 @@
+// Operator overrides of a background budget (`runway extend APP SECONDS`, `runway expire APP`). They move the
+// deadline of the current background period; everything after that (warning, deadline, overrun policy) runs
+// through the ordinary timers of Scheduler+Timers.swift, so deadlines stay exact (B9) and FIFO (B10).
+
+extension Scheduler {
+    /// An operator gave the app more background time: the budget deadline of its current background period
+    /// moves `extra` later.
+    ///
+    /// The expiration warning moves with it to `max(now, newDeadline - ExpirationWarningLead)` if it has not
+    /// fired yet; handlers that already ran are not called again in this period (B4: once).
+    ///
+    /// - Parameters:
+    ///   - extra: Added to the deadline; must be positive.
+    ///   - app: An app in `background` with a budget (not a background-mode app, L7), not terminating.
+    ///   - now: The driver's reading for this turn.
+    /// - Returns: The actions to run (a wake-up change).
+    /// - Throws: `unknownApp`; `noBudget` (naming the app and its state) when the app has no running budget.
+    ///   Nothing changes when it throws.
+    public mutating func budgetExtended(by extra: TimeSpan, for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+        precondition(extra > .zero, "budgetExtended needs a positive span, got \(extra)")
+        self.begin(now)
+        let index = try self.budgetedIndex(of: app)
+        guard let deadline = self.apps[index].period?.deadline else { preconditionFailure("\(app) has no period") }
+        let newDeadline = deadline + extra
+        self.moveDeadline(index, to: newDeadline, warningAt: Swift.max(now, newDeadline - self.settings.expirationWarningLead))
+        return self.finish()
+    }
+
+    /// An operator ended the app's budget now: the deadline of its current background period becomes `now`.
+    ///
+    /// Both timers are re-armed at `now` (warning first, B10) and fire at the next `clockAdvanced(to:)` that
+    /// reaches `now` (the driver wakes at once): expiration handlers not yet called are called, then the
+    /// deadline rule B6 applies in the same batch, so no handler can save the app: with no task outstanding
+    /// it is suspended (or terminated, E1), otherwise `OverrunPolicy` decides.
+    ///
+    /// - Throws: `unknownApp`; `noBudget` when the app has no running budget. Nothing changes when it throws.
+    public mutating func budgetExpiredByOperator(for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+        self.begin(now)
+        let index = try self.budgetedIndex(of: app)
+        self.moveDeadline(index, to: now, warningAt: now)
+        return self.finish()
+    }
+
+    /// The index of an app whose budget is running: `background`, a finite deadline, not terminating.
+    private mutating func budgetedIndex(of app: AppID) throws(SchedulerError) -> Int {
+        let index = try self.index(of: app)
+        let record = self.apps[index]
+        guard record.state == .background, record.termination == nil, let period = record.period,
+            period.deadline != .distantFuture, period.deadlineTimer != nil
+        else {
+            throw SchedulerError(.noBudget, app: app, state: record.state, terminating: record.termination != nil)
+        }
+        return index
+    }
+
+    /// Re-arms the period's timers: the warning (only if it has not fired in this period, B4) at `warningAt`,
+    /// then the deadline, so that at equal instants the warning fires first (B10).
+    private mutating func moveDeadline(_ index: Int, to deadline: Instant, warningAt: Instant) {
+        guard var period = self.apps[index].period else { preconditionFailure("\(self.apps[index].id) has no period") }
+        disarm(&period.warningTimer, in: &self.timers)
+        disarm(&period.deadlineTimer, in: &self.timers)
+        period.deadline = deadline
+        if !period.warned {
+            period.warningTimer = self.arm(.expirationWarning, app: index, at: warningAt)
+        }
+        period.deadlineTimer = self.arm(.budgetDeadline, app: index, at: deadline)
+        self.apps[index].period = period
+    }
+}
