@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RunwayConfig", targets: ["RunwayConfig"]),
         .library(name: "RunwayTestKit", targets: ["RunwayTestKit"]),
         .library(name: "Runway", targets: ["Runway"]),
+        .library(name: "RunwayControl", targets: ["RunwayControl"]),
         .executable(name: "runway", targets: ["RunwayCLI"]),
     ],
     dependencies: [
@@ -37,6 +38,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The daemon around the scheduler: control socket protocol (Foundation JSON), scenarios, reload, client.
+        .target(
+            name: "RunwayControl",
+            dependencies: [
+                "Runway",
+                "RunwayConfig",
+                "RunwayCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Two embedded apps in a ServiceGroup, on the real loop (README: "Embedding").
         .executableTarget(
             name: "RunwayExample",
@@ -53,6 +64,7 @@ let package = Package(
                 "RunwayCore",
                 "RunwayConfig",
                 "RunwayTestKit",
+                "RunwayControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -115,6 +115,13 @@ final class LoopDriver: @unchecked Sendable {
         self.run(actions)
     }
 
+    /// Feeds the core one operator event (Scheduler+Overrides.swift) with this turn's instant and runs its
+    /// actions.
+    func override(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError) {
+        self.assertOnLoop()
+        self.run(try event(&self.core, self.now))
+    }
+
     func addObserver(_ observer: @escaping @Sendable (TransitionEvent) -> Void) {
         self.assertOnLoop()
         self.observers.append(observer)

@@ -1,0 +1,66 @@
+import RunwayCore
+
+// What the daemon and its control socket need beyond the embedding API: background tasks held on an app's
+// behalf (scenarios, operators), the operator overrides of a budget, and the loop for edge components
+// (control socket, signals) that run on the scheduler's own thread.
+
+extension RunwayScheduler {
+    /// The scheduler's loop thread, for edge components of this package that run on it (the control socket, the
+    /// daemon's signal handles).
+    package var loopThread: EventLoopThread { self.bridge.loop }
+
+    /// Begins a background task on behalf of `app` (B1), for an operator or a scripted scenario; the app itself
+    /// is not told. Embedded apps should call `RunwayApplication.beginBackgroundTask` instead.
+    ///
+    /// - Parameters:
+    ///   - name: Shown by `runway status`.
+    ///   - app: Any registered app, embedded or process.
+    ///   - expirationHandler: Runs on the loop thread at the expiration warning (B4); must not block.
+    /// - Returns: The task's id, or `.invalid` (the reason is logged) when the app may not begin one.
+    public func beginBackgroundTask(
+        withName name: String,
+        for app: AppID,
+        expirationHandler: (@Sendable () -> Void)? = nil
+    ) -> BackgroundTaskID {
+        self.bridge.sync { $0.beginTask(name: name, app: app, handler: expirationHandler) } ?? .invalid
+    }
+
+    /// Ends a task begun with `beginBackgroundTask(withName:for:expirationHandler:)` (B8).
+    ///
+    /// - Throws: `unknownApp`, `unknownTask`, `alreadyEnded`, `wrongApp`; `stopping` after shutdown.
+    public func endBackgroundTask(_ task: BackgroundTaskID, for app: AppID) throws(SchedulerError) {
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.endTask(task, app: app) }
+    }
+
+    /// Operator override (`runway extend APP SECONDS`): moves the app's budget deadline `extra` later.
+    ///
+    /// - Parameter extra: Must be positive.
+    /// - Throws: `unknownApp`; `noBudget` when the app is not in the background with a budget; `stopping`.
+    public func extendBudget(of app: AppID, by extra: TimeSpan) throws(SchedulerError) {
+        precondition(extra > .zero, "extendBudget needs a positive span, got \(extra)")
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
+            try driver.override { core, now throws(SchedulerError) in try core.budgetExtended(by: extra, for: app, now: now) }
+        }
+    }
+
+    /// Operator override (`runway expire APP`): the app's budget runs out now; handlers not yet called are
+    /// called, then rule B6 applies at once (suspend with no task, else `OverrunPolicy`).
+    ///
+    /// - Throws: `unknownApp`; `noBudget` when the app is not in the background with a budget; `stopping`.
+    public func expireBudget(of app: AppID) throws(SchedulerError) {
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
+            try driver.override { core, now throws(SchedulerError) in try core.budgetExpiredByOperator(for: app, now: now) }
+        }
+    }
+
+    /// The instant `now` of the scheduler's clock (nanoseconds since the loop started), for timelines.
+    public func now() -> Instant { self.bridge.loop.now() }
+}
+
+extension RunwayScheduler {
+    /// Runs `body` on the loop thread (inline when already there) and returns its result; nil once the loop
+    /// has stopped. For edge components that live on the loop (control socket, signals).
+    package func runOnLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
+        self.bridge.sync { _ in body() }
+    }
+}

@@ -1,0 +1,245 @@
+// The control protocol, version 1 (SPEC K1), as Codable values: requests, replies and event lines, one JSON
+// object per line. Docs/ControlProtocol.md is the reference; keep the two in step.
+
+import Foundation
+import RunwayCore
+
+/// Protocol constants.
+public enum ControlProtocol {
+    /// The version this daemon and client speak. A request with another `v` is refused (`unsupportedVersion`).
+    public static let version = 1
+    /// Longest request line in bytes, without its newline (64 KiB).
+    public static let maxLineBytes = 65_536
+
+    /// One line: compact JSON with sorted keys, then a newline.
+    static func line(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Every value here is plain data (strings, numbers, arrays): encoding cannot fail.
+        guard let data = try? encoder.encode(value) else { preconditionFailure("Control reply failed to encode: \(value)") }
+        return Array(data) + [UInt8(ascii: "\n")]
+    }
+}
+
+/// A request line. Only `command` is required; which other fields matter depends on it.
+public struct ControlRequest: Codable, Hashable, Sendable {
+    /// The protocol version; absent means 1.
+    public var v: Int?
+    /// Echoed in the reply, so a client can match replies to requests.
+    public var id: Int?
+    /// What to do: see `ControlCommand`.
+    public var command: String
+    /// The app's bundle identifier, for app commands (and optionally `status`).
+    public var app: String?
+    /// For `extend`: seconds to add (> 0).
+    public var seconds: Double?
+    /// For `reload`: report what would change without applying it.
+    public var dryRun: Bool?
+
+    public init(command: String, app: String? = nil, seconds: Double? = nil, dryRun: Bool? = nil, id: Int? = nil) {
+        self.v = ControlProtocol.version
+        self.id = id
+        self.command = command
+        self.app = app
+        self.seconds = seconds
+        self.dryRun = dryRun
+    }
+}
+
+/// Every `command` a request may name.
+public enum ControlCommand: Hashable, Sendable {
+    case status
+    case events
+    case reload
+    case extend
+    case expire
+    /// A lifecycle command of SPEC section 2 (`launch`, `enterBackground`, ...).
+    case lifecycle(Command)
+    /// A composite user action of SPEC section 4 (`home`, `lock`, ...).
+    case userAction(UserAction)
+
+    public init?(_ name: String) {
+        switch name {
+        case "status": self = .status
+        case "events": self = .events
+        case "reload": self = .reload
+        case "extend": self = .extend
+        case "expire": self = .expire
+        default:
+            if let command = Command(rawValue: name) {
+                self = .lifecycle(command)
+            } else if let action = UserAction(rawValue: name) {
+                self = .userAction(action)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// Every valid name, for the `unknownCommand` error.
+    public static var allNames: [String] {
+        ["status", "events", "reload", "extend", "expire"] + Command.allCases.map(\.rawValue)
+            + UserAction.allCases.map(\.rawValue)
+    }
+
+    var needsApp: Bool {
+        switch self {
+        case .status, .events, .reload: return false
+        case .extend, .expire, .lifecycle, .userAction: return true
+        }
+    }
+}
+
+/// A reply line: `ok` with the fields of the command, or `error`.
+public struct ControlReply: Codable, Hashable, Sendable {
+    public var v = ControlProtocol.version
+    public var id: Int?
+    public var ok: Bool
+    public var error: ControlErrorPayload?
+    /// `status`: the daemon.
+    public var daemon: DaemonInfo?
+    /// `status`: every app (or the one asked for), in registration order.
+    public var apps: [AppStatusPayload]?
+    /// App commands: the app's state once the command was accepted (messages are delivered afterwards).
+    public var state: String?
+    /// `reload`: what changed (or, with `dryRun`, would change).
+    public var reload: ReloadReport?
+    /// `events`: true; event lines follow until the client disconnects.
+    public var subscribed: Bool?
+
+    public init(id: Int?, ok: Bool) {
+        self.id = id
+        self.ok = ok
+    }
+
+    public static func failure(_ code: String, _ message: String, id: Int? = nil) -> ControlReply {
+        var reply = ControlReply(id: id, ok: false)
+        reply.error = ControlErrorPayload(code: code, message: message)
+        return reply
+    }
+}
+
+public struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
+    /// Machine-readable: `invalidJSON`, `invalidRequest`, `unsupportedVersion`, `unknownCommand`, `lineTooLong`,
+    /// `peerNotAllowed`, `tooManyClients`, `reloadFailed`, or a scheduler code (`unknownApp`, `illegalCommand`,
+    /// `noBudget`, `stopping`, ...).
+    public var code: String
+    /// For people: names the field, app, state or limit involved.
+    public var message: String
+}
+
+public struct DaemonInfo: Codable, Hashable, Sendable {
+    public var pid: Int32
+    public var config: String
+    public var socket: String
+    public var uptimeSeconds: Double
+}
+
+/// One app in a `status` reply (K2). Absent optional fields mean "not applicable".
+public struct AppStatusPayload: Codable, Hashable, Sendable {
+    public struct Task: Codable, Hashable, Sendable {
+        public var id: UInt64
+        public var name: String
+        public var ageSeconds: Double
+    }
+
+    public var app: String
+    /// `embedded` or `process`.
+    public var kind: String
+    public var state: String
+    /// The reason of the termination in progress (the `terminating` flag).
+    public var terminating: String?
+    public var pid: Int32?
+    /// `freezer` or `signal`: how the process is (or would be) suspended.
+    public var suspension: String?
+    /// True when the suspension was confirmed (cgroup.events `frozen 1`, or state `T`).
+    public var suspensionConfirmed: Bool?
+    public var timeInStateSeconds: Double
+    /// Outstanding background tasks in the order they began.
+    public var tasks: [Task]
+    /// Budget left in this background period; absent when unlimited (foreground, background modes).
+    public var budgetRemainingSeconds: Double?
+    /// The budget deadline in seconds since the daemon started (the clock of `atSeconds` in events); absent
+    /// outside a budgeted background period.
+    public var deadlineAtSeconds: Double?
+    public var messageInFlight: String?
+    public var heldNotifications: Int
+    public var lastTermination: String?
+    public var lastExit: String?
+}
+
+/// An event line: `{"v":1,"event":{...}}`.
+public struct ControlEventLine: Codable, Hashable, Sendable {
+    public var v = ControlProtocol.version
+    public var event: TransitionPayload
+}
+
+/// One transition (L8).
+public struct TransitionPayload: Codable, Hashable, Sendable {
+    public var app: String
+    public var from: String
+    public var to: String
+    /// `command(enterBackground)`, `noOutstandingTasks`, `budgetExpired` or `terminated(<reason>)`.
+    public var cause: String
+    /// The termination reason when `to` is `notRunning`.
+    public var reason: String?
+    /// Seconds since the daemon started (its monotonic clock).
+    public var atSeconds: Double
+    public var messages: [String]
+    public var exit: String?
+
+    public init(_ event: TransitionEvent) {
+        self.app = event.app.bundleIdentifier
+        self.from = event.from.rawValue
+        self.to = event.to.rawValue
+        self.cause = event.cause.description
+        if case .terminated(let reason) = event.cause { self.reason = reason.description }
+        self.atSeconds = Double(event.at.nanosecondsSinceOrigin) / 1_000_000_000
+        self.messages = event.messages.map(\.description)
+        self.exit = event.exit?.description
+    }
+}
+
+/// What a reload changes (C3).
+public struct ReloadReport: Codable, Hashable, Sendable {
+    /// True when the changes were applied; false for a dry run.
+    public var applied: Bool
+    /// Changes that take effect at once (new apps are registered in notRunning).
+    public var live: [String]
+    /// Changes that take effect only when the daemon restarts; the running values are kept.
+    public var needsRestart: [String]
+
+    public init(applied: Bool, live: [String], needsRestart: [String]) {
+        self.applied = applied
+        self.live = live
+        self.needsRestart = needsRestart
+    }
+}
+
+extension AppStatusPayload {
+    init(_ status: AppStatus, process: ProcessRow?) {
+        func seconds(_ span: TimeSpan) -> Double { span.seconds }
+        self.app = status.app.bundleIdentifier
+        self.kind = status.isProcess ? "process" : "embedded"
+        self.state = status.state.rawValue
+        self.terminating = status.terminating?.description
+        self.pid = process?.pid
+        self.suspension = process?.mechanism
+        self.suspensionConfirmed = process?.suspensionConfirmed
+        self.timeInStateSeconds = seconds(status.timeInState)
+        self.tasks = status.tasks.map { Task(id: $0.id.rawValue, name: $0.name, ageSeconds: seconds($0.age)) }
+        self.budgetRemainingSeconds = status.budgetRemaining == .max ? nil : seconds(status.budgetRemaining)
+        self.deadlineAtSeconds = status.deadline.map { Double($0.nanosecondsSinceOrigin) / 1_000_000_000 }
+        self.messageInFlight = status.messageInFlight?.description
+        self.heldNotifications = status.heldNotifications
+        self.lastTermination = status.lastTermination?.description
+        self.lastExit = status.lastExit?.description
+    }
+}
+
+/// What the process driver knows about a process app (filled once process apps run in the daemon).
+struct ProcessRow: Hashable, Sendable {
+    var pid: Int32?
+    var mechanism: String?
+    var suspensionConfirmed: Bool
+}

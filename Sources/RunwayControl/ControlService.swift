@@ -1,0 +1,228 @@
+import Foundation
+import Runway
+import RunwayCore
+
+/// Answers control requests (Docs/ControlProtocol.md) on the scheduler's loop thread: decodes each line,
+/// runs it against the scheduler, encodes the reply; streams transitions to `events` subscribers.
+///
+/// Every problem with a request becomes an error reply on that connection only: invalid JSON, a missing or
+/// mistyped field, an unknown command or app, a refused command. Nothing a client sends can stop the daemon.
+///
+/// Sendability: `@unchecked Sendable` is safe because `subscribers` and `server` are touched only on the loop
+/// thread: `handle(_:)` and `broadcast(_:)` are called by the server and the scheduler's transition observer,
+/// which run there, and `start()`/`stop()` run through `RunwayScheduler.runOnLoop`.
+final class ControlService: @unchecked Sendable {
+    /// Reloads the configuration (C3) off the loop; returns the report or an error reply.
+    typealias Reload = @Sendable (_ dryRun: Bool) async -> Result<ReloadReport, ControlErrorPayload>
+
+    let scheduler: RunwayScheduler
+    let info: @Sendable () -> DaemonInfo
+    let reload: Reload
+    private var server: ControlSocketServer?
+    private var subscribers: Set<ControlSocketServer.ConnectionID> = []
+
+    init(scheduler: RunwayScheduler, info: @escaping @Sendable () -> DaemonInfo, reload: @escaping Reload) {
+        self.scheduler = scheduler
+        self.info = info
+        self.reload = reload
+    }
+
+    /// Binds the socket (mode 0600) and starts serving; transitions reach subscribers from now on.
+    func start(path: String) throws(ControlSocketError) {
+        let server = ControlSocketServer(
+            loop: self.scheduler.loopThread,
+            path: path,
+            refusalLine: { refusal in ControlProtocol.line(ControlService.refusalReply(refusal)) },
+            onEvent: { [weak self] event in self?.handle(event) }
+        )
+        let result: Result<Void, ControlSocketError>? = self.scheduler.runOnLoop {
+            do throws(ControlSocketError) {
+                try server.start()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success: break
+        case .failure(let error): throw error
+        case nil: throw ControlSocketError(path: path, step: "start", reason: "the scheduler has stopped")
+        }
+        _ = self.scheduler.runOnLoop { self.server = server }
+        self.scheduler.observeTransitions { [weak self] event in self?.broadcast(event) }
+    }
+
+    static func refusalReply(_ refusal: ControlSocketServer.Refusal) -> ControlReply {
+        switch refusal {
+        case .peerNotAllowed(let uid, let daemonUID):
+            return .failure(
+                "peerNotAllowed",
+                "peer uid \(uid) is neither the daemon's (\(daemonUID)) nor root; connection refused"
+            )
+        case .peerUnknown(let errno):
+            return .failure("peerNotAllowed", "the peer's credentials could not be read (errno \(errno)); connection refused")
+        case .tooManyClients(let limit):
+            return .failure("tooManyClients", "the daemon serves at most \(limit) clients at once; try again later")
+        }
+    }
+
+    // MARK: Loop thread
+
+    private func handle(_ event: ControlSocketServer.Event) {
+        switch event {
+        case .line(let connection, let bytes):
+            if let reply = self.reply(to: bytes, from: connection) {
+                self.server?.send(ControlProtocol.line(reply), to: connection)
+            }
+        case .lineTooLong(let connection, let limit):
+            let reply = ControlReply.failure(
+                "lineTooLong",
+                "request line longer than \(limit) bytes; it was discarded up to its newline"
+            )
+            self.server?.send(ControlProtocol.line(reply), to: connection)
+        case .closed(let connection):
+            self.subscribers.remove(connection)
+        }
+    }
+
+    private func broadcast(_ event: TransitionEvent) {
+        guard let server = self.server, !self.subscribers.isEmpty else { return }
+        let line = ControlProtocol.line(ControlEventLine(event: TransitionPayload(event)))
+        for subscriber in self.subscribers { server.send(line, to: subscriber) }
+    }
+
+    /// The reply to one request line, or nil when it will be sent later (reload).
+    private func reply(to bytes: [UInt8], from connection: ControlSocketServer.ConnectionID) -> ControlReply? {
+        let request: ControlRequest
+        switch Self.decode(bytes) {
+        case .success(let decoded): request = decoded
+        case .failure(let error): return .failure(error.code, error.message)
+        }
+        let id = request.id
+        if let version = request.v, version != ControlProtocol.version {
+            return .failure(
+                "unsupportedVersion",
+                "field 'v': this daemon speaks version \(ControlProtocol.version), the request asked for \(version)",
+                id: id
+            )
+        }
+        guard let command = ControlCommand(request.command) else {
+            return .failure(
+                "unknownCommand",
+                "field 'command': unknown command '\(request.command)'; expected one of "
+                    + ControlCommand.allNames.joined(separator: ", "),
+                id: id
+            )
+        }
+        var app: AppID?
+        if let name = request.app {
+            guard !name.isEmpty else { return .failure("invalidRequest", "field 'app': must not be empty", id: id) }
+            app = AppID(name)
+        }
+        if command.needsApp, app == nil {
+            return .failure("invalidRequest", "field 'app': command '\(request.command)' needs an app", id: id)
+        }
+        do throws(SchedulerError) {
+            switch command {
+            case .status:
+                return self.statusReply(app: app, id: id)
+            case .events:
+                self.subscribers.insert(connection)
+                var reply = ControlReply(id: id, ok: true)
+                reply.subscribed = true
+                return reply
+            case .reload:
+                self.startReload(dryRun: request.dryRun ?? false, id: id, connection: connection)
+                return nil
+            case .lifecycle(let lifecycle):
+                try self.scheduler.send(lifecycle, to: app!)
+            case .userAction(let action):
+                try self.scheduler.perform(action, on: app!)
+            case .expire:
+                try self.scheduler.expireBudget(of: app!)
+            case .extend:
+                guard let seconds = request.seconds, seconds.isFinite, seconds > 0, seconds <= 86_400,
+                    let span = TimeSpan.seconds(seconds)
+                else {
+                    let found = request.seconds.map { "\($0)" } ?? "nothing"
+                    return .failure(
+                        "invalidRequest",
+                        "field 'seconds': expected a number of seconds in (0, 86400], found \(found)",
+                        id: id
+                    )
+                }
+                try self.scheduler.extendBudget(of: app!, by: span)
+            }
+        } catch {
+            return .failure(error.code.description, error.description, id: id)
+        }
+        var reply = ControlReply(id: id, ok: true)
+        reply.state = self.scheduler.status().first { $0.app == app }?.state.rawValue
+        return reply
+    }
+
+    private func statusReply(app: AppID?, id: Int?) -> ControlReply {
+        let statuses = self.scheduler.status()
+        let rows = processRows(of: self.scheduler)
+        var reply = ControlReply(id: id, ok: true)
+        reply.daemon = self.info()
+        let selected = app.map { app in statuses.filter { $0.app == app } } ?? statuses
+        if let app, selected.isEmpty {
+            return .failure("unknownApp", "unknownApp: no app '\(app)' is registered", id: id)
+        }
+        reply.apps = selected.map { AppStatusPayload($0, process: rows[$0.app]) }
+        return reply
+    }
+
+    private func startReload(dryRun: Bool, id: Int?, connection: ControlSocketServer.ConnectionID) {
+        let reload = self.reload
+        let scheduler = self.scheduler
+        Task {
+            var reply: ControlReply
+            switch await reload(dryRun) {
+            case .success(let report):
+                reply = ControlReply(id: id, ok: true)
+                reply.reload = report
+            case .failure(let error):
+                reply = .failure(error.code, error.message, id: id)
+            }
+            let line = ControlProtocol.line(reply)
+            _ = scheduler.runOnLoop { [weak self] in self?.server?.send(line, to: connection) }
+        }
+    }
+
+    /// Decodes a request, or describes what is wrong with it: not JSON, not an object, a field missing or of
+    /// the wrong type (named by its key).
+    static func decode(_ bytes: [UInt8]) -> Result<ControlRequest, ControlErrorPayload> {
+        let data = Data(bytes)
+        guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
+            return .failure(ControlErrorPayload(code: "invalidJSON", message: "the request line is not valid JSON"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(ControlRequest.self, from: data))
+        } catch DecodingError.keyNotFound(let key, _) {
+            return .failure(ControlErrorPayload(code: "invalidRequest", message: "field '\(key.stringValue)' is missing"))
+        } catch DecodingError.typeMismatch(let type, let context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            let message = field.isEmpty
+                ? "expected a JSON object with a 'command' field"
+                : "field '\(field)': expected \(Self.jsonTypeName(type))"
+            return .failure(ControlErrorPayload(code: "invalidRequest", message: message))
+        } catch DecodingError.valueNotFound(let type, let context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return .failure(ControlErrorPayload(code: "invalidRequest", message: "field '\(field)': expected \(Self.jsonTypeName(type)), found null"))
+        } catch {
+            return .failure(ControlErrorPayload(code: "invalidRequest", message: "\(error)"))
+        }
+    }
+
+    private static func jsonTypeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type: return "an integer"
+        case is Double.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default: return "a JSON object"
+        }
+    }
+}

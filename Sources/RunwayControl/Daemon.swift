@@ -1,0 +1,246 @@
+// `runway run`: the daemon in the foreground (SPEC K1–K3, C3, P4).
+//
+// Design
+// - One `RunwayScheduler` owns the loop thread. The control socket (`ControlSocketServer` + `ControlService`)
+//   and the signal handles (`SignalWatcher`: SIGINT, SIGTERM, SIGHUP) run on that same loop; the daemon is
+//   their only owner (no ServiceLifecycle signal handling here, A3).
+// - The timeline is printed from the scheduler's transition observer, on the loop thread, in order.
+// - The configuration is loaded and validated completely before anything starts; a reload (SIGHUP or
+//   `runway reload`) validates the whole new directory first and applies nothing if a file is bad (C3).
+// - Stopping (SIGINT, SIGTERM, or the end of a scenario) terminates every app by the `terminate` rows, in
+//   parallel, and returns when all are gone (P4); the socket file is removed.
+
+import Foundation
+import Logging
+import Runway
+import RunwayConfig
+import RunwayCore
+
+/// What `runway run` was asked to do.
+public struct DaemonOptions: Sendable {
+    /// The configuration directory (`Runway.plist`, `Apps/*.plist`).
+    public var config: String
+    /// A scenario file to play; the daemon stops when it is done.
+    public var scenario: String?
+    /// Overrides `ControlSocket` of `Runway.plist`.
+    public var socket: String?
+    /// Log level of the scheduler's logger (standard error).
+    public var logLevel: Logger.Level
+
+    public init(config: String, scenario: String? = nil, socket: String? = nil, logLevel: Logger.Level = .notice) {
+        self.config = config
+        self.scenario = scenario
+        self.socket = socket
+        self.logLevel = logLevel
+    }
+}
+
+/// The daemon's exit statuses (documented in `runway run --help` and README).
+public enum DaemonExit {
+    public static let success: Int32 = 0
+    /// The configuration or the scenario is bad, or a scenario step failed.
+    public static let failure: Int32 = 1
+    /// The control socket could not be set up (for example another daemon serves it).
+    public static let socketUnavailable: Int32 = 69
+}
+
+public enum Daemon {
+    /// Runs the daemon until SIGINT/SIGTERM (or the scenario's end); returns the exit status.
+    public static func run(_ options: DaemonOptions) async -> Int32 {
+        let configuration: RunwayConfiguration
+        do {
+            configuration = try ConfigLoader.load(directory: options.config)
+        } catch {
+            printError("error: \(error)")
+            return DaemonExit.failure
+        }
+        for warning in configuration.warnings { printError("warning: \(warning)") }
+        var scenario: Scenario?
+        if let file = options.scenario {
+            do throws(ScenarioError) {
+                scenario = try Scenario.load(file: file, configuration: configuration)
+            } catch {
+                printError("error: scenario \(error)")
+                return DaemonExit.failure
+            }
+        }
+        var logger = Logger(label: "runway")
+        logger.logLevel = options.logLevel
+        let scheduler: RunwayScheduler
+        do {
+            scheduler = try RunwayScheduler(settings: configuration.settings, logger: logger, name: "runway-loop")
+        } catch {
+            printError("error: cannot start the event loop: \(error)")
+            return DaemonExit.failure
+        }
+        let state = DaemonState(scheduler: scheduler, configuration: configuration)
+        for app in configuration.apps {
+            do throws(SchedulerError) {
+                try registerApp(app, on: scheduler)
+            } catch {
+                printError("error: \(app.file): \(error)")
+                await scheduler.shutdown()
+                return DaemonExit.failure
+            }
+        }
+        let width = max(24, configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0)
+        let timeline = Timeline(scheduler: scheduler, appWidth: width)
+        scheduler.observeTransitions { event in timeline.transition(event) }
+
+        let socketPath = options.socket ?? configuration.daemon.controlSocketPath
+        let started = ContinuousClock.now
+        let service = ControlService(
+            scheduler: scheduler,
+            info: {
+                DaemonInfo(
+                    pid: getpid(),
+                    config: configuration.directory,
+                    socket: socketPath,
+                    uptimeSeconds: Double((ContinuousClock.now - started).components.seconds)
+                        + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+                )
+            },
+            reload: { dryRun in await state.reload(dryRun: dryRun, timeline: timeline) }
+        )
+        do {
+            try makeParentDirectory(of: socketPath)
+            try service.start(path: socketPath)
+        } catch {
+            printError("error: \(error)")
+            await scheduler.shutdown()
+            return DaemonExit.socketUnavailable
+        }
+
+        let (signals, signalContinuation) = AsyncStream.makeStream(of: Int32.self)
+        let watcher = SignalWatcher(loop: scheduler.loopThread, signals: [SIGINT, SIGTERM, SIGHUP]) { number in
+            signalContinuation.yield(number)
+        }
+        let signalStatus = scheduler.runOnLoop { watcher.start() } ?? 0
+        if signalStatus != 0 { printError("warning: signal handling could not be installed (status \(signalStatus))") }
+
+        let settings = configuration.settings
+        print(
+            "runway daemon pid \(getpid()): config \(configuration.directory) (\(configuration.apps.count) apps), "
+                + "control socket \(socketPath) (mode 0600)"
+        )
+        print(
+            "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
+                + "termination grace \(settings.terminationGrace), overrun \(settings.overrunPolicy.rawValue); "
+                + "SIGINT/SIGTERM stop, SIGHUP reloads"
+        )
+        if let note = standInNote(configuration.apps) { print("  \(note)") }
+        if let scenario {
+            print("  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping")
+        }
+
+        let outcome = await Self.waitForStop(
+            scenario: scenario.map { ScenarioPlayer(scenario: $0, scheduler: scheduler, timeline: timeline) },
+            signals: signals,
+            state: state,
+            timeline: timeline
+        )
+        let running = scheduler.status().filter { $0.state != .notRunning }.count
+        timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
+        await scheduler.shutdown()
+        _ = unlink(socketPath)
+        signalContinuation.finish()
+        print("runway daemon stopped: every app is notRunning")
+        if !outcome.failures.isEmpty {
+            printError("scenario failed: \(outcome.failures.count) step(s):")
+            for failure in outcome.failures { printError("  \(failure)") }
+            return DaemonExit.failure
+        }
+        if scenario != nil { print("scenario \(options.scenario ?? ""): every step held") }
+        return DaemonExit.success
+    }
+
+    private struct Outcome: Sendable {
+        var reason: String
+        var failures: [String]
+    }
+
+    /// Returns when a stop signal arrives or the scenario ends; SIGHUP reloads on the way.
+    private static func waitForStop(
+        scenario: ScenarioPlayer?,
+        signals: AsyncStream<Int32>,
+        state: DaemonState,
+        timeline: Timeline
+    ) async -> Outcome {
+        await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                for await signal in signals {
+                    if signal == SIGHUP {
+                        timeline.note(nil, "SIGHUP: reloading the configuration")
+                        _ = await state.reload(dryRun: false, timeline: timeline)
+                        continue
+                    }
+                    return Outcome(reason: signal == SIGINT ? "SIGINT" : "SIGTERM", failures: [])
+                }
+                return Outcome(reason: "signals closed", failures: [])
+            }
+            if let scenario {
+                group.addTask {
+                    let failures = await scenario.play()
+                    return Outcome(reason: "scenario done", failures: failures)
+                }
+            }
+            let first = await group.next() ?? Outcome(reason: "stopped", failures: [])
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private static func makeParentDirectory(of path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
+        try FileManager.default.createDirectory(
+            atPath: parent,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+}
+
+/// The running configuration; reloads are serialised here, off the loop thread.
+actor DaemonState {
+    let scheduler: RunwayScheduler
+    private(set) var configuration: RunwayConfiguration
+
+    init(scheduler: RunwayScheduler, configuration: RunwayConfiguration) {
+        self.scheduler = scheduler
+        self.configuration = configuration
+    }
+
+    /// C3: validates the whole directory first; applies nothing if any file is bad. Running apps keep their
+    /// state; only new apps apply live, everything else is reported as needing a restart.
+    func reload(dryRun: Bool, timeline: Timeline) -> Result<ReloadReport, ControlErrorPayload> {
+        let new: RunwayConfiguration
+        do {
+            new = try ConfigLoader.load(directory: self.configuration.directory)
+        } catch {
+            timeline.note(nil, "reload refused, nothing applied: \(error)")
+            return .failure(ControlErrorPayload(code: "reloadFailed", message: "nothing applied: \(error)"))
+        }
+        let diff = ConfigDiff(current: self.configuration, new: new)
+        if !dryRun {
+            for app in diff.added {
+                do throws(SchedulerError) {
+                    try registerApp(app, on: self.scheduler)
+                    self.configuration.apps.append(app)
+                } catch {
+                    timeline.note(app.descriptor.id, "reload: not registered: \(error)")
+                }
+            }
+        }
+        let report = ReloadReport(applied: !dryRun, live: diff.live, needsRestart: diff.needsRestart)
+        let verb = dryRun ? "reload dry run" : "reloaded"
+        timeline.note(nil, "\(verb): \(diff.live.count) live change(s), \(diff.needsRestart.count) needing a restart")
+        for change in diff.live { timeline.note(nil, "  live: \(change)") }
+        for change in diff.needsRestart { timeline.note(nil, "  needs restart: \(change)") }
+        return .success(report)
+    }
+}
+
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

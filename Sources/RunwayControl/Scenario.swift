@@ -1,0 +1,158 @@
+import Foundation
+import RunwayConfig
+import RunwayCore
+
+/// A scripted list of timed actions (SPEC K3), read from a JSON Lines file: one JSON object per line, blank
+/// lines and lines starting with `#` ignored. Format reference: Docs/Scenarios.md.
+///
+/// ```
+/// # S12: a task that ignores its expiration warning is terminated at the deadline.
+/// {"at": 0,   "app": "com.example.sync", "do": "launch"}
+/// {"at": 0.5, "app": "com.example.sync", "do": "beginTask", "task": "full-sync"}
+/// {"at": 0.5, "app": "com.example.sync", "do": "home"}
+/// {"at": 5,   "app": "com.example.sync", "expect": "notRunning", "reason": "budgetOverrun"}
+/// ```
+public struct Scenario: Sendable {
+    public struct Step: Sendable {
+        public enum Action: Sendable, Equatable {
+            case lifecycle(Command)
+            case userAction(UserAction)
+            /// Begin a background task with this name on the app's behalf.
+            case beginTask(String)
+            /// End the oldest outstanding task begun by this scenario with this name (any name when nil).
+            case endTask(String?)
+            case extend(TimeSpan)
+            case expire
+            case purge
+            case memoryWarning
+            /// Check the app's state (and, for `notRunning`, its last termination reason).
+            case expect(AppState, reason: String?)
+        }
+
+        /// Seconds after the scenario starts.
+        public var at: Double
+        public var app: AppID?
+        public var action: Action
+        /// Where it was read: `file:line`.
+        public var location: String
+    }
+
+    public var file: String
+    /// In time order (equal times keep file order).
+    public var steps: [Step]
+
+    /// Seconds from the start to the last step.
+    public var duration: Double { self.steps.last?.at ?? 0 }
+
+    /// What `do` may name besides lifecycle commands and user actions.
+    static let operations = ["beginTask", "endTask", "extend", "expire", "purge", "memoryWarning"]
+    static let keys: Set<String> = ["at", "app", "do", "task", "seconds", "expect", "reason"]
+
+    /// Reads and checks a scenario against the apps of `configuration`.
+    ///
+    /// - Throws: `ScenarioError` naming the file, the line and the field, what was found and what was expected.
+    public static func load(file: String, configuration: RunwayConfiguration) throws(ScenarioError) -> Scenario {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ScenarioError(location: file, message: "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(location: file, message: "not UTF-8 text")
+        }
+        let apps = Set(configuration.apps.map(\.descriptor.id))
+        var steps: [Step] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let location = "\(file):\(index + 1)"
+            steps.append(try self.step(String(line), location: location, apps: apps, directory: configuration.directory))
+        }
+        guard !steps.isEmpty else { throw ScenarioError(location: file, message: "no steps (every line is blank or a comment)") }
+        let ordered = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        return Scenario(file: file, steps: ordered)
+    }
+
+    private static func step(_ line: String, location: String, apps: Set<AppID>, directory: String) throws(ScenarioError) -> Step {
+        func fail(_ message: String) -> ScenarioError { ScenarioError(location: location, message: message) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else {
+            throw fail("not valid JSON (each line is one JSON object)")
+        }
+        guard let fields = object as? [String: Any] else { throw fail("expected a JSON object, found \(type(of: object))") }
+        if let unknown = fields.keys.sorted().first(where: { !self.keys.contains($0) }) {
+            throw fail("unknown field '\(unknown)'; expected \(self.keys.sorted().joined(separator: ", "))")
+        }
+        func string(_ key: String) throws(ScenarioError) -> String? {
+            guard let value = fields[key] else { return nil }
+            guard let text = value as? String, !text.isEmpty else { throw fail("field '\(key)': expected a non-empty string, found \(value)") }
+            return text
+        }
+        func number(_ key: String) throws(ScenarioError) -> Double? {
+            guard let value = fields[key] else { return nil }
+            guard let number = value as? NSNumber, !(value is Bool), number.doubleValue.isFinite else {
+                throw fail("field '\(key)': expected a number of seconds, found \(value)")
+            }
+            return number.doubleValue
+        }
+        guard let at = try number("at") else { throw fail("field 'at' is missing: seconds after the start, >= 0") }
+        guard at >= 0, at <= 3_600 else { throw fail("field 'at': expected seconds in 0...3600, found \(at)") }
+        var app: AppID?
+        if let name = try string("app") {
+            guard apps.contains(AppID(name)) else {
+                throw fail("field 'app': no app '\(name)' in \(directory)/Apps; known: \(apps.sorted().map(\.bundleIdentifier).joined(separator: ", "))")
+            }
+            app = AppID(name)
+        }
+        let action: Step.Action
+        switch (try string("do"), try string("expect")) {
+        case (nil, nil), (.some, .some):
+            throw fail("exactly one of 'do' (an action) and 'expect' (a state to check) is needed")
+        case (nil, .some(let state)):
+            guard let state = AppState(rawValue: state) else {
+                throw fail("field 'expect': unknown state '\(state)'; expected \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            action = .expect(state, reason: try string("reason"))
+        case (.some(let name), nil):
+            action = try self.action(name, task: try string("task"), seconds: try number("seconds"), fail: fail)
+        }
+        switch action {
+        case .purge, .memoryWarning: break
+        default:
+            if app == nil { throw fail("field 'app' is missing: this step needs the bundle identifier of an app") }
+        }
+        return Step(at: at, app: app, action: action, location: location)
+    }
+
+    private static func action(
+        _ name: String,
+        task: String?,
+        seconds: Double?,
+        fail: (String) -> ScenarioError
+    ) throws(ScenarioError) -> Step.Action {
+        if let command = Command(rawValue: name) { return .lifecycle(command) }
+        if let action = UserAction(rawValue: name) { return .userAction(action) }
+        switch name {
+        case "beginTask":
+            guard let task else { throw fail("field 'task' is missing: beginTask needs the task's name") }
+            return .beginTask(task)
+        case "endTask": return .endTask(task)
+        case "extend":
+            guard let seconds, seconds > 0, let span = TimeSpan.seconds(seconds) else {
+                throw fail("field 'seconds': extend needs a number of seconds > 0")
+            }
+            return .extend(span)
+        case "expire": return .expire
+        case "purge": return .purge
+        case "memoryWarning": return .memoryWarning
+        default:
+            let known = Command.allCases.map(\.rawValue) + UserAction.allCases.map(\.rawValue) + self.operations
+            throw fail("field 'do': unknown action '\(name)'; expected one of \(known.joined(separator: ", "))")
+        }
+    }
+}
+
+/// A scenario file that cannot be played: where (`file:line`) and what is wrong.
+public struct ScenarioError: Error, CustomStringConvertible {
+    public var location: String
+    public var message: String
+
+    public var description: String { "\(self.location): \(self.message)" }
+}

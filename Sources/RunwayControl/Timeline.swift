@@ -1,0 +1,45 @@
+import Foundation
+import Runway
+import RunwayCore
+
+/// The daemon's live timeline on standard output: one line per transition, scenario step and daemon event,
+/// prefixed with the scheduler's clock (seconds since the daemon started) and the app, in columns.
+///
+/// Thread-safe: each line is written with one `FileHandle.write`.
+struct Timeline: Sendable {
+    let scheduler: RunwayScheduler
+    /// Width of the app column (the longest bundle identifier).
+    let appWidth: Int
+
+    /// `t=1.000s   com.example.sync      active -> background  [command(enterBackground)]  {...}`
+    func transition(_ event: TransitionEvent) {
+        self.write(event.at, event.app, TimelineText.transition(event))
+    }
+
+    /// A line about an app (or the daemon when nil), at the scheduler's current time.
+    func note(_ app: AppID?, _ text: String) {
+        self.write(self.scheduler.now(), app, text)
+    }
+
+    private func write(_ at: Instant, _ app: AppID?, _ text: String) {
+        let name = app?.bundleIdentifier ?? ""
+        let line = "\(at.description.padded(to: 10)) \(name.padded(to: self.appWidth))  \(text)\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+    }
+}
+
+/// Timeline texts shared by the daemon and `runway demo`'s simulated timeline.
+public enum TimelineText {
+    /// `active -> background  [command(enterBackground)]  {willResignActive, didEnterBackground}`
+    public static func transition(_ event: TransitionEvent) -> String {
+        let messages = event.messages.isEmpty ? "" : "  {\(event.messages.map(\.description).joined(separator: ", "))}"
+        let exit = event.exit.map { "  \($0)" } ?? ""
+        return "\(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"
+    }
+}
+
+extension String {
+    func padded(to width: Int) -> String {
+        self.count >= width ? self : self + String(repeating: " ", count: width - self.count)
+    }
+}
