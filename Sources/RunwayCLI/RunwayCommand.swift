@@ -11,9 +11,18 @@ struct RunwayCommand: AsyncParsableCommand {
             may ask for extra time (background tasks) under a budget; the scheduler warns through expiration \
             handlers and suspends or terminates the app when time runs out. See README.md and Docs/.
 
-            Exit codes: 0 success, 1 a check failed (bad config, demo outcome), 64 bad usage.
+            The daemon: `runway run --config DIR` in one terminal; `runway status`, `runway events`, the app \
+            commands and `runway reload` in another (they find the control socket through --config or --socket).
+
+            Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
+            unknown app, illegal command); 64 bad usage; 69 no daemon listens on the control socket; 77 \
+            permission denied on the control socket. `runway status APP` exits 10 notRunning, 11 inactive, \
+            12 active, 13 background, 14 suspended, 15 terminating.
             """,
-        subcommands: [ValidateCommand.self, DemoCommand.self]
+        subcommands: [
+            ValidateCommand.self, DemoCommand.self, RunCommand.self, StatusCommand.self, EventsCommand.self,
+            ReloadCommand.self, ExtendCommand.self, ExpireCommand.self,
+        ] + appCommands
     )
 }
 

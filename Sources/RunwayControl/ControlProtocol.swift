@@ -12,7 +12,7 @@ public enum ControlProtocol {
     public static let maxLineBytes = 65_536
 
     /// One line: compact JSON with sorted keys, then a newline.
-    static func line(_ value: some Encodable) -> [UInt8] {
+    public static func encodedLine(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every value here is plain data (strings, numbers, arrays): encoding cannot fail.

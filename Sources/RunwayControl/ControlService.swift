@@ -32,7 +32,7 @@ final class ControlService: @unchecked Sendable {
         let server = ControlSocketServer(
             loop: self.scheduler.loopThread,
             path: path,
-            refusalLine: { refusal in ControlProtocol.line(ControlService.refusalReply(refusal)) },
+            refusalLine: { refusal in ControlProtocol.encodedLine(ControlService.refusalReply(refusal)) },
             onEvent: { [weak self] event in self?.handle(event) }
         )
         let result: Result<Void, ControlSocketError>? = self.scheduler.runOnLoop {
@@ -72,14 +72,14 @@ final class ControlService: @unchecked Sendable {
         switch event {
         case .line(let connection, let bytes):
             if let reply = self.reply(to: bytes, from: connection) {
-                self.server?.send(ControlProtocol.line(reply), to: connection)
+                self.server?.send(ControlProtocol.encodedLine(reply), to: connection)
             }
         case .lineTooLong(let connection, let limit):
             let reply = ControlReply.failure(
                 "lineTooLong",
                 "request line longer than \(limit) bytes; it was discarded up to its newline"
             )
-            self.server?.send(ControlProtocol.line(reply), to: connection)
+            self.server?.send(ControlProtocol.encodedLine(reply), to: connection)
         case .closed(let connection):
             self.subscribers.remove(connection)
         }
@@ -87,7 +87,7 @@ final class ControlService: @unchecked Sendable {
 
     private func broadcast(_ event: TransitionEvent) {
         guard let server = self.server, !self.subscribers.isEmpty else { return }
-        let line = ControlProtocol.line(ControlEventLine(event: TransitionPayload(event)))
+        let line = ControlProtocol.encodedLine(ControlEventLine(event: TransitionPayload(event)))
         for subscriber in self.subscribers { server.send(line, to: subscriber) }
     }
 
@@ -186,7 +186,7 @@ final class ControlService: @unchecked Sendable {
             case .failure(let error):
                 reply = .failure(error.code, error.message, id: id)
             }
-            let line = ControlProtocol.line(reply)
+            let line = ControlProtocol.encodedLine(reply)
             _ = scheduler.runOnLoop { [weak self] in self?.server?.send(line, to: connection) }
         }
     }
@@ -200,23 +200,17 @@ final class ControlService: @unchecked Sendable {
         }
         do {
             return .success(try JSONDecoder().decode(ControlRequest.self, from: data))
-        } catch DecodingError.keyNotFound(let key, _) {
-            return .failure(ControlErrorPayload(code: "invalidRequest", message: "field '\(key.stringValue)' is missing"))
-        } catch DecodingError.typeMismatch(let type, let context) {
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            let message = field.isEmpty
-                ? "expected a JSON object with a 'command' field"
-                : "field '\(field)': expected \(Self.jsonTypeName(type))"
-            return .failure(ControlErrorPayload(code: "invalidRequest", message: message))
-        } catch DecodingError.valueNotFound(let type, let context) {
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return .failure(ControlErrorPayload(code: "invalidRequest", message: "field '\(field)': expected \(Self.jsonTypeName(type)), found null"))
         } catch {
-            return .failure(ControlErrorPayload(code: "invalidRequest", message: "\(error)"))
+            return .failure(ControlErrorPayload(code: "invalidRequest", message: fieldProblem(error)))
         }
     }
+}
 
-    private static func jsonTypeName(_ type: Any.Type) -> String {
+/// What is wrong with a JSON object that JSONDecoder refused, naming the field: "field 'seconds': expected a
+/// number". Shared by control requests and scenario steps.
+func fieldProblem(_ error: any Error) -> String {
+    func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
+    func typeName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: return "a string"
         case is Int.Type: return "an integer"
@@ -224,5 +218,16 @@ final class ControlService: @unchecked Sendable {
         case is Bool.Type: return "true or false"
         default: return "a JSON object"
         }
+    }
+    switch error {
+    case DecodingError.keyNotFound(let key, _):
+        return "field '\(key.stringValue)' is missing"
+    case DecodingError.typeMismatch(let type, let context):
+        let name = field(context.codingPath)
+        return name.isEmpty ? "expected a JSON object" : "field '\(name)': expected \(typeName(type))"
+    case DecodingError.valueNotFound(let type, let context):
+        return "field '\(field(context.codingPath))': expected \(typeName(type)), found null"
+    default:
+        return "\(error)"
     }
 }

@@ -119,18 +119,18 @@ public enum Daemon {
         if signalStatus != 0 { printError("warning: signal handling could not be installed (status \(signalStatus))") }
 
         let settings = configuration.settings
-        print(
+        printOut(
             "runway daemon pid \(getpid()): config \(configuration.directory) (\(configuration.apps.count) apps), "
                 + "control socket \(socketPath) (mode 0600)"
         )
-        print(
+        printOut(
             "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
                 + "termination grace \(settings.terminationGrace), overrun \(settings.overrunPolicy.rawValue); "
                 + "SIGINT/SIGTERM stop, SIGHUP reloads"
         )
-        if let note = standInNote(configuration.apps) { print("  \(note)") }
+        if let note = standInNote(configuration.apps) { printOut("  \(note)") }
         if let scenario {
-            print("  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping")
+            printOut("  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping")
         }
 
         let outcome = await Self.waitForStop(
@@ -144,13 +144,13 @@ public enum Daemon {
         await scheduler.shutdown()
         _ = unlink(socketPath)
         signalContinuation.finish()
-        print("runway daemon stopped: every app is notRunning")
+        printOut("runway daemon stopped: every app is notRunning")
         if !outcome.failures.isEmpty {
             printError("scenario failed: \(outcome.failures.count) step(s):")
             for failure in outcome.failures { printError("  \(failure)") }
             return DaemonExit.failure
         }
-        if scenario != nil { print("scenario \(options.scenario ?? ""): every step held") }
+        if scenario != nil { printOut("scenario \(options.scenario ?? ""): every step held") }
         return DaemonExit.success
     }
 
@@ -239,6 +239,11 @@ actor DaemonState {
         for change in diff.needsRestart { timeline.note(nil, "  needs restart: \(change)") }
         return .success(report)
     }
+}
+
+/// Standard output, unbuffered: daemon lines interleave in order with the timeline's.
+func printOut(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 func printError(_ line: String) {

@@ -73,45 +73,45 @@ public struct Scenario: Sendable {
 
     private static func step(_ line: String, location: String, apps: Set<AppID>, directory: String) throws(ScenarioError) -> Step {
         func fail(_ message: String) -> ScenarioError { ScenarioError(location: location, message: message) }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else {
+        let data = Data(line.utf8)
+        guard let object = try? JSONSerialization.jsonObject(with: data) else {
             throw fail("not valid JSON (each line is one JSON object)")
         }
-        guard let fields = object as? [String: Any] else { throw fail("expected a JSON object, found \(type(of: object))") }
+        guard let fields = object as? [String: Any] else { throw fail("expected a JSON object") }
         if let unknown = fields.keys.sorted().first(where: { !self.keys.contains($0) }) {
             throw fail("unknown field '\(unknown)'; expected \(self.keys.sorted().joined(separator: ", "))")
         }
-        func string(_ key: String) throws(ScenarioError) -> String? {
-            guard let value = fields[key] else { return nil }
-            guard let text = value as? String, !text.isEmpty else { throw fail("field '\(key)': expected a non-empty string, found \(value)") }
-            return text
+        let raw: RawStep
+        do {
+            raw = try JSONDecoder().decode(RawStep.self, from: data)
+        } catch {
+            throw fail(fieldProblem(error))
         }
-        func number(_ key: String) throws(ScenarioError) -> Double? {
-            guard let value = fields[key] else { return nil }
-            guard let number = value as? NSNumber, !(value is Bool), number.doubleValue.isFinite else {
-                throw fail("field '\(key)': expected a number of seconds, found \(value)")
-            }
-            return number.doubleValue
+        func string(_ value: String?, _ key: String) throws(ScenarioError) -> String? {
+            guard let value else { return nil }
+            guard !value.isEmpty else { throw fail("field '\(key)': expected a non-empty string") }
+            return value
         }
-        guard let at = try number("at") else { throw fail("field 'at' is missing: seconds after the start, >= 0") }
+        guard let at = raw.at else { throw fail("field 'at' is missing: seconds after the start, >= 0") }
         guard at >= 0, at <= 3_600 else { throw fail("field 'at': expected seconds in 0...3600, found \(at)") }
         var app: AppID?
-        if let name = try string("app") {
+        if let name = try string(raw.app, "app") {
             guard apps.contains(AppID(name)) else {
                 throw fail("field 'app': no app '\(name)' in \(directory)/Apps; known: \(apps.sorted().map(\.bundleIdentifier).joined(separator: ", "))")
             }
             app = AppID(name)
         }
         let action: Step.Action
-        switch (try string("do"), try string("expect")) {
+        switch (try string(raw.do, "do"), try string(raw.expect, "expect")) {
         case (nil, nil), (.some, .some):
             throw fail("exactly one of 'do' (an action) and 'expect' (a state to check) is needed")
         case (nil, .some(let state)):
             guard let state = AppState(rawValue: state) else {
                 throw fail("field 'expect': unknown state '\(state)'; expected \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            action = .expect(state, reason: try string("reason"))
+            action = .expect(state, reason: try string(raw.reason, "reason"))
         case (.some(let name), nil):
-            action = try self.action(name, task: try string("task"), seconds: try number("seconds"), fail: fail)
+            action = try self.action(name, task: try string(raw.task, "task"), seconds: raw.seconds, fail: fail)
         }
         switch action {
         case .purge, .memoryWarning: break
@@ -147,6 +147,17 @@ public struct Scenario: Sendable {
             throw fail("field 'do': unknown action '\(name)'; expected one of \(known.joined(separator: ", "))")
         }
     }
+}
+
+/// One line as written; `Scenario.step` checks it.
+private struct RawStep: Decodable {
+    var at: Double?
+    var app: String?
+    var `do`: String?
+    var task: String?
+    var seconds: Double?
+    var expect: String?
+    var reason: String?
 }
 
 /// A scenario file that cannot be played: where (`file:line`) and what is wrong.

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import RunwayConfig
+import RunwayControl
+
+/// Exit statuses of the commands that talk to the daemon (documented in `runway --help` and README).
+enum ControlExit {
+    /// The daemon refused the request (unknown app, illegal command, ...): the error is printed.
+    static let refused: Int32 = 1
+    /// No daemon listens on the socket, or it closed the connection.
+    static let unreachable: Int32 = 69
+    /// The socket (or the daemon's SO_PEERCRED check) refused this user.
+    static let permissionDenied: Int32 = 77
+}
+
+/// Where the daemon's control socket is: `--socket`, else `ControlSocket` of `--config DIR/Runway.plist`, else
+/// the default path for this user.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The daemon's control socket (overrides the configuration).", valueName: "path"))
+    var socket: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Read ControlSocket from DIR/Runway.plist (default Config, when it exists).", valueName: "dir")
+    )
+    var config: String = "Config"
+
+    var socketPath: String {
+        if let socket { return socket }
+        if FileManager.default.fileExists(atPath: self.config),
+            let configuration = try? ConfigLoader.load(directory: self.config)
+        {
+            return configuration.daemon.controlSocketPath
+        }
+        return DaemonSettings.defaultControlSocketPath()
+    }
+
+    /// Connects, or prints why not and exits 69 (unreachable) or 77 (permission denied).
+    func connect() throws -> ControlClient {
+        do throws(ControlClientError) {
+            return try ControlClient(path: self.socketPath)
+        } catch {
+            throw clientFailure(error)
+        }
+    }
+
+    /// Sends one request; an error reply is printed and exits with its status (77 for peerNotAllowed, else 1).
+    func request(_ request: ControlRequest) throws -> ControlReply {
+        let client = try self.connect()
+        let reply: ControlReply
+        do throws(ControlClientError) {
+            reply = try client.request(request)
+        } catch {
+            throw clientFailure(error)
+        }
+        if let error = reply.error {
+            printError("error: \(error.message)")
+            throw ExitCode(error.code == "peerNotAllowed" ? ControlExit.permissionDenied : ControlExit.refused)
+        }
+        return reply
+    }
+}
+
+func clientFailure(_ error: ControlClientError) -> ExitCode {
+    printError("error: \(error)")
+    switch error.kind {
+    case .permissionDenied: return ExitCode(ControlExit.permissionDenied)
+    case .unreachable, .badReply: return ExitCode(ControlExit.unreachable)
+    }
+}
+
+/// Writes to standard output at once (unbuffered), for output that streams or redraws.
+func writeOut(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import RunwayControl
+
+/// `runway run --config DIR [--scenario FILE]`: the daemon in the foreground.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the daemon in the foreground with a live timeline of transitions.",
+        discussion: """
+            Loads and validates the whole configuration directory, registers every app in notRunning, serves the \
+            control socket (ControlSocket in Runway.plist, mode 0600, see Docs/ControlProtocol.md) and prints one \
+            line per transition. Drive it from another terminal with `runway status`, `runway launch APP`, ...
+
+            Signals: SIGINT or SIGTERM stop the daemon: every app is terminated by the terminate rows of the spec, \
+            in parallel, and the daemon exits when all are gone. SIGHUP reloads the configuration like \
+            `runway reload`: the whole directory is validated first and nothing is applied if a file is bad; new \
+            apps are registered at once, other changes need a restart (running apps keep their state).
+
+            --scenario FILE plays a scripted list of timed actions (Docs/Scenarios.md; Config/Scenarios has one \
+            per seed scenario) and stops the daemon when it is done.
+
+            Exit codes: 0 stopped cleanly (and every scenario step held); 1 bad configuration or scenario, or a \
+            scenario step failed; 69 the control socket could not be set up (another daemon serves it).
+            """
+    )
+
+    @OptionGroup var options: ConfigOptions
+
+    @Option(help: ArgumentHelp("Play this scenario file, then stop.", valueName: "file"))
+    var scenario: String?
+
+    @Option(help: ArgumentHelp("Serve the control socket here instead of ControlSocket.", valueName: "path"))
+    var socket: String?
+
+    @Flag(help: "Log the scheduler's decisions (info level) to standard error.")
+    var verbose = false
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let status = await Daemon.run(
+            DaemonOptions(
+                config: self.options.config,
+                scenario: self.scenario,
+                socket: self.socket,
+                logLevel: self.verbose ? .info : .notice
+            )
+        )
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// `runway reload [--dry-run]`.
+struct ReloadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reload",
+        abstract: "Reload the daemon's configuration (like SIGHUP).",
+        discussion: """
+            The daemon validates its whole configuration directory first and applies nothing if any file is bad \
+            (the error names the file, key and expected value; exit 1). New apps are registered at once; changed \
+            settings, changed or removed apps need a restart and keep their running values. --dry-run prints \
+            both lists without applying anything.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print what would change, apply nothing.")
+    var dryRun = false
+
+    func run() throws {
+        let reply = try self.connection.request(ControlRequest(command: "reload", dryRun: self.dryRun))
+        guard let report = reply.reload else { return }
+        print(report.applied ? "reloaded:" : "dry run (nothing applied):")
+        print("  applies live: \(report.live.isEmpty ? "nothing" : "")")
+        for change in report.live { print("    \(change)") }
+        print("  needs a restart: \(report.needsRestart.isEmpty ? "nothing" : "")")
+        for change in report.needsRestart { print("    \(change)") }
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import RunwayControl
+
+/// `runway status [APP] [--json] [--watch]` (K2).
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
+        discussion: """
+            The table has one row per app: state (with "terminating (reason)" while a termination runs), pid and \
+            suspension mechanism of process apps, time in state, background budget left ("unlimited" in the \
+            foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
+            background tasks as #id name (age). --json prints the daemon's reply (Docs/ControlProtocol.md). \
+            --watch redraws the table in place every --interval seconds until interrupted.
+
+            Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
+            14 suspended, 15 terminating (any state). Without APP: 0. Either way: 1 unknown app or another refusal, \
+            69 no daemon, 77 permission denied.
+            """
+    )
+
+    /// `runway status APP` exits with one of these; documented above and in README.
+    static let exitCodes: [String: Int32] = [
+        "notRunning": 10, "inactive": 11, "active": 12, "background": 13, "suspended": 14,
+    ]
+    static let terminatingExitCode: Int32 = 15
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: "Only this app (bundle identifier).")
+    var app: String?
+
+    @Flag(help: "Print the daemon's JSON reply.")
+    var json = false
+
+    @Flag(help: "Redraw in place until interrupted.")
+    var watch = false
+
+    @Option(help: ArgumentHelp("Seconds between redraws with --watch.", valueName: "seconds"))
+    var interval: Double = 1
+
+    func validate() throws {
+        guard self.interval >= 0.1, self.interval <= 3_600 else {
+            throw ValidationError("--interval must be within 0.1...3600 seconds, got \(self.interval)")
+        }
+    }
+
+    func run() throws {
+        let request = ControlRequest(command: "status", app: self.app)
+        guard self.watch else {
+            let reply = try self.connection.request(request)
+            writeOut(self.json ? self.jsonText(reply) + "\n" : StatusTable.render(reply))
+            if let app = self.app, let row = reply.apps?.first(where: { $0.app == app }) {
+                throw ExitCode(row.terminating != nil ? Self.terminatingExitCode : Self.exitCodes[row.state] ?? 1)
+            }
+            return
+        }
+        let client = try self.connection.connect()
+        let terminal = isatty(STDOUT_FILENO) == 1
+        while true {
+            let reply: ControlReply
+            do throws(ControlClientError) {
+                reply = try client.request(request)
+            } catch {
+                throw clientFailure(error)
+            }
+            if let error = reply.error {
+                printError("error: \(error.message)")
+                throw ExitCode(ControlExit.refused)
+            }
+            let text = self.json ? self.jsonText(reply) + "\n" : StatusTable.render(reply)
+            // Home, clear to the end of the screen: the table is redrawn in place without scrolling.
+            writeOut(terminal ? "\u{1B}[H\u{1B}[2J" + text : text + "\n")
+            Thread.sleep(forTimeInterval: self.interval)
+        }
+    }
+
+    private func jsonText(_ reply: ControlReply) -> String {
+        String(decoding: ControlProtocol.encodedLine(reply).dropLast(), as: UTF8.self)
+    }
+}
+
+/// The status table.
+enum StatusTable {
+    static func render(_ reply: ControlReply) -> String {
+        var lines: [String] = []
+        if let daemon = reply.daemon {
+            lines.append(
+                "runway daemon pid \(daemon.pid), config \(daemon.config), up \(seconds(daemon.uptimeSeconds)), "
+                    + "socket \(daemon.socket)"
+            )
+        }
+        let header = ["APP", "STATE", "PID", "SUSPEND", "IN STATE", "BUDGET LEFT", "DEADLINE", "TASKS"]
+        var rows: [[String]] = [header]
+        for app in reply.apps ?? [] {
+            var state = app.state
+            if let reason = app.terminating { state += " (terminating: \(reason))" }
+            if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
+            let suspension = app.suspension.map { $0 + (app.suspensionConfirmed == true ? "" : "?") } ?? "-"
+            let budget: String
+            switch (app.budgetRemainingSeconds, app.state) {
+            case (nil, "notRunning"), (nil, "suspended"): budget = "-"
+            case (nil, _): budget = "unlimited"
+            case (let left?, _): budget = seconds(left)
+            }
+            let deadline = app.deadlineAtSeconds.map { "t=" + seconds($0) } ?? "-"
+            let tasks = app.tasks.isEmpty
+                ? "-"
+                : app.tasks.map { "#\($0.id) \($0.name) (\(seconds($0.ageSeconds)))" }.joined(separator: ", ")
+            rows.append([
+                app.app, state, app.pid.map(String.init) ?? "-", suspension, seconds(app.timeInStateSeconds), budget,
+                deadline, tasks,
+            ])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            lines.append(cells.joined(separator: "  "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `12.3s`
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.1fs", value)
+    }
+}
+
+/// `runway events [--json]`: the live stream of transitions (K2).
+struct EventsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Stream transitions live until the daemon stops or you interrupt.",
+        discussion: """
+            One line per transition: the daemon's clock, the app, from -> to, the cause and the messages sent. \
+            --json prints the protocol's event lines ({"v":1,"event":{...}}, Docs/ControlProtocol.md). Exits 0 \
+            when the daemon stops.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print the event lines as JSON.")
+    var json = false
+
+    func run() throws {
+        let client = try self.connection.connect()
+        let reply: ControlReply
+        do throws(ControlClientError) {
+            reply = try client.request(ControlRequest(command: "events"))
+        } catch {
+            throw clientFailure(error)
+        }
+        if let error = reply.error {
+            printError("error: \(error.message)")
+            throw ExitCode(ControlExit.refused)
+        }
+        do throws(ControlClientError) {
+            while let line = try client.readLine() {
+                writeOut(try self.text(for: line) + "\n")
+            }
+        } catch {
+            throw clientFailure(error)
+        }
+    }
+
+    private func text(for line: [UInt8]) throws(ControlClientError) -> String {
+        if self.json { return String(decoding: line, as: UTF8.self) }
+        let event = try ControlClient.decode(ControlEventLine.self, line).event
+        let messages = event.messages.isEmpty ? "" : "  {\(event.messages.joined(separator: ", "))}"
+        let exit = event.exit.map { "  \($0)" } ?? ""
+        let at = String(format: "t=%.3fs", event.atSeconds)
+        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A blocking client of the control socket, for the CLI and tests. Not thread-safe: one user at a time.
+public final class ControlClient {
+    private let fd: Int32
+    private var buffered: [UInt8] = []
+    /// Longest reply line accepted (status of many apps stays far below it).
+    public static let maxReplyBytes = 16 << 20
+
+    /// Connects to the daemon's socket.
+    ///
+    /// - Throws: `ControlClientError` saying whether no daemon listens, the socket is not ours, or the path
+    ///   is bad.
+    public init(path: String) throws(ControlClientError) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ControlClientError(.unreachable, "socket() failed: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path) - 1
+        guard path.utf8.count <= capacity else {
+            _ = close(fd)
+            throw ControlClientError(.unreachable, "control socket path \(path) is longer than \(capacity) bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
+        }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard status == 0 else {
+            let error = errno
+            _ = close(fd)
+            switch error {
+            case ENOENT, ECONNREFUSED:
+                throw ControlClientError(.unreachable, "no daemon is listening on \(path) (start one with `runway run`)")
+            case EACCES, EPERM:
+                throw ControlClientError(
+                    .permissionDenied,
+                    "permission denied on \(path): the socket is mode 0600, for the daemon's user and root only"
+                )
+            default:
+                throw ControlClientError(.unreachable, "cannot connect to \(path): \(String(cString: strerror(error)))")
+            }
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        _ = close(self.fd)
+    }
+
+    /// Sends one request and reads its reply line.
+    public func request(_ request: ControlRequest) throws(ControlClientError) -> ControlReply {
+        try self.send(ControlProtocol.encodedLine(request))
+        guard let line = try self.readLine() else {
+            throw ControlClientError(.unreachable, "the daemon closed the connection without replying")
+        }
+        return try Self.decode(ControlReply.self, line)
+    }
+
+    /// Writes raw bytes (tests send malformed input with it).
+    public func send(_ bytes: [UInt8]) throws(ControlClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(self.fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ControlClientError(.unreachable, "write to the daemon failed: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// The next line from the daemon without its newline, or nil when it closed the connection.
+    public func readLine() throws(ControlClientError) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            if let newline = self.buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(self.buffered[..<newline])
+                self.buffered.removeSubrange(...newline)
+                return line
+            }
+            guard self.buffered.count <= Self.maxReplyBytes else {
+                throw ControlClientError(.badReply, "a reply line is longer than \(Self.maxReplyBytes) bytes")
+            }
+            let count = chunk.withUnsafeMutableBytes { read(self.fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == ECONNRESET { return nil }
+                throw ControlClientError(.unreachable, "read from the daemon failed: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return nil }
+            self.buffered.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, _ line: [UInt8]) throws(ControlClientError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(line))
+        } catch {
+            throw ControlClientError(.badReply, "unreadable reply from the daemon: \(String(decoding: line.prefix(200), as: UTF8.self))")
+        }
+    }
+}
+
+/// Why the client could not talk to the daemon.
+public struct ControlClientError: Error, CustomStringConvertible {
+    public enum Kind: Sendable {
+        case unreachable
+        case permissionDenied
+        case badReply
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { self.message }
+}
