@@ -70,7 +70,7 @@ let package = Package(
         ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
-        .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI", "RunwayTestKit"]),
+        .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI", "RunwayControl", "RunwayTestKit"]),
         .testTarget(
             name: "RunwayTests",
             dependencies: [

@@ -183,3 +183,43 @@ struct ExpireCommand: ParsableCommand {
         print("\(self.app): \(reply.state ?? "?"), budget expired")
     }
 }
+
+/// `runway begin-task APP NAME`: holds a background task on the app's behalf (for operators and demos).
+struct BeginTaskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "begin-task",
+        abstract: "Begin a background task on an app's behalf; prints its id.",
+        discussion: """
+            The daemon holds the task until `runway end-task APP ID` (or until the app stops). Its expiration \
+            warning shows in the daemon's timeline. Refused (exit 1, code taskRefused) when the app may not begin \
+            one: suspended, not running, terminating or out of budget (B1).
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The app's bundle identifier.") var app: String
+    @Argument(help: "The task's name, shown by status.") var name: String
+
+    func run() throws {
+        let reply = try self.connection.request(ControlRequest(command: "beginTask", app: self.app, task: self.name))
+        print("\(self.app): began task#\(reply.task.map(String.init) ?? "?") \"\(self.name)\"")
+    }
+}
+
+/// `runway end-task APP ID`.
+struct EndTaskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "end-task",
+        abstract: "End a background task begun with begin-task.",
+        discussion: "Ending an app's last task in the background suspends it at once (B5). Unknown, ended or another app's ids are refused (exit 1)."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The app's bundle identifier.") var app: String
+    @Argument(help: "The task id begin-task printed (the number after task#).") var id: UInt64
+
+    func run() throws {
+        let reply = try self.connection.request(ControlRequest(command: "endTask", app: self.app, taskID: self.id))
+        print("\(self.app): \(reply.state ?? "?")")
+    }
+}

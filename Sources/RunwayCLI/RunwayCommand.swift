@@ -21,7 +21,7 @@ struct RunwayCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ValidateCommand.self, DemoCommand.self, RunCommand.self, StatusCommand.self, EventsCommand.self,
-            ReloadCommand.self, ExtendCommand.self, ExpireCommand.self,
+            ReloadCommand.self, ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
         ] + appCommands
     )
 }

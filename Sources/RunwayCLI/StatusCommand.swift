@@ -158,6 +158,7 @@ struct EventsCommand: ParsableCommand {
             printError("error: \(error.message)")
             throw ExitCode(ControlExit.refused)
         }
+        printError("runway events: subscribed to \(self.connection.socketPath); one line per transition")
         do throws(ControlClientError) {
             while let line = try client.readLine() {
                 writeOut(try self.text(for: line) + "\n")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A blocking client of the control socket, for the CLI and tests. Not thread-safe: one user at a time.
 public final class ControlClient {
@@ -62,7 +65,8 @@ public final class ControlClient {
     public func send(_ bytes: [UInt8]) throws(ControlClientError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(self.fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a daemon that closed the connection is an EPIPE error here, not a SIGPIPE.
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw ControlClientError(.unreachable, "write to the daemon failed: \(String(cString: strerror(errno)))")

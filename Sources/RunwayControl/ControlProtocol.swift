@@ -35,14 +35,28 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var seconds: Double?
     /// For `reload`: report what would change without applying it.
     public var dryRun: Bool?
+    /// For `beginTask`: the task's name.
+    public var task: String?
+    /// For `endTask`: the id `beginTask` returned.
+    public var taskID: UInt64?
 
-    public init(command: String, app: String? = nil, seconds: Double? = nil, dryRun: Bool? = nil, id: Int? = nil) {
+    public init(
+        command: String,
+        app: String? = nil,
+        seconds: Double? = nil,
+        dryRun: Bool? = nil,
+        task: String? = nil,
+        taskID: UInt64? = nil,
+        id: Int? = nil
+    ) {
         self.v = ControlProtocol.version
         self.id = id
         self.command = command
         self.app = app
         self.seconds = seconds
         self.dryRun = dryRun
+        self.task = task
+        self.taskID = taskID
     }
 }
 
@@ -53,6 +67,9 @@ public enum ControlCommand: Hashable, Sendable {
     case reload
     case extend
     case expire
+    /// Begin a background task on the app's behalf (held by the daemon until `endTask`).
+    case beginTask
+    case endTask
     /// A lifecycle command of SPEC section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of SPEC section 4 (`home`, `lock`, ...).
@@ -65,6 +82,8 @@ public enum ControlCommand: Hashable, Sendable {
         case "reload": self = .reload
         case "extend": self = .extend
         case "expire": self = .expire
+        case "beginTask": self = .beginTask
+        case "endTask": self = .endTask
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -78,14 +97,14 @@ public enum ControlCommand: Hashable, Sendable {
 
     /// Every valid name, for the `unknownCommand` error.
     public static var allNames: [String] {
-        ["status", "events", "reload", "extend", "expire"] + Command.allCases.map(\.rawValue)
+        ["status", "events", "reload", "extend", "expire", "beginTask", "endTask"] + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
 
     var needsApp: Bool {
         switch self {
         case .status, .events, .reload: return false
-        case .extend, .expire, .lifecycle, .userAction: return true
+        case .extend, .expire, .beginTask, .endTask, .lifecycle, .userAction: return true
         }
     }
 }
@@ -104,6 +123,8 @@ public struct ControlReply: Codable, Hashable, Sendable {
     public var state: String?
     /// `reload`: what changed (or, with `dryRun`, would change).
     public var reload: ReloadReport?
+    /// `beginTask`: the new task's id.
+    public var task: UInt64?
     /// `events`: true; event lines follow until the client disconnects.
     public var subscribed: Bool?
 
@@ -126,6 +147,11 @@ public struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
     public var code: String
     /// For people: names the field, app, state or limit involved.
     public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 public struct DaemonInfo: Codable, Hashable, Sendable {

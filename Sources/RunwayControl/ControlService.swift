@@ -140,6 +140,28 @@ final class ControlService: @unchecked Sendable {
                 try self.scheduler.perform(action, on: app!)
             case .expire:
                 try self.scheduler.expireBudget(of: app!)
+            case .beginTask:
+                guard let name = request.task, !name.isEmpty, name.utf8.count <= 256 else {
+                    return .failure("invalidRequest", "field 'task': beginTask needs a task name of 1 to 256 bytes", id: id)
+                }
+                let task = self.scheduler.beginBackgroundTask(withName: name, for: app!)
+                guard task != .invalid else {
+                    let state = self.scheduler.status().first { $0.app == app }?.state.rawValue ?? "unregistered"
+                    return .failure(
+                        "taskRefused",
+                        "beginBackgroundTask returned invalid for \(app!) in state \(state) (see B1)",
+                        id: id
+                    )
+                }
+                var reply = ControlReply(id: id, ok: true)
+                reply.task = task.rawValue
+                reply.state = self.scheduler.status().first { $0.app == app }?.state.rawValue
+                return reply
+            case .endTask:
+                guard let raw = request.taskID else {
+                    return .failure("invalidRequest", "field 'taskID': endTask needs the id beginTask returned", id: id)
+                }
+                try self.scheduler.endBackgroundTask(BackgroundTaskID(rawValue: raw), for: app!)
             case .extend:
                 guard let seconds = request.seconds, seconds.isFinite, seconds > 0, seconds <= 86_400,
                     let span = TimeSpan.seconds(seconds)

@@ -1,0 +1,131 @@
+import Foundation
+import RunwayControl
+import RunwayTestKit
+import Testing
+
+// A `runway run` daemon started as a real process for the end-to-end tests, with its own configuration
+// directory and control socket, and helpers that wait on its output or its socket (never a fixed sleep).
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes; the timeout is generous, never a measurement.
+func waitUntil(
+    _ what: @autoclosure () -> String,
+    timeout: Duration = .seconds(20),
+    _ condition: () throws -> Bool
+) throws {
+    let deadline = ContinuousClock.now + timeout
+    while try !condition() {
+        guard ContinuousClock.now < deadline else { throw HarnessError(description: "timed out waiting for \(what())") }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
+final class DaemonProcess {
+    let config: TemporaryConfig
+    let socket: String
+    let process = Process()
+    let outputURL: URL
+
+    /// Writes a configuration with embedded apps (`apps`: identifier to extra plist keys), a short budget and the
+    /// control socket in the temporary directory, then starts `runway run` on it and waits for the socket.
+    init(
+        apps: [String: String] = ["com.example.alpha": "", "com.example.beta": ""],
+        settings: String = "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>",
+        arguments: [String] = []
+    ) throws {
+        self.config = try TemporaryConfig()
+        // Short, so that it fits sun_path (107 bytes) whatever TMPDIR is.
+        self.socket = "/tmp/runway-test-\(UUID().uuidString.prefix(8)).sock"
+        try self.config.write(
+            "Runway.plist",
+            plistXML(settings + "<key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(self.socket)</string>")
+        )
+        for (identifier, keys) in apps {
+            try self.config.writeApp("\(identifier).plist", identifier: identifier, keys)
+        }
+        self.outputURL = URL(fileURLWithPath: self.config.path + "/daemon-output.txt")
+        try Data().write(to: self.outputURL)
+        let output = try FileHandle(forWritingTo: self.outputURL)
+        self.process.executableURL = try RunwayBinary.executable()
+        self.process.arguments = ["run", "--config", self.config.path] + arguments
+        self.process.currentDirectoryURL = RunwayBinary.repositoryRoot()
+        self.process.standardInput = FileHandle.nullDevice
+        self.process.standardOutput = output
+        self.process.standardError = output
+        try self.process.run()
+        try output.close()
+        try waitUntil("the control socket \(self.socket)\n\(self.output)") {
+            guard self.process.isRunning else { throw HarnessError(description: "daemon exited early:\n\(self.output)") }
+            return (try? ControlClient(path: self.socket)) != nil
+        }
+    }
+
+    deinit {
+        if self.process.isRunning {
+            self.process.terminate()
+            self.process.waitUntilExit()
+        }
+        self.config.remove()
+        try? FileManager.default.removeItem(atPath: self.socket)
+    }
+
+    /// Everything the daemon printed so far (standard output and error).
+    var output: String {
+        (try? String(contentsOf: self.outputURL, encoding: .utf8)) ?? ""
+    }
+
+    /// Runs `runway ARGUMENTS --socket SOCKET`.
+    func cli(_ arguments: String...) throws -> RunResult {
+        try RunwayBinary.run(arguments + ["--socket", self.socket])
+    }
+
+    func client() throws -> ControlClient {
+        try ControlClient(path: self.socket)
+    }
+
+    /// One request on a fresh connection.
+    func request(_ request: ControlRequest) throws -> ControlReply {
+        try self.client().request(request)
+    }
+
+    func status(_ app: String) throws -> AppStatusPayload {
+        let reply = try self.request(ControlRequest(command: "status", app: app))
+        guard let row = reply.apps?.first else { throw HarnessError(description: "no status for \(app): \(reply)") }
+        return row
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
+        kill(self.process.processIdentifier, signal)
+        try waitUntil("the daemon to exit after signal \(signal)\n\(self.output)") { !self.process.isRunning }
+        return self.process.terminationStatus
+    }
+}
+
+/// A child process whose output goes to a file (for `runway events`, which runs until the daemon stops).
+final class BackgroundCommand {
+    let process = Process()
+    let outputURL: URL
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        self.outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("runway-bg-\(UUID().uuidString)")
+        try Data().write(to: self.outputURL)
+        let output = try FileHandle(forWritingTo: self.outputURL)
+        self.process.executableURL = executable
+        self.process.arguments = arguments
+        self.process.standardOutput = output
+        self.process.standardError = output
+        try self.process.run()
+        try output.close()
+    }
+
+    deinit {
+        if self.process.isRunning { self.process.terminate() }
+        try? FileManager.default.removeItem(at: self.outputURL)
+    }
+
+    var output: String { (try? String(contentsOf: self.outputURL, encoding: .utf8)) ?? "" }
+}

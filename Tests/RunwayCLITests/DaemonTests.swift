@@ -1,0 +1,298 @@
+import Foundation
+import RunwayControl
+import RunwayTestKit
+import Testing
+
+/// `runway run` as a real process, driven with the real CLI and raw socket clients (K1–K3, C3, P4).
+@Suite(.serialized) struct DaemonTests {
+    static let alpha = "com.example.alpha"
+
+    @Test func K2_statusEventsAndCommandsThroughTheCLI() throws {
+        let daemon = try DaemonProcess()
+        let events = try BackgroundCommand(try RunwayBinary.executable(), ["events", "--json", "--socket", daemon.socket])
+        // `runway events` says on standard error when its subscription is in place; nothing is missed after that.
+        try waitUntil("runway events to subscribe\n\(events.output)") { events.output.contains("subscribed") }
+        // A raw subscriber too, to wait on transitions in this test.
+        let barrier = try daemon.client()
+        #expect(try barrier.request(ControlRequest(command: "events")).subscribed == true)
+
+        var result = try daemon.cli("launch", Self.alpha)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "\(Self.alpha): active\n", "\(result)")
+        result = try daemon.cli("status", Self.alpha)
+        #expect(result.status == 12, "status APP exits 12 for active\n\(result)")
+
+        result = try daemon.cli("begin-task", Self.alpha, "upload")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("began task#1 \"upload\""), "\(result)")
+        result = try daemon.cli("home", Self.alpha)
+        #expect(result.stdout == "\(Self.alpha): background\n", "\(result)")
+
+        let before = try daemon.status(Self.alpha)
+        #expect(before.state == "background")
+        #expect(before.kind == "embedded")
+        #expect(before.tasks.map(\.name) == ["upload"])
+        #expect(before.tasks.map(\.id) == [1])
+        #expect((before.budgetRemainingSeconds ?? 0) > 25 && (before.budgetRemainingSeconds ?? 99) <= 30)
+        let deadline = try #require(before.deadlineAtSeconds)
+
+        // Operator override: the deadline moves exactly 5 s.
+        result = try daemon.cli("extend", Self.alpha, "5")
+        #expect(result.status == 0, "\(result)")
+        let extended = try #require(try daemon.status(Self.alpha).deadlineAtSeconds)
+        #expect(abs(extended - deadline - 5) < 1e-6, "deadline \(deadline) -> \(extended)")
+
+        // status --json is the protocol's reply.
+        result = try daemon.cli("status", "--json")
+        #expect(result.status == 0, "\(result)")
+        let reply = try ControlClient.decode(ControlReply.self, Array(result.stdoutData.dropLast()))
+        #expect(reply.apps?.map(\.app) == ["com.example.alpha", "com.example.beta"])
+        #expect(reply.apps?.map(\.state) == ["background", "notRunning"])
+        #expect(reply.daemon?.socket == daemon.socket)
+
+        // Expire with the task outstanding: OverrunPolicy terminate.
+        result = try daemon.cli("expire", Self.alpha)
+        #expect(result.status == 0, "\(result)")
+        while let line = try barrier.readLine() {
+            if try ControlClient.decode(ControlEventLine.self, line).event.to == "notRunning" { break }
+        }
+        result = try daemon.cli("status", Self.alpha)
+        #expect(result.status == 10, "status APP exits 10 for notRunning\n\(result)")
+        #expect(result.stdout.contains("notRunning (last: budgetOverrun)"), "\(result)")
+
+        // Refusals name the app, its state and the command; exit 1.
+        result = try daemon.cli("foreground", Self.alpha)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("illegalCommand: com.example.alpha cannot enterForeground in state notRunning"), "\(result)")
+        result = try daemon.cli("extend", Self.alpha, "3")
+        #expect(result.status == 1 && result.stderr.contains("noBudget"), "\(result)")
+        result = try daemon.cli("launch", "com.example.nope")
+        #expect(result.status == 1 && result.stderr.contains("no app 'com.example.nope'"), "\(result)")
+
+        // The events stream saw every transition, in order.
+        func eventLines() -> [Substring] { events.output.split(separator: "\n").filter { $0.hasPrefix("{") } }
+        try waitUntil("three transitions on `runway events --json`\n\(events.output)") { eventLines().count >= 3 }
+        let transitions = try eventLines().map {
+            try ControlClient.decode(ControlEventLine.self, Array($0.utf8)).event
+        }
+        let summary = transitions.map { "\($0.app) \($0.from)->\($0.to) \($0.reason ?? "")" }
+        #expect(summary == [
+            "com.example.alpha notRunning->active ",
+            "com.example.alpha active->background ",
+            "com.example.alpha background->notRunning budgetOverrun",
+        ])
+        #expect(transitions[1].messages == ["willResignActive", "didEnterBackground"])
+
+        // P4: SIGTERM stops it; the events client ends with the daemon.
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+        try waitUntil("runway events to exit") { !events.process.isRunning }
+        #expect(events.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file is removed on exit")
+    }
+
+    @Test func P4_sigintTerminatesEveryAppThenExits() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.cli("launch", Self.alpha)
+        _ = try daemon.cli("launch", "com.example.beta")
+        _ = try daemon.cli("lock", "com.example.beta")
+        #expect(try daemon.stop(SIGINT) == 0, "\(daemon.output)")
+        let output = daemon.output
+        #expect(output.contains("SIGINT: stopping; terminating 2 running app(s)"), "\(output)")
+        // The terminate rows: active gets willResignActive, didEnterBackground, willTerminate; inactive skips the first.
+        #expect(output.contains("active -> notRunning  [terminated(shutdown)]  {willResignActive, didEnterBackground, willTerminate}"), "\(output)")
+        #expect(output.contains("inactive -> notRunning  [terminated(shutdown)]  {didEnterBackground, willTerminate}"), "\(output)")
+        #expect(output.contains("runway daemon stopped: every app is notRunning"), "\(output)")
+    }
+
+    @Test func K1_socketIsOwnerOnlyAndASecondDaemonIsRefused() throws {
+        let daemon = try DaemonProcess()
+        let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socket)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let second = try RunwayBinary.run(["run", "--config", daemon.config.path])
+        #expect(second.status == 69, "\(second)")
+        #expect(second.stderr.contains("another daemon is already serving this socket"), "\(second)")
+        // The first daemon still serves.
+        #expect(try daemon.request(ControlRequest(command: "status")).ok)
+    }
+
+    @Test func K1_badInputGetsErrorRepliesAndTheDaemonKeepsServing() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        func reply(_ text: String) throws -> ControlReply {
+            try client.send(Array((text + "\n").utf8))
+            let line = try #require(try client.readLine())
+            return try ControlClient.decode(ControlReply.self, line)
+        }
+        var answer = try reply("this is not json")
+        #expect(answer.error?.code == "invalidJSON")
+        answer = try reply(#"{"command": 5}"#)
+        #expect(answer.error == ControlErrorPayload(code: "invalidRequest", message: "field 'command': expected a string"))
+        answer = try reply(#"{"app": "x"}"#)
+        #expect(answer.error == ControlErrorPayload(code: "invalidRequest", message: "field 'command' is missing"))
+        answer = try reply(#"{"v": 2, "command": "status"}"#)
+        #expect(answer.error?.code == "unsupportedVersion")
+        answer = try reply(#"{"command": "fly", "id": 7}"#)
+        #expect(answer.error?.code == "unknownCommand")
+        #expect(answer.error?.message.contains("unknown command 'fly'") == true)
+        #expect(answer.id == 7)
+        answer = try reply(#"{"command": "launch", "app": "com.example.nope"}"#)
+        #expect(answer.error?.code == "unknownApp")
+        answer = try reply(#"{"command": "launch"}"#)
+        #expect(answer.error?.message == "field 'app': command 'launch' needs an app")
+        answer = try reply(#"{"command": "extend", "app": "com.example.alpha", "seconds": -1}"#)
+        #expect(answer.error?.message.contains("field 'seconds'") == true)
+
+        // A 1 MiB line: one lineTooLong error, then the same connection goes on.
+        answer = try reply(String(repeating: "x", count: 1 << 20))
+        #expect(answer.error?.code == "lineTooLong")
+        #expect(answer.error?.message.contains("65536 bytes") == true)
+        answer = try reply(#"{"command": "status", "id": 8}"#)
+        #expect(answer.ok && answer.id == 8)
+
+        // Half a request, then the client disconnects.
+        do {
+            let half = try daemon.client()
+            try half.send(Array(#"{"command": "sta"#.utf8))
+        }
+
+        // 200 clients at once: each gets a status reply or a clear tooManyClients refusal.
+        var clients: [ControlClient] = []
+        for _ in 0..<200 { clients.append(try daemon.client()) }
+        for client in clients {
+            // A refused client may already be closed by the daemon: its write fails, its refusal line is still there.
+            try? client.send(ControlProtocol.encodedLine(ControlRequest(command: "status")))
+        }
+        var served = 0
+        var refused = 0
+        for client in clients {
+            let line = try #require(try client.readLine())
+            let answer = try ControlClient.decode(ControlReply.self, line)
+            if answer.ok { served += 1 } else if answer.error?.code == "tooManyClients" { refused += 1 }
+        }
+        #expect(served + refused == 200)
+        #expect(served >= 64 - 1, "the first 64 (less the connection still open above) are served")
+        #expect(refused > 0, "beyond 64 clients the daemon refuses")
+        clients.removeAll()
+
+        // The daemon and the first client are unaffected.
+        answer = try reply(#"{"command": "launch", "app": "com.example.alpha"}"#)
+        #expect(answer.ok && answer.state == "active")
+        try waitUntil("a fresh client to be served once the 200 are gone") {
+            (try? daemon.request(ControlRequest(command: "status")))?.ok == true
+        }
+        #expect(try daemon.stop() == 0)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to create a user and run a client as it"))
+    func K1_peerWithAnotherUIDIsRefused() throws {
+        let user = "runway-test"
+        if (try? shell("/usr/bin/id", ["-u", user]))?.status != 0 {
+            let added = try shell("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user])
+            try #require(added.status == 0, "useradd failed: \(added.output)")
+        }
+        let uid = try shell("/usr/bin/id", ["-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let daemon = try DaemonProcess()
+        let runway = try RunwayBinary.executable().path
+        // Without privileges the 0600 socket refuses the connection outright.
+        var result = try shell("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", runway, "status", "--socket", daemon.socket])
+        #expect(result.status == 77, "\(result.output)")
+        #expect(result.output.contains("permission denied"), "\(result.output)")
+        // With CAP_DAC_OVERRIDE the other uid can connect; SO_PEERCRED names it and the daemon refuses it.
+        result = try shell("/usr/bin/setpriv", [
+            "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--inh-caps=+dac_override",
+            "--ambient-caps=+dac_override", runway, "status", "--socket", daemon.socket,
+        ])
+        #expect(result.status == 77, "\(result.output)")
+        #expect(result.output.contains("peer uid \(uid) is neither the daemon's (0) nor root"), "\(result.output)")
+        // Root is served.
+        #expect(try daemon.request(ControlRequest(command: "status")).ok)
+    }
+
+    @Test func C3_reloadValidatesEverythingFirstAndAppliesOnlyNewApps() throws {
+        let daemon = try DaemonProcess(apps: [Self.alpha: ""])
+        _ = try daemon.cli("launch", Self.alpha)
+        try daemon.config.writeApp("com.example.gamma.plist", identifier: "com.example.gamma")
+        try daemon.config.write(
+            "Runway.plist",
+            plistXML("<key>BackgroundTimeBudget</key><real>12</real><key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(daemon.socket)</string>")
+        )
+        var result = try daemon.cli("reload", "--dry-run")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("dry run (nothing applied)"), "\(result)")
+        #expect(result.stdout.contains("add app com.example.gamma"), "\(result)")
+        #expect(result.stdout.contains("BackgroundTimeBudget"), "\(result)")
+        #expect(try daemon.request(ControlRequest(command: "status")).apps?.count == 1)
+
+        // A bad file: nothing is applied, the error names the file and the key.
+        let bad = try daemon.config.writeApp("com.example.bad.plist", identifier: "com.example.bad", "<key>UIBackgroundModes</key><string>audio</string>")
+        result = try daemon.cli("reload")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("com.example.bad.plist") && result.stderr.contains("UIBackgroundModes"), "\(result)")
+        #expect(try daemon.request(ControlRequest(command: "status")).apps?.count == 1)
+        try FileManager.default.removeItem(atPath: bad)
+
+        // SIGHUP applies the new app; the running app keeps its state.
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try waitUntil("gamma registered after SIGHUP\n\(daemon.output)") {
+            try daemon.request(ControlRequest(command: "status")).apps?.count == 2
+        }
+        #expect(try daemon.status(Self.alpha).state == "active")
+        #expect(try daemon.status("com.example.gamma").state == "notRunning")
+        #expect(daemon.output.contains("needs restart: scheduler settings in Runway.plist changed (BackgroundTimeBudget)"))
+        #expect(try daemon.stop() == 0)
+    }
+
+    @Test func K3_everyShippedScenarioHolds() throws {
+        let scenarios = try FileManager.default.contentsOfDirectory(atPath: RunwayBinary.shippedConfig + "/Scenarios")
+            .filter { $0.hasSuffix(".jsonl") }.sorted()
+        #expect(scenarios.count == 15, "S1-S14 and demo: \(scenarios)")
+        // In parallel (each daemon on its own socket): the longest scenario bounds the test's time.
+        let runs = try scenarios.map { name in
+            let socket = "/tmp/runway-scenario-\(UUID().uuidString.prefix(8)).sock"
+            return (name, try BackgroundCommand(try RunwayBinary.executable(), [
+                "run", "--config", RunwayBinary.shippedConfig, "--scenario",
+                RunwayBinary.shippedConfig + "/Scenarios/" + name, "--socket", socket,
+            ]))
+        }
+        for (name, run) in runs {
+            try waitUntil("scenario \(name) to finish", timeout: .seconds(60)) { !run.process.isRunning }
+            #expect(run.process.terminationStatus == 0, "\(name):\n\(run.output)")
+            #expect(run.output.contains("every step held"), "\(name):\n\(run.output)")
+        }
+    }
+
+    @Test func K3_badScenarioNamesFileLineAndField() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.writeApp("a.plist", identifier: Self.alpha)
+        let cases: [(String, String)] = [
+            (#"{"at": 0, "app": "com.example.alpha", "do": "hom"}"#, "field 'do': unknown action 'hom'"),
+            (#"{"at": "soon", "app": "com.example.alpha", "do": "home"}"#, "field 'at': expected a number"),
+            (#"{"at": 1, "app": "com.example.zeta", "do": "home"}"#, "field 'app': no app 'com.example.zeta'"),
+            (#"{"at": 1, "app": "com.example.alpha", "do": "home", "colour": "red"}"#, "unknown field 'colour'"),
+            (#"{"at": 1, "app": "com.example.alpha"}"#, "exactly one of 'do'"),
+            ("{not json", "not valid JSON"),
+        ]
+        for (line, expected) in cases {
+            let file = try config.write("bad.jsonl", "# a comment\n\n" + line + "\n")
+            let result = try RunwayBinary.run(["run", "--config", config.path, "--scenario", file, "--socket", "/tmp/unused-\(UUID().uuidString.prefix(8))"])
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("\(file):3: \(expected)"), "\(result)")
+        }
+    }
+}
+
+/// Runs a program to completion; output is standard output and error together.
+func shell(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
