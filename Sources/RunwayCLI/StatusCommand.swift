@@ -70,8 +70,14 @@ struct StatusCommand: ParsableCommand {
                 throw ExitCode(ControlExit.refused)
             }
             let text = self.json ? self.jsonText(reply) + "\n" : StatusTable.render(reply)
-            // Home, clear to the end of the screen: the table is redrawn in place without scrolling.
-            writeOut(terminal ? "\u{1B}[H\u{1B}[2J" + text : text + "\n")
+            if terminal {
+                // Cursor home, each line cleared to its end, then the rest of the screen cleared: redrawn in place,
+                // without flicker and without pushing copies into the terminal's scrollback.
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                writeOut("\u{1B}[H" + lines.map { $0 + "\u{1B}[K\n" }.joined() + "\u{1B}[J")
+            } else {
+                writeOut(text + "\n")
+            }
             Thread.sleep(forTimeInterval: self.interval)
         }
     }
@@ -100,7 +106,7 @@ enum StatusTable {
             let suspension = app.suspension.map { $0 + (app.suspensionConfirmed == true ? "" : "?") } ?? "-"
             let budget: String
             switch (app.budgetRemainingSeconds, app.state) {
-            case (nil, "notRunning"), (nil, "suspended"): budget = "-"
+            case (_, "notRunning"), (_, "suspended"): budget = "-"
             case (nil, _): budget = "unlimited"
             case (let left?, _): budget = seconds(left)
             }

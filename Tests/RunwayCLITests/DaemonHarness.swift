@@ -63,9 +63,11 @@ final class DaemonProcess {
         }
     }
 
-    deinit {
+    /// Stops the daemon if it still runs (SIGKILL: the tests that care about a graceful stop call `stop`) and
+    /// removes its files. Tests call it with `defer`: a test's locals may outlive it, so deinit is not relied on.
+    func close() {
         if self.process.isRunning {
-            self.process.terminate()
+            kill(self.process.processIdentifier, SIGKILL)
             self.process.waitUntilExit()
         }
         self.config.remove()
@@ -122,8 +124,12 @@ final class BackgroundCommand {
         try output.close()
     }
 
-    deinit {
-        if self.process.isRunning { self.process.terminate() }
+    /// Kills the command if it still runs and removes its output; call it with `defer`.
+    func close() {
+        if self.process.isRunning {
+            kill(self.process.processIdentifier, SIGKILL)
+            self.process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: self.outputURL)
     }
 

@@ -9,7 +9,9 @@ import Testing
 
     @Test func K2_statusEventsAndCommandsThroughTheCLI() throws {
         let daemon = try DaemonProcess()
+        defer { daemon.close() }
         let events = try BackgroundCommand(try RunwayBinary.executable(), ["events", "--json", "--socket", daemon.socket])
+        defer { events.close() }
         // `runway events` says on standard error when its subscription is in place; nothing is missed after that.
         try waitUntil("runway events to subscribe\n\(events.output)") { events.output.contains("subscribed") }
         // A raw subscriber too, to wait on transitions in this test.
@@ -92,6 +94,7 @@ import Testing
 
     @Test func P4_sigintTerminatesEveryAppThenExits() throws {
         let daemon = try DaemonProcess()
+        defer { daemon.close() }
         _ = try daemon.cli("launch", Self.alpha)
         _ = try daemon.cli("launch", "com.example.beta")
         _ = try daemon.cli("lock", "com.example.beta")
@@ -106,6 +109,7 @@ import Testing
 
     @Test func K1_socketIsOwnerOnlyAndASecondDaemonIsRefused() throws {
         let daemon = try DaemonProcess()
+        defer { daemon.close() }
         let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socket)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let second = try RunwayBinary.run(["run", "--config", daemon.config.path])
@@ -117,6 +121,7 @@ import Testing
 
     @Test func K1_badInputGetsErrorRepliesAndTheDaemonKeepsServing() throws {
         let daemon = try DaemonProcess()
+        defer { daemon.close() }
         let client = try daemon.client()
         func reply(_ text: String) throws -> ControlReply {
             try client.send(Array((text + "\n").utf8))
@@ -192,6 +197,7 @@ import Testing
         }
         let uid = try shell("/usr/bin/id", ["-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         let daemon = try DaemonProcess()
+        defer { daemon.close() }
         let runway = try RunwayBinary.executable().path
         // Without privileges the 0600 socket refuses the connection outright.
         var result = try shell("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", runway, "status", "--socket", daemon.socket])
@@ -210,6 +216,7 @@ import Testing
 
     @Test func C3_reloadValidatesEverythingFirstAndAppliesOnlyNewApps() throws {
         let daemon = try DaemonProcess(apps: [Self.alpha: ""])
+        defer { daemon.close() }
         _ = try daemon.cli("launch", Self.alpha)
         try daemon.config.writeApp("com.example.gamma.plist", identifier: "com.example.gamma")
         try daemon.config.write(
@@ -254,6 +261,7 @@ import Testing
                 RunwayBinary.shippedConfig + "/Scenarios/" + name, "--socket", socket,
             ]))
         }
+        defer { for (_, run) in runs { run.close() } }
         for (name, run) in runs {
             try waitUntil("scenario \(name) to finish", timeout: .seconds(60)) { !run.process.isRunning }
             #expect(run.process.terminationStatus == 0, "\(name):\n\(run.output)")
@@ -282,17 +290,36 @@ import Testing
     }
 }
 
-/// Runs a program to completion; output is standard output and error together.
+/// Runs a program to completion with posix_spawn and waitpid; output is standard output and error together,
+/// through a file. Not Foundation's `Process`: it learns of the exit through a descriptor the child inherits, so a
+/// daemonising grandchild (tmux's server) that keeps it would make `waitUntilExit` wait for the grandchild.
 func shell(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    let pipe = Pipe()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("runway-shell-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // An empty signal mask and default dispositions: the test runner's threads block or ignore some signals
+    // (SIGCHLD, SIGHUP), and a tmux server that inherited that would never reap its panes or exit.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    posix_spawnattr_setsigmask(&attributes, &signals)
+    sigfillset(&signals)
+    posix_spawnattr_setsigdefault(&attributes, &signals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    guard spawned == 0 else { throw HarnessError(description: "posix_spawn \(path) failed: errno \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (exitStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
 }
