@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "RunwayConfig", targets: ["RunwayConfig"]),
         .library(name: "RunwayTestKit", targets: ["RunwayTestKit"]),
         .library(name: "Runway", targets: ["Runway"]),
+        .library(name: "RunwayProtocol", targets: ["RunwayProtocol"]),
+        .library(name: "RunwayClient", targets: ["RunwayClient"]),
+        .executable(name: "runway-sample-app", targets: ["RunwaySampleApp"]),
         .executable(name: "runway", targets: ["RunwayCLI"]),
     ],
     dependencies: [
@@ -24,6 +27,13 @@ let package = Package(
         .target(name: "RunwayConfig", dependencies: ["RunwayCore"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
         .target(name: "RunwayTestKit", dependencies: ["RunwayCore"]),
+        // The app protocol's lines (A4): Codable types over Foundation's JSON coders, shared by the daemon and
+        // RunwayClient.
+        .target(name: "RunwayProtocol", dependencies: ["RunwayCore"]),
+        // The client library for process apps written in Swift (A4).
+        .target(name: "RunwayClient", dependencies: ["RunwayProtocol", "RunwayCore"]),
+        // A protocol app in Swift for tests and the demo (Config/Apps/com.example.sample-swift.plist).
+        .executableTarget(name: "RunwaySampleApp", dependencies: ["RunwayClient"], path: "Examples/SampleApp"),
         // libuv, found through pkg-config; Debian's libuv1-dev provides it.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // The edge: a libuv loop on its own thread that runs the core's actions under real time.
@@ -31,6 +41,7 @@ let package = Package(
             name: "Runway",
             dependencies: [
                 "RunwayCore",
+                "RunwayProtocol",
                 "CLibUV",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -57,6 +68,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
+        .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI", "RunwayTestKit"]),
         .testTarget(
@@ -64,6 +76,7 @@ let package = Package(
             dependencies: [
                 "Runway",
                 "RunwayCore",
+                "RunwayProtocol",
                 "RunwayTestKit",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

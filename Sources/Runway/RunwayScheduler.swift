@@ -32,9 +32,11 @@ public final class RunwayScheduler: Sendable {
     ///   - logger: Where the scheduler logs (info and below; data in metadata).
     ///   - metricsFactory: Where metrics go; default the process's bootstrapped `MetricsSystem.factory`.
     ///   - name: The loop thread's name.
+    ///   - processOptions: How process apps are started and controlled (used once one is registered).
     /// - Throws: `EventLoopError` if libuv, the timerfd or the thread cannot be created.
     public init(
         settings: SchedulerSettings = SchedulerSettings(),
+        processOptions: ProcessOptions = ProcessOptions(),
         logger: Logger = Logger(label: "runway"),
         metricsFactory: (any MetricsFactory)? = nil,
         name: String = "runway"
@@ -46,7 +48,8 @@ public final class RunwayScheduler: Sendable {
             loop: loop,
             logger: logger,
             metrics: RunwayMetrics(factory: metricsFactory ?? MetricsSystem.factory),
-            events: events
+            events: events,
+            processOptions: processOptions
         )
         self.bridge = LoopBridge(loop: loop, driver: driver)
         self.events = events
