@@ -29,6 +29,8 @@ final class LoopDriver: @unchecked Sendable {
     private var apps: [AppID: EmbeddedApp] = [:]
     /// Runs process apps; created when the first one registers.
     private var supervisor: ProcessSupervisor?
+    /// Samples memory pressure (P3) when `processOptions.memoryPressure` is set.
+    private var memoryMonitor: MemoryPressureMonitor?
     /// Expiration handlers by task; dropped when the task ends for any reason.
     private var handlers: [BackgroundTaskID: @Sendable () -> Void] = [:]
     private var pending: [[Action]] = []
@@ -188,9 +190,29 @@ final class LoopDriver: @unchecked Sendable {
         return self.core.state(of: app)
     }
 
+    /// Starts sampling memory pressure if configured (P3). Called once, on the loop, after init.
+    func startMemoryMonitor() {
+        self.assertOnLoop()
+        guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
+        let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
+        monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
+        monitor.onWarning = { [unowned self] in
+            self.loop.startCallbackTurn()
+            self.memoryWarning()
+        }
+        monitor.onCritical = { [unowned self] in
+            self.loop.startCallbackTurn()
+            return self.purge()
+        }
+        monitor.start()
+        self.memoryMonitor = monitor
+    }
+
     /// P4: terminate every app; `waiter` is resumed when all are gone.
     func shutdown(_ waiter: CheckedContinuation<Void, Never>) {
         self.assertOnLoop()
+        self.memoryMonitor?.stop()
+        self.memoryMonitor = nil
         self.stopping = true
         self.stopWaiters.append(waiter)
         self.run(self.core.shutdownRequested(now: self.now))

@@ -55,7 +55,10 @@ public final class RunwayScheduler: Sendable {
         self.events = events
         self.logger = logger
         // The driver arms wake-ups only from loop-thread work queued after this, so none can fire before.
-        _ = loop.execute { loop.onWakeup = { now in driver.wakeupFired(now) } }
+        _ = loop.execute {
+            loop.onWakeup = { now in driver.wakeupFired(now) }
+            driver.startMemoryMonitor()
+        }
     }
 
     /// Registers an embedded app in `notRunning`.

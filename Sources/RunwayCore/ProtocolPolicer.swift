@@ -46,7 +46,7 @@ public struct ProtocolPolicer: Sendable {
     }
 
     private mutating func countLine(_ now: Instant) -> Verdict {
-        // Bounded: at most lineLimit + 1 instants are ever held.
+        // Bounded: at most lineLimit + 1 live instants, plus at most 1,024 expired ones before compaction.
         while self.linesHead < self.lines.count, self.lines[self.linesHead] + self.window <= now { self.linesHead += 1 }
         if self.linesHead > 1_024 {
             self.lines.removeFirst(self.linesHead)

@@ -32,6 +32,8 @@ public struct ProcessOptions: Sendable {
     /// Makes this process a child subreaper, so that processes orphaned by an app's exit are re-parented here
     /// and reaped (no zombie is left: P2). Process-wide; default true.
     public var reapsOrphans: Bool
+    /// Memory pressure handling (P3): nil (the default) turns it off.
+    public var memoryPressure: MemoryPressureOptions?
 
     public init(
         baseDirectory: String? = nil,
@@ -44,7 +46,8 @@ public struct ProcessOptions: Sendable {
         protocolMalformedLimit: Int = 3,
         protocolLineRateLimit: Int = 1_000,
         adjustsOOMScore: Bool = true,
-        reapsOrphans: Bool = true
+        reapsOrphans: Bool = true,
+        memoryPressure: MemoryPressureOptions? = nil
     ) {
         precondition(outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
             "ProcessOptions limits must be positive")
@@ -60,6 +63,7 @@ public struct ProcessOptions: Sendable {
         self.protocolLineRateLimit = protocolLineRateLimit
         self.adjustsOOMScore = adjustsOOMScore
         self.reapsOrphans = reapsOrphans
+        self.memoryPressure = memoryPressure
     }
 }
 

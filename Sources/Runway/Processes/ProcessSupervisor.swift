@@ -148,6 +148,17 @@ final class ProcessSupervisor: ChildProcessDelegate {
         )
     }
 
+    /// The resident bytes of every running app's processes (the `rss` pressure source, P3).
+    func residentBytes() -> UInt64 {
+        var total: UInt64 = 0
+        for managed in self.apps.values {
+            guard let child = managed.child, !child.hasExited else { continue }
+            let pids = managed.cgroup?.processes ?? ProcFS.members(ofProcessGroup: child.pid)
+            for pid in pids { total += ProcFS.residentBytes(pid) ?? 0 }
+        }
+        return total
+    }
+
     // MARK: Actions
 
     /// `.spawn`: starts the program. Reports `processFailedToStart` when it cannot.
