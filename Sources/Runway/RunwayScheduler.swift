@@ -84,6 +84,23 @@ public final class RunwayScheduler: Sendable {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.command(command, for: app) }
     }
 
+    /// Sends one command to many apps in a single hop to the loop, for example `launch` to every configured app.
+    /// Each app is handled on its own, in the order given, exactly as by `send(_:to:)`: one refusal does not
+    /// stop the others.
+    ///
+    /// - Returns: The refusals by app; empty when every app accepted the command.
+    @discardableResult
+    public func send(_ command: Command, toEach apps: [AppID]) -> [AppID: SchedulerError] {
+        let refusals: [AppID: SchedulerError]? = self.bridge.sync { driver in
+            var refusals: [AppID: SchedulerError] = [:]
+            for app in apps {
+                do throws(SchedulerError) { try driver.command(command, for: app) } catch { refusals[app] = error }
+            }
+            return refusals
+        }
+        return refusals ?? Dictionary(apps.map { ($0, SchedulerError(.stopping, app: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Performs a user action of SPEC section 4 on one app.
     public func perform(_ action: UserAction, on app: AppID) throws(SchedulerError) {
         try self.send(action.command, to: app)

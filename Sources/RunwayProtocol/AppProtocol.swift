@@ -6,7 +6,11 @@
 // App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`.
 // Lines are at most `AppProtocol.maximumLineBytes` bytes (without the newline).
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RunwayCore
 
 /// Constants of the app protocol, version 1.

@@ -76,6 +76,7 @@ struct CgroupHierarchy: Hashable {
     ///
     /// - Returns: the directory, or why the freezer cannot be used (not root, read-only, no `cgroup.freeze`).
     func makeRunwayDirectory() -> Result<String, CgroupUnavailable> {
+        self.removeStaleDirectories()
         let directory = "\(self.ownDirectory)/runway.\(getpid())"
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             let code = errno
@@ -86,6 +87,42 @@ struct CgroupHierarchy: Hashable {
             return .failure(CgroupUnavailable(reason: "\(directory)/cgroup.freeze is missing or not writable (kernel before 5.2?)"))
         }
         return .success(directory)
+    }
+}
+
+extension CgroupHierarchy {
+    /// Removes `runway.<pid>` directories left by a daemon that died without cleaning up (its pid is gone):
+    /// whatever still runs in their app cgroups is killed first, so nothing a dead daemon started lingers.
+    func removeStaleDirectories() {
+        guard let directory = opendir(self.ownDirectory) else { return }
+        var stale: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            stale.append("\(self.ownDirectory)/\(name)")
+        }
+        closedir(directory)
+        for path in stale {
+            guard let apps = opendir(path) else { continue }
+            var children: [String] = []
+            while let entry = readdir(apps) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                var info = stat()
+                if name != ".", name != "..", stat("\(path)/\(name)", &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                    children.append("\(path)/\(name)")
+                }
+            }
+            closedir(apps)
+            for child in children {
+                let cgroup = AppCgroup(path: child)
+                cgroup.killAll()
+                _ = cgroup.setFrozen(false)
+                cgroup.remove()
+            }
+            _ = rmdir(path)
+        }
     }
 }
 

@@ -62,7 +62,6 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     private(set) var apps: [AppID: Managed] = [:]
     private var orphans: [Orphan] = []
-    private var emptyingCgroups: [(cgroup: AppCgroup, since: Instant)] = []
     private var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
     private let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var ticking = false
@@ -101,15 +100,15 @@ final class ProcessSupervisor: ChildProcessDelegate {
         }
     }
 
-    /// Calls `body` once every process an app left behind is reaped and every app cgroup is removed (at most
-    /// 5 s after the last exit), then closes the supervisor. Called when the scheduler stops (P4).
+    /// Calls `body` once every process an app left behind is reaped (or forgotten, 5 s after the exit), then
+    /// closes the supervisor (its cgroups are removed). Called when the scheduler stops (P4).
     func finish(then body: @escaping () -> Void) {
         self.finishWaiters.append(body)
         self.finishIfSettled()
     }
 
     private func finishIfSettled() {
-        guard !self.finishWaiters.isEmpty, self.orphans.isEmpty, self.emptyingCgroups.isEmpty else { return }
+        guard !self.finishWaiters.isEmpty, self.orphans.isEmpty else { return }
         self.close()
         let waiters = self.finishWaiters
         self.finishWaiters = []
@@ -122,18 +121,53 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.closed = true
         self.stopTicking()
         uv_close(runway_timer_as_handle(self.tick)) { handle in handle?.deallocate() }
-        for (_, managed) in self.apps { managed.cgroup?.remove() }
+        for (app, managed) in self.apps {
+            guard let cgroup = managed.cgroup else { continue }
+            let status = cgroup.remove()
+            if status != 0 {
+                self.logger.info("cannot remove the app's cgroup", metadata: ["app": "\(app)", "cgroup": "\(cgroup.path)", "errno": "\(status)"])
+            }
+        }
         if case .success(let directory) = self.runwayCgroupDirectory { _ = rmdir(directory) }
     }
 
+    /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs
+    /// no mkdir. The cgroup is kept across runs (thawed after each exit) and removed when the supervisor closes.
     func register(_ app: AppID, spec: ProcessSpec) {
-        self.apps[app] = Managed(
+        var managed = Managed(
             spec: spec,
             policer: ProtocolPolicer(
                 malformedLimit: self.options.protocolMalformedLimit,
                 lineLimit: self.options.protocolLineRateLimit
             )
         )
+        self.prepareMechanism(app, &managed)
+        self.apps[app] = managed
+    }
+
+    /// Resolves the app's mechanism and creates its cgroup if it uses the freezer (falling back to signals,
+    /// with the reason, when `auto` cannot create it). Returns the reason the freezer was required but failed.
+    @discardableResult
+    private func prepareMechanism(_ app: AppID, _ managed: inout Managed) -> CgroupUnavailable? {
+        switch self.resolveMechanism() {
+        case .failure(let reason):
+            return reason
+        case .success(let (mechanism, fallback)):
+            managed.mechanism = mechanism
+            managed.fallbackReason = fallback
+        }
+        guard managed.mechanism == .freezer, managed.cgroup == nil, case .success(let parent) = self.runwayCgroupDirectory
+        else { return nil }
+        switch AppCgroup.create(in: parent, name: app.bundleIdentifier) {
+        case .success(let cgroup):
+            managed.cgroup = cgroup
+            return nil
+        case .failure(let reason):
+            guard self.requestedMechanism == .auto else { return reason }
+            managed.mechanism = .signal
+            managed.fallbackReason = reason.reason
+            return nil
+        }
     }
 
     func status(of app: AppID) -> ProcessStatus? {
@@ -166,14 +200,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
         guard var managed = self.apps[app] else { preconditionFailure("spawn of unregistered process app \(app)") }
         precondition(managed.child == nil || managed.child!.hasExited, "spawn of \(app) while its child runs")
         let spec = managed.spec
-        let resolution = self.resolveMechanism()
-        switch resolution {
-        case .failure(let reason):
+        if let reason = self.prepareMechanism(app, &managed) {
             self.delegate?.processFailedToStart(app, error: "SuspensionMechanism freezer: \(reason)")
             return
-        case .success(let (mechanism, fallback)):
-            managed.mechanism = mechanism
-            managed.fallbackReason = fallback
         }
         guard let executable = self.resolveExecutable(spec.arguments[0]) else {
             self.delegate?.processFailedToStart(
@@ -192,17 +221,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
         // so that nothing it starts can escape the cgroup (libuv cannot spawn into a cgroup: no CLONE_INTO_CGROUP).
         var program = executable
         var arguments = spec.arguments
-        if managed.mechanism == .freezer, case .success(let parent) = self.runwayCgroupDirectory {
-            switch AppCgroup.create(in: parent, name: app.bundleIdentifier) {
-            case .success(let cgroup):
-                managed.cgroup = cgroup
-                program = "/bin/sh"
-                arguments = ["/bin/sh", "-c", Self.cgroupEnterScript, "runway-cgroup-enter", "\(cgroup.path)/cgroup.procs", executable]
-                    + spec.arguments.dropFirst()
-            case .failure(let reason):
-                managed.mechanism = .signal
-                managed.fallbackReason = reason.reason
-            }
+        if managed.mechanism == .freezer, let cgroup = managed.cgroup {
+            program = "/bin/sh"
+            arguments = ["/bin/sh", "-c", Self.cgroupEnterScript, "runway-cgroup-enter", "\(cgroup.path)/cgroup.procs", executable]
+                + spec.arguments.dropFirst()
         }
         let child = ChildProcess(
             app: app,
@@ -360,12 +382,16 @@ final class ProcessSupervisor: ChildProcessDelegate {
         let now = self.loop.startCallbackTurn()
         // Whatever the app started and left behind is killed with it (P2): the rest of its cgroup, or its
         // process group. Those processes are re-parented here (subreaper) and reaped by the tick.
-        var leftovers = Set(ProcFS.members(ofProcessGroup: child.pid))
+        // A scan of /proc only when the group still has members (kill(-pgid, 0) succeeds): most apps leave none.
+        var leftovers = runway_kill(-child.pid, 0) == 0 ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
         if let cgroup = managed.cgroup {
-            leftovers.formUnion(cgroup.processes)
-            cgroup.killAll()
-            self.emptyingCgroups.append((cgroup, now))
-            managed.cgroup = nil
+            let remaining = cgroup.processes
+            if !remaining.isEmpty {
+                leftovers.formUnion(remaining)
+                cgroup.killAll()
+            }
+            // The next run must not start frozen.
+            if cgroup.setFrozen(false) != 0 { self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"]) }
         }
         _ = runway_kill(-child.pid, SIGKILL)
         for pid in leftovers where pid != child.pid {
@@ -405,14 +431,15 @@ final class ProcessSupervisor: ChildProcessDelegate {
         case .freezer:
             return managed.cgroup.map { $0.isFrozen == suspended } ?? false
         case .signal, nil:
-            guard let pid = managed.child?.pid, ProcFS.stat(pid) != nil else { return false }
+            // P1: state `T` of the app's process. A shell blocked in vfork() for a child that was stopped before
+            // its exec shows `D` until that child runs again; then the child's `T` confirms it (a /proc scan,
+            // only in that case).
+            guard let pid = managed.child?.pid, let state = ProcFS.stat(pid)?.state else { return false }
+            guard suspended else { return state != "T" }
+            if state == "T" { return true }
+            guard state == "D" else { return false }
             let states = ProcFS.members(ofProcessGroup: pid).compactMap { ProcFS.stat($0)?.state }
-            if suspended {
-                // Stopped: `T` for every member, except one blocked in vfork() for a child that was stopped
-                // before it could exec, which shows `D` until that child runs again.
-                return states.contains("T") && states.allSatisfy { $0 == "T" || $0 == "t" || $0 == "D" || $0 == "Z" }
-            }
-            return !states.contains("T")
+            return states.contains("T") && states.allSatisfy { $0 == "T" || $0 == "t" || $0 == "D" || $0 == "Z" }
         }
     }
 
@@ -458,11 +485,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         let now = self.loop.startCallbackTurn()
         for (app, managed) in self.apps where managed.pending != nil { self.checkConfirmation(app, now: now) }
         self.reapOrphans(now: now)
-        self.emptyingCgroups.removeAll { entry in
-            if !entry.cgroup.isPopulated, entry.cgroup.remove() == 0 { return true }
-            return now - entry.since > .seconds(5)
-        }
-        if self.apps.values.allSatisfy({ $0.pending == nil }) && self.orphans.isEmpty && self.emptyingCgroups.isEmpty {
+        if self.apps.values.allSatisfy({ $0.pending == nil }) && self.orphans.isEmpty {
             self.stopTicking()
         }
         self.finishIfSettled()
