@@ -13,7 +13,7 @@ struct RunwayCommand: AsyncParsableCommand {
 
             Exit codes: 0 success, 1 a check failed (bad config, demo outcome), 64 bad usage.
             """,
-        subcommands: [ValidateCommand.self, DemoCommand.self]
+        subcommands: [ValidateCommand.self, DemoCommand.self, BenchCommand.self]
     )
 }
 
