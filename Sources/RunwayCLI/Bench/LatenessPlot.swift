@@ -14,10 +14,10 @@ struct LatenessPlot {
     var title: String
     var series: [Series]
 
-    private static let width = 860.0
+    private static let width = 960.0
     private static let height = 520.0
     private static let left = 80.0
-    private static let right = 230.0
+    private static let right = 290.0
     private static let top = 50.0
     private static let bottom = 60.0
 

@@ -112,8 +112,9 @@ struct RunwayWorkload {
             try scheduler.send(.launch, to: id)
             self.progress?.update("setup: apps ", done: index + 1, total: ids.count)
         }
-        let residentBefore = ProcessMemory.residentBytes()
+        // The bench's own per-task array exists before the baseline, so that only the scheduler's memory counts.
         var taskIDs = [BackgroundTaskID](repeating: .invalid, count: self.plan.taskCount)
+        let residentBefore = ProcessMemory.residentBytes()
         var refused = 0
         let beginStart = loop.now()
         for app in 0..<ids.count {
