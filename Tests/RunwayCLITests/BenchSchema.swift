@@ -41,7 +41,7 @@ enum BenchSchema {
                     optional: ["beginCallsPerSecond"]
                 ),
                 "ends": .object(
-                    ["calls": .integer, "errors": .integer, "callsPerSecond": .number],
+                    ["calls": .integer, "errors": .integer, "callsPerSecond": .number, "requestsAfterWarning": .integer],
                     optional: ["callsPerSecond"]
                 ),
                 "deadlinePhaseSeconds": .number,

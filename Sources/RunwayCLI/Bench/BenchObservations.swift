@@ -11,8 +11,12 @@ struct BenchObservations: Sendable {
 
     /// Background entry per app: the instant its budget started (B3).
     var entered: [Instant?]
-    /// When the driving thread called the finisher's last `endBackgroundTask` (Runway only).
-    var lastEndCall: [Instant?]
+    /// When the driving thread asked the loop to end the finisher's tasks (Runway only).
+    var endRequested: [Instant?]
+    /// The finishers' `endBackgroundTask` calls (made on the loop thread): how many, how many threw, the loop
+    /// time spent in them, and how many finishers' requests reached the loop after their expiration warning (the
+    /// driving thread fell behind the plan).
+    var ends = EndCalls()
     /// Per task (`app * tasksPerApp + task`): when its expiration handler ran.
     var warned: [Instant?]
     var suspended: [Instant?]
@@ -27,7 +31,7 @@ struct BenchObservations: Sendable {
 
     init(apps: Int, tasksPerApp: Int) {
         self.entered = Array(repeating: nil, count: apps)
-        self.lastEndCall = Array(repeating: nil, count: apps)
+        self.endRequested = Array(repeating: nil, count: apps)
         self.warned = Array(repeating: nil, count: apps * tasksPerApp)
         self.suspended = Array(repeating: nil, count: apps)
         self.terminated = Array(repeating: nil, count: apps)
@@ -78,8 +82,8 @@ struct BenchObservations: Sendable {
             } else {
                 result.warnings.addUnexpected(self.warned[tasks].count(where: { $0 != nil }))
                 if expectsSuspensions {
-                    let lastEnd = self.lastEndCall[app] ?? .origin
-                    result.suspensions.add(expectedAt: lastEnd, observed: entry == nil ? nil : self.suspended[app])
+                    let requested = self.endRequested[app] ?? .origin
+                    result.suspensions.add(expectedAt: requested, observed: entry == nil ? nil : self.suspended[app])
                 }
                 if self.terminated[app] != nil { result.terminations.addUnexpected(1) }
             }
@@ -89,6 +93,14 @@ struct BenchObservations: Sendable {
         result.terminations.addUnexpected(self.repeated[.termination] ?? 0)
         return result
     }
+}
+
+/// The finishers' `endBackgroundTask` calls of one run.
+struct EndCalls: Sendable {
+    var calls = 0
+    var errors = 0
+    var nanoseconds: Int64 = 0
+    var afterWarning = 0
 }
 
 /// The three kinds of event a run measures.

@@ -33,7 +33,12 @@ extension BenchReport {
                 tasksRefused: runway.tasksRefused,
                 beginCallsPerSecond: rate(runway.tasksBegun, runway.beginSeconds)
             ),
-            ends: Ends(calls: runway.endCalls, errors: runway.endErrors, callsPerSecond: rate(runway.endCalls, runway.endSeconds)),
+            ends: Ends(
+                calls: runway.ends.calls,
+                errors: runway.ends.errors,
+                callsPerSecond: rate(runway.ends.calls, Double(runway.ends.nanoseconds) / 1e9),
+                requestsAfterWarning: runway.ends.afterWarning
+            ),
             deadlinePhaseSeconds: runway.deadlineSeconds,
             finished: runway.finished,
             memory: Memory(
@@ -76,7 +81,13 @@ extension BenchReport {
             if statistics.unexpected > 0 { failures.append("\(statistics.unexpected) \(name) not in the plan") }
         }
         if runway.tasksRefused > 0 { failures.append("\(runway.tasksRefused) beginBackgroundTask calls refused") }
-        if runway.endErrors > 0 { failures.append("\(runway.endErrors) endBackgroundTask calls failed") }
+        if runway.ends.errors > 0 { failures.append("\(runway.ends.errors) endBackgroundTask calls failed") }
+        if runway.ends.afterWarning > 0 {
+            failures.append(
+                "\(runway.ends.afterWarning) finishers' end requests reached the loop after their warning: "
+                    + "the bench fell behind its plan (machine too busy?), so its counts are not the plan's"
+            )
+        }
         if runway.homeErrors > 0 { failures.append("\(runway.homeErrors) home commands refused") }
         return failures
     }

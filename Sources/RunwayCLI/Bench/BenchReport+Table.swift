@@ -29,8 +29,8 @@ extension BenchReport {
         lines.append("")
         let ends = self.runway.ends
         lines.append(
-            "ends: \(grouped(ends.calls)) endBackgroundTask calls, \(perSecond(ends.callsPerSecond)) calls/s; "
-                + "deadline phase \(seconds(self.runway.deadlinePhaseSeconds))"
+            "ends: \(grouped(ends.calls)) endBackgroundTask calls on the loop thread, "
+                + "\(perSecond(ends.callsPerSecond)) calls/s of loop time; deadline phase \(seconds(self.runway.deadlinePhaseSeconds))"
         )
         let memory = self.runway.memory
         lines.append(

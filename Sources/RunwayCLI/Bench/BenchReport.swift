@@ -75,6 +75,7 @@ struct BenchReport: Codable, Sendable {
         var calls: Int
         var errors: Int
         var callsPerSecond: Double?
+        var requestsAfterWarning: Int
     }
 
     struct Memory: Codable, Sendable {

@@ -18,7 +18,7 @@ struct NIORunResult: Sendable {
 /// one `submit` (a hop to the loop, waited for, like Runway's `home`) reads the entry instant on the loop
 /// and schedules, per task, a task at entry + budget − lead (the warning) and, for an overrunner, one more at
 /// entry + budget (the termination). A finisher's `end` step cancels its tasks (`Scheduled.cancel()`) in one
-/// `submit`. Lateness = `NIODeadline.now()` read inside the scheduled task − its deadline. There is no
+/// `execute`, not waited for. Lateness = `NIODeadline.now()` read inside the scheduled task − its deadline. There is no
 /// suspension.
 struct NIOWorkload {
     let plan: BenchPlan
@@ -93,12 +93,12 @@ struct NIOWorkload {
                     guard let offset = plan.endOffset(of: app) else { return nil }
                     return (.end(app), entry + offset)
                 case .end(let app):
-                    cancelled += try loop.submit { () -> Int in
-                        let tasks = pending.value[app]
-                        for task in tasks { task.cancel() }
+                    // Like Runway's end request: one hop, not waited for.
+                    cancelled += plan.configuration.tasksPerApp
+                    loop.execute {
+                        for task in pending.value[app] { task.cancel() }
                         pending.value[app] = []
-                        return tasks.count
-                    }.wait()
+                    }
                     return nil
                 }
             },

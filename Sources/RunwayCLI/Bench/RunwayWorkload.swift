@@ -16,11 +16,8 @@ struct RunwayRunResult: Sendable {
     var tasksRefused: Int
     /// Wall time of the begin calls (one thread, one after the other).
     var beginSeconds: Double
-    var endCalls: Int
-    /// `endBackgroundTask` calls that threw (none are expected).
-    var endErrors: Int
-    /// Wall time spent inside the end calls.
-    var endSeconds: Double
+    /// The finishers' `endBackgroundTask` calls.
+    var ends: EndCalls
     /// `home` commands refused (none are expected).
     var homeErrors: Int
     /// From the first `home` to the last expected event (or giving up).
@@ -38,13 +35,14 @@ struct RunwayRunResult: Sendable {
 ///
 /// Setup: every app is registered and launched, then every task begun (while active), each call from one
 /// thread through the public API, so each hops to the loop. Deadline phase: `BenchTimeline` sends the apps
-/// home at their offsets and ends the finishers' tasks; the loop thread records transitions
-/// (`observeTransitions`) and expiration handlers as they happen, with the loop's clock:
+/// home at their offsets (one synchronous hop each) and, for a finisher, asks the loop to end its tasks (one
+/// `execute`, in which every `endBackgroundTask` runs inline on the loop thread). The loop thread records
+/// transitions (`observeTransitions`) and expiration handlers as they happen, on the loop's clock:
 /// - warning: a fresh `now()` read inside the handler, against entry + budget − lead;
 /// - termination: the event's `at` (the loop's reading for the wake-up that served the deadline), against
 ///   entry + budget;
-/// - suspension: the event's `at`, against the `now()` read just before the finisher's last
-///   `endBackgroundTask` call (B5 suspends at once, so this is the cost of an end that suspends).
+/// - suspension: the event's `at` (the loop's reading at the start of the batch that ended the tasks), against
+///   the `now()` read by the driving thread just before it sent the end request: the hop to the loop.
 struct RunwayWorkload {
     let plan: BenchPlan
     let progress: ProgressBar?
@@ -137,9 +135,6 @@ struct RunwayWorkload {
         let start = loop.now() + .milliseconds(10)
         timeline.scheduleHomes(of: self.plan, from: start)
         var homeErrors = 0
-        var endCalls = 0
-        var endErrors = 0
-        var endNanoseconds: Int64 = 0
         let waiting: () -> Void = {
             self.progress?.update("deadlines   ", done: recorder.recorded, total: self.plan.expectedEvents)
         }
@@ -159,19 +154,31 @@ struct RunwayWorkload {
                     else { return nil }
                     return (.end(app), entry + offset)
                 case .end(let app):
-                    for task in 0..<tasksPerApp {
-                        let before = loop.now()
-                        if task == tasksPerApp - 1 {
-                            recorder.observations.withLock { $0.lastEndCall[app] = before }
-                        }
-                        do {
-                            try applications[app].endBackgroundTask(taskIDs[app * tasksPerApp + task])
-                        } catch {
-                            endErrors += 1
-                        }
-                        endNanoseconds += (loop.now() - before).nanoseconds
-                        endCalls += 1
+                    // One hop per finisher: its tasks are ended on the loop thread, where `endBackgroundTask` runs
+                    // inline, so that the driving thread never falls behind the plan (50,000 synchronous hops
+                    // from one thread take about a second in a debug build).
+                    let tasks = Array(taskIDs[(app * tasksPerApp)..<((app + 1) * tasksPerApp)])
+                    let application = applications[app]
+                    let requested = loop.now()
+                    let warning = recorder.observations.withLock { observations in
+                        observations.endRequested[app] = requested
+                        return observations.entered[app].map(self.plan.warning(after:))
                     }
+                    let accepted = loop.execute {
+                        let start = loop.now()
+                        var errors = 0
+                        for task in tasks {
+                            do { try application.endBackgroundTask(task) } catch { errors += 1 }
+                        }
+                        let spent = loop.now() - start
+                        recorder.observations.withLock { observations in
+                            observations.ends.calls += tasks.count
+                            observations.ends.errors += errors
+                            observations.ends.nanoseconds += spent.nanoseconds
+                            if let warning, start >= warning { observations.ends.afterWarning += 1 }
+                        }
+                    }
+                    if !accepted { recorder.observations.withLock { $0.ends.errors += tasks.count } }
                     return nil
                 }
             },
@@ -191,9 +198,7 @@ struct RunwayWorkload {
             tasksBegun: self.plan.taskCount - refused,
             tasksRefused: refused,
             beginSeconds: beginSeconds,
-            endCalls: endCalls,
-            endErrors: endErrors,
-            endSeconds: Double(endNanoseconds) / 1e9,
+            ends: observations.ends,
             homeErrors: homeErrors,
             deadlineSeconds: deadlineSeconds,
             finished: finished,
