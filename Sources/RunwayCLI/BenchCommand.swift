@@ -19,8 +19,8 @@ struct BenchCommand: AsyncParsableCommand {
             expected and observed, early, lost and unexpected, the lateness p50/p90/p99/p99.9/max (HdrHistogram, \
             microseconds), and the rate; then setup and end-call throughput, peak RSS and bytes per outstanding \
             task, and how busy the loop was (libuv idle time). Warning lateness is read on the loop thread inside \
-            the handler; a termination's is the transition's instant; a suspension's is measured from the call \
-            to endBackgroundTask that ended the app's last task.
+            the handler; a termination's is the transition's instant; a suspension's is measured from the moment \
+            the bench asked the loop to end the app's tasks (one request; the ends run on the loop thread).
 
             --compare nio then runs the same deadlines on swift-nio's scheduleTask(deadline:) in this process \
             and prints NIO / Runway per quantile. --plot FILE.svg writes a lateness-by-percentile chart.
