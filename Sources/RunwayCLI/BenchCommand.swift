@@ -25,8 +25,8 @@ struct BenchCommand: AsyncParsableCommand {
             --compare nio then runs the same deadlines on swift-nio's scheduleTask(deadline:) in this process \
             and prints NIO / Runway per quantile. --plot FILE.svg writes a lateness-by-percentile chart.
 
-            Exit codes: 0 passed; 1 an event fired early, was lost or was not in the plan (or a call failed); \
-            64 bad usage. Timings depend on the machine; only the counts are reproducible.
+            Exit codes: 0 passed; 1 an event fired early, was lost or was not in the plan, a call failed, or \
+            the bench fell behind its plan; 64 bad usage. Timings depend on the machine; only the counts are reproducible.
             """
     )
 
