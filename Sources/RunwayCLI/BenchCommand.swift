@@ -26,7 +26,8 @@ struct BenchCommand: AsyncParsableCommand {
             and prints NIO / Runway per quantile. --plot FILE.svg writes a lateness-by-percentile chart.
 
             Exit codes: 0 passed; 1 an event fired early, was lost or was not in the plan, a call failed, or \
-            the bench fell behind its plan; 64 bad usage. Timings depend on the machine; only the counts are reproducible.
+            the bench fell behind its plan; 64 bad usage. Timings depend on the machine; only the counts are \
+            reproducible.
             """
     )
 
@@ -48,7 +49,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Window over which the apps enter the background, evenly spaced.", valueName: "seconds"))
     var duration = 1.0
 
-    @Option(help: ArgumentHelp("Seed of the generator that picks which apps end their tasks, and when.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp("Seed of the generator that picks which apps end their tasks, and when.", valueName: "n")
+    )
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Also run the same deadlines on a peer and print the ratios.", valueName: "peer"))
@@ -80,7 +83,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         guard (0...1).contains(self.endFraction) else { throw ValidationError("--end-fraction must be 0 to 1") }
         guard self.endFraction == 0 || self.warningLead < self.budget else {
-            throw ValidationError("--end-fraction above 0 needs --warning-lead shorter than --budget (time to end tasks)")
+            throw ValidationError(
+                "--end-fraction above 0 needs --warning-lead shorter than --budget (time to end tasks)"
+            )
         }
         guard self.duration.isFinite, self.duration >= 0, self.duration <= 3_600 else {
             throw ValidationError("--duration must be 0 to 3600 seconds")
@@ -125,18 +130,49 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    private static func writePlot(to path: String, plan: BenchPlan, runway: RunwayRunResult, nio: NIORunResult?) throws {
+    private static func writePlot(to path: String, plan: BenchPlan, runway: RunwayRunResult, nio: NIORunResult?) throws
+    {
         let configuration = plan.configuration
         var series = [
-            LatenessPlot.Series(name: "Runway warnings", color: "#1f77b4", dashed: false, statistics: runway.events.warnings),
-            LatenessPlot.Series(name: "Runway suspensions", color: "#2ca02c", dashed: false, statistics: runway.events.suspensions),
-            LatenessPlot.Series(name: "Runway terminations", color: "#d62728", dashed: false, statistics: runway.events.terminations),
+            LatenessPlot.Series(
+                name: "Runway warnings",
+                color: "#1f77b4",
+                dashed: false,
+                statistics: runway.events.warnings
+            ),
+            LatenessPlot.Series(
+                name: "Runway suspensions",
+                color: "#2ca02c",
+                dashed: false,
+                statistics: runway.events.suspensions
+            ),
+            LatenessPlot.Series(
+                name: "Runway terminations",
+                color: "#d62728",
+                dashed: false,
+                statistics: runway.events.terminations
+            ),
         ]
         if let nio {
-            series.append(LatenessPlot.Series(name: "NIO warnings", color: "#1f77b4", dashed: true, statistics: nio.events.warnings))
-            series.append(LatenessPlot.Series(name: "NIO terminations", color: "#d62728", dashed: true, statistics: nio.events.terminations))
+            series.append(
+                LatenessPlot.Series(
+                    name: "NIO warnings",
+                    color: "#1f77b4",
+                    dashed: true,
+                    statistics: nio.events.warnings
+                )
+            )
+            series.append(
+                LatenessPlot.Series(
+                    name: "NIO terminations",
+                    color: "#d62728",
+                    dashed: true,
+                    statistics: nio.events.terminations
+                )
+            )
         }
-        let title = "runway bench: \(configuration.apps) apps x \(configuration.tasksPerApp) tasks, "
+        let title =
+            "runway bench: \(configuration.apps) apps x \(configuration.tasksPerApp) tasks, "
             + "budget \(configuration.budget), lead \(configuration.warningLead), seed \(configuration.seed)"
         let svg = LatenessPlot(title: title, series: series).svg
         do {

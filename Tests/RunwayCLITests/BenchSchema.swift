@@ -9,7 +9,9 @@ enum BenchSchema {
         case object([String: Field], optional: Set<String> = [])
     }
 
-    static let quantiles: Field = .object(["p50": .integer, "p90": .integer, "p99": .integer, "p99_9": .integer, "max": .integer])
+    static let quantiles: Field = .object([
+        "p50": .integer, "p90": .integer, "p99": .integer, "p99_9": .integer, "max": .integer,
+    ])
     static let ratios: Field = .object(
         ["p50": .number, "p90": .number, "p99": .number, "p99_9": .number, "max": .number],
         optional: ["p50", "p90", "p99", "p99_9", "max"]
@@ -37,11 +39,17 @@ enum BenchSchema {
             "runway": .object([
                 "expirationWarnings": events, "suspensions": events, "terminations": events,
                 "setup": .object(
-                    ["seconds": .number, "tasksBegun": .integer, "tasksRefused": .integer, "beginCallsPerSecond": .number],
+                    [
+                        "seconds": .number, "tasksBegun": .integer, "tasksRefused": .integer,
+                        "beginCallsPerSecond": .number,
+                    ],
                     optional: ["beginCallsPerSecond"]
                 ),
                 "ends": .object(
-                    ["calls": .integer, "errors": .integer, "callsPerSecond": .number, "requestsAfterWarning": .integer],
+                    [
+                        "calls": .integer, "errors": .integer, "callsPerSecond": .number,
+                        "requestsAfterWarning": .integer,
+                    ],
                     optional: ["callsPerSecond"]
                 ),
                 "deadlinePhaseSeconds": .number,
@@ -52,7 +60,10 @@ enum BenchSchema {
                         "residentWithTasksBytes": .integer, "outstandingTasks": .integer,
                         "bytesPerOutstandingTask": .number,
                     ],
-                    optional: ["peakResidentBytes", "residentBeforeTasksBytes", "residentWithTasksBytes", "bytesPerOutstandingTask"]
+                    optional: [
+                        "peakResidentBytes", "residentBeforeTasksBytes", "residentWithTasksBytes",
+                        "bytesPerOutstandingTask",
+                    ]
                 ),
                 "loop": .object(["setup": utilisation, "deadlines": utilisation], optional: ["setup", "deadlines"]),
             ]),

@@ -17,7 +17,8 @@ struct BenchConfiguration: Sendable {
 
     /// From background entry to the expiration warning: `max(0, budget - lead)` (B4).
     var warningOffset: TimeSpan {
-        self.warningLead >= self.budget ? .zero : TimeSpan(nanoseconds: self.budget.nanoseconds - self.warningLead.nanoseconds)
+        self.warningLead >= self.budget
+            ? .zero : TimeSpan(nanoseconds: self.budget.nanoseconds - self.warningLead.nanoseconds)
     }
 }
 

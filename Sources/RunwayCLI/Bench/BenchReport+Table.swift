@@ -8,13 +8,15 @@ extension BenchReport {
         var lines: [String] = []
         lines.append(
             "runway bench: \(grouped(configuration.apps)) apps x \(grouped(configuration.tasksPerApp)) tasks, "
-                + "budget \(seconds(configuration.budgetSeconds)), warning lead \(seconds(configuration.warningLeadSeconds)), "
+                + "budget \(seconds(configuration.budgetSeconds)), "
+                + "warning lead \(seconds(configuration.warningLeadSeconds)), "
                 + "end fraction \(configuration.endFraction), duration \(seconds(configuration.durationSeconds)), "
                 + "seed \(configuration.seed)"
         )
         lines.append(
             "plan: \(grouped(self.plan.finisherApps)) apps end their tasks before the warning "
-                + "(\(grouped(self.plan.tasksEndingBeforeWarning)) tasks), \(grouped(self.plan.overrunnerApps)) ignore it"
+                + "(\(grouped(self.plan.tasksEndingBeforeWarning)) tasks), "
+                + "\(grouped(self.plan.overrunnerApps)) ignore it"
         )
         let setup = self.runway.setup
         lines.append(
@@ -22,15 +24,18 @@ extension BenchReport {
                 + "\(perSecond(setup.beginCallsPerSecond)) beginBackgroundTask calls/s from one thread"
         )
         lines.append("")
-        lines.append(contentsOf: Self.eventTable([
-            ("expiration warnings", self.runway.expirationWarnings), ("suspensions", self.runway.suspensions),
-            ("terminations", self.runway.terminations),
-        ]))
+        lines.append(
+            contentsOf: Self.eventTable([
+                ("expiration warnings", self.runway.expirationWarnings), ("suspensions", self.runway.suspensions),
+                ("terminations", self.runway.terminations),
+            ])
+        )
         lines.append("")
         let ends = self.runway.ends
         lines.append(
             "ends: \(grouped(ends.calls)) endBackgroundTask calls on the loop thread, "
-                + "\(perSecond(ends.callsPerSecond)) calls/s of loop time; deadline phase \(seconds(self.runway.deadlinePhaseSeconds))"
+                + "\(perSecond(ends.callsPerSecond)) calls/s of loop time; "
+                + "deadline phase \(seconds(self.runway.deadlinePhaseSeconds))"
         )
         let memory = self.runway.memory
         lines.append(
@@ -40,19 +45,26 @@ extension BenchReport {
                 + "for \(grouped(memory.outstandingTasks)) tasks)"
         )
         lines.append(
-            "loop busy: setup \(utilisation(self.runway.loop.setup)), deadlines \(utilisation(self.runway.loop.deadlines)) "
+            "loop busy: setup \(utilisation(self.runway.loop.setup)), "
+                + "deadlines \(utilisation(self.runway.loop.deadlines)) "
                 + "(1 - uv_metrics_idle_time / wall time)"
         )
         if let nio = self.nio, let ratios = self.ratios {
             lines.append("")
-            lines.append("swift-nio, the same deadlines with scheduleTask(deadline:) on one MultiThreadedEventLoopGroup loop:")
-            lines.append(contentsOf: Self.eventTable([
-                ("expiration warnings", nio.expirationWarnings), ("terminations", nio.terminations),
-            ]))
+            lines.append(
+                "swift-nio, the same deadlines with scheduleTask(deadline:) on one MultiThreadedEventLoopGroup loop:"
+            )
+            lines.append(
+                contentsOf: Self.eventTable([
+                    ("expiration warnings", nio.expirationWarnings), ("terminations", nio.terminations),
+                ])
+            )
             lines.append("")
             lines.append("ratio swift-nio / Runway (above 1: Runway less late):")
             lines.append(Self.row(["", "p50", "p90", "p99", "p99.9", "max"]))
-            for (name, ratio) in [("expiration warnings", ratios.expirationWarnings), ("terminations", ratios.terminations)] {
+            for (name, ratio) in [
+                ("expiration warnings", ratios.expirationWarnings), ("terminations", ratios.terminations),
+            ] {
                 lines.append(Self.row([name] + ratio.values.map { $0.map { String(format: "%.2fx", $0) } ?? "-" }))
             }
         }
@@ -68,7 +80,10 @@ extension BenchReport {
 
     private static func eventTable(_ rows: [(String, Events)]) -> [String] {
         var lines = [
-            self.row(["lateness in us", "expected", "count", "early", "lost", "unexp.", "p50", "p90", "p99", "p99.9", "max", "per s"])
+            self.row([
+                "lateness in us", "expected", "count", "early", "lost", "unexp.", "p50", "p90", "p99", "p99.9", "max",
+                "per s",
+            ])
         ]
         for (name, events) in rows {
             let quantiles = events.latenessNanoseconds?.values.map(microseconds) ?? Array(repeating: "-", count: 5)

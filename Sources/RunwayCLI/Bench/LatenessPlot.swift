@@ -62,7 +62,10 @@ struct LatenessPlot {
             let x = Double(decade)
             let label = decade == 0 ? "0%" : percentLabel(decade)
             out.append(gridLine(x1: px(x), y1: py(yMin), x2: px(x), y2: py(yMax)))
-            out.append("<text x=\"\(px(x))\" y=\"\(format(Self.height - Self.bottom + 18))\" text-anchor=\"middle\">\(label)</text>")
+            out.append(
+                "<text x=\"\(px(x))\" y=\"\(format(Self.height - Self.bottom + 18))\" text-anchor=\"middle\">"
+                    + "\(label)</text>"
+            )
         }
         for decade in Int(yMin)...Int(yMax) {
             let y = Double(decade)

@@ -18,8 +18,8 @@ struct NIORunResult: Sendable {
 /// one `submit` (a hop to the loop, waited for, like Runway's `home`) reads the entry instant on the loop
 /// and schedules, per task, a task at entry + budget − lead (the warning) and, for an overrunner, one more at
 /// entry + budget (the termination). A finisher's `end` step cancels its tasks (`Scheduled.cancel()`) in one
-/// `execute`, not waited for. Lateness = `NIODeadline.now()` read inside the scheduled task − its deadline. There is no
-/// suspension.
+/// `execute`, not waited for. Lateness = `NIODeadline.now()` read inside the scheduled task − its deadline. There
+/// is no suspension.
 struct NIOWorkload {
     let plan: BenchPlan
     let progress: ProgressBar?
@@ -105,7 +105,10 @@ struct NIOWorkload {
             waiting: waiting
         )
         let finished = timeline.waitForEvents(
-            expected, of: self.plan, recorder: recorder, waiting: waiting
+            expected,
+            of: self.plan,
+            recorder: recorder,
+            waiting: waiting
         )
         let deadlineSeconds = (Self.now() - start).seconds
         let observations = recorder.finish()

@@ -185,7 +185,10 @@ struct RunwayWorkload {
             waiting: waiting
         )
         let finished = timeline.waitForEvents(
-            self.plan.expectedEvents, of: self.plan, recorder: recorder, waiting: waiting
+            self.plan.expectedEvents,
+            of: self.plan,
+            recorder: recorder,
+            waiting: waiting
         )
         let deadlineSeconds = (loop.now() - start).seconds
         let deadlineEnd = LoopSample.read(loop)
