@@ -56,6 +56,13 @@ static inline int64_t runway_timerfd_read_expirations(int fd) {
     return result < 0 ? -errno : -EIO;
 }
 
+/// Turns on libuv's idle-time accounting for `loop` (UV_METRICS_IDLE_TIME), which `uv_metrics_idle_time`
+/// reads: libuv then times every wait in epoll (two clock reads and one extra non-blocking epoll_wait per loop
+/// iteration). `uv_loop_configure` is variadic, which Swift cannot call. Returns 0 or a libuv error.
+static inline int runway_loop_enable_idle_time(uv_loop_t *loop) {
+    return uv_loop_configure(loop, UV_METRICS_IDLE_TIME);
+}
+
 /// Names the calling thread (truncated by the kernel to 15 bytes) for `ps -L`, gdb and perf.
 /// Returns 0 or -errno.
 static inline int runway_set_thread_name(const char *name) {

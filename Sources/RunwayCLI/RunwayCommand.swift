@@ -11,9 +11,9 @@ struct RunwayCommand: AsyncParsableCommand {
             may ask for extra time (background tasks) under a budget; the scheduler warns through expiration \
             handlers and suspends or terminates the app when time runs out. See README.md and Docs/.
 
-            Exit codes: 0 success, 1 a check failed (bad config, demo outcome), 64 bad usage.
+            Exit codes: 0 success, 1 a check failed (bad config, demo outcome, bench), 64 bad usage.
             """,
-        subcommands: [ValidateCommand.self, DemoCommand.self]
+        subcommands: [ValidateCommand.self, DemoCommand.self, BenchCommand.self]
     )
 }
 
