@@ -45,64 +45,62 @@ struct ProcessProtocolTests {
         try RunwayScheduler(settings: Self.settings, processOptions: ProcessTestSupport.options(.auto), logger: .recording(log))
     }
 
+    /// A scheduler running one sample app, launched and active (its `didBecomeActive` printed), then sent Home.
+    struct HomeRun {
+        let log = Recorder<String>()
+        let scheduler: RunwayScheduler
+        let watcher: TransitionWatcher
+        let app: AppID
+
+        init(_ sample: Sample, _ app: AppID, taskSeconds: String, exitsOnSuspend: Bool = false) async throws {
+            self.app = app
+            self.scheduler = try ProcessProtocolTests.start(self.log)
+            self.watcher = TransitionWatcher(self.scheduler)
+            try self.scheduler.register(process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend))
+            try self.scheduler.send(.launch, to: app)
+            #expect(await ProcessProtocolTests.printed(self.log, app, "received didBecomeActive"))
+            try self.scheduler.perform(.home, on: app)
+        }
+
+        func printed(_ fragment: String) async -> Bool { await ProcessProtocolTests.printed(self.log, self.app, fragment) }
+    }
+
     static func printed(_ log: Recorder<String>, _ app: AppID, _ fragment: String) async -> Bool {
         await ProcessTestSupport.eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains(fragment) } }
     }
 
     @Test("S11: a protocol app's task that ends in time, then suspended", arguments: Sample.allCases)
     func S11_taskEndsInTimeThenSuspended(sample: Sample) async throws {
-        let log = Recorder<String>()
-        let scheduler = try Self.start(log)
-        let watcher = TransitionWatcher(scheduler)
-        let app = AppID("com.test.s11.\(sample)")
-        try scheduler.register(process: sample.descriptor(app, taskSeconds: "0.1"))
-        try scheduler.send(.launch, to: app)
-        #expect(await Self.printed(log, app, "received didBecomeActive"))
-        try scheduler.perform(.home, on: app)
-        let suspended = await watcher.first { $0.app == app && $0.to == .suspended }
+        let run = try await HomeRun(sample, AppID("com.test.s11.\(sample)"), taskSeconds: "0.1")
+        let suspended = await run.watcher.first { $0.app == run.app && $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
-        #expect(await Self.printed(log, app, "began"))
-        #expect(log.values.contains { $0.contains("app=\(app)") && $0.contains("ended") })
-        await scheduler.shutdown()
+        #expect(await run.printed("began"))
+        #expect(await run.printed("ended"))
+        await run.scheduler.shutdown()
     }
 
     @Test("S12: a protocol app's task that ignores expiration gets backgroundTaskWillExpire, then is killed at the deadline",
           arguments: Sample.allCases)
     func S12_taskIgnoringExpirationIsTerminated(sample: Sample) async throws {
-        let log = Recorder<String>()
-        let scheduler = try Self.start(log)
-        let watcher = TransitionWatcher(scheduler)
-        let app = AppID("com.test.s12.\(sample)")
-        try scheduler.register(process: sample.descriptor(app, taskSeconds: "never"))
-        try scheduler.send(.launch, to: app)
-        #expect(await Self.printed(log, app, "received didBecomeActive"))
-        try scheduler.perform(.home, on: app)
-        let background = try #require(await watcher.first { $0.app == app && $0.to == .background })
-        let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
+        let run = try await HomeRun(sample, AppID("com.test.s12.\(sample)"), taskSeconds: "never")
+        let background = try #require(await run.watcher.first { $0.app == run.app && $0.to == .background })
+        let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.budgetOverrun))
         // Never before the deadline (B9); how late is measured by the benchmarks, not asserted here.
         #expect(gone.at >= background.at + Self.settings.backgroundTimeBudget)
-        let expired = sample == .swift ? "received backgroundTaskWillExpire" : "will expire"
-        #expect(log.values.contains { $0.contains("app=\(app)") && $0.contains(expired) })
-        await scheduler.shutdown()
+        #expect(await run.printed(sample == .swift ? "received backgroundTaskWillExpire" : "will expire"))
+        await run.scheduler.shutdown()
     }
 
     @Test("S13: an exits-on-suspend protocol app gets willTerminate and exits instead of suspending", arguments: Sample.allCases)
     func S13_exitsOnSuspendProtocolApp(sample: Sample) async throws {
-        let log = Recorder<String>()
-        let scheduler = try Self.start(log)
-        let watcher = TransitionWatcher(scheduler)
-        let app = AppID("com.test.s13.\(sample)")
-        try scheduler.register(process: sample.descriptor(app, taskSeconds: "0.05", exitsOnSuspend: true))
-        try scheduler.send(.launch, to: app)
-        #expect(await Self.printed(log, app, "received didBecomeActive"))
-        try scheduler.perform(.home, on: app)
-        let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
+        let run = try await HomeRun(sample, AppID("com.test.s13.\(sample)"), taskSeconds: "0.05", exitsOnSuspend: true)
+        let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.exitsOnSuspend))
         #expect(gone.messages == [.willTerminate])
-        #expect(await Self.printed(log, app, "received willTerminate"))
-        #expect(!watcher.events.contains { $0.app == app && $0.to == .suspended })
-        await scheduler.shutdown()
+        #expect(await run.printed("received willTerminate"))
+        #expect(!run.watcher.events.contains { $0.app == run.app && $0.to == .suspended })
+        await run.scheduler.shutdown()
     }
 
     @Test("A5: one garbage line and one 1 MiB line get error replies; the app keeps running")
