@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "RunwayTestKit", targets: ["RunwayTestKit"]),
         .library(name: "Runway", targets: ["Runway"]),
         .library(name: "RunwayControl", targets: ["RunwayControl"]),
+        .library(name: "RunwayProtocol", targets: ["RunwayProtocol"]),
+        .library(name: "RunwayClient", targets: ["RunwayClient"]),
+        .executable(name: "runway-sample-app", targets: ["RunwaySampleApp"]),
         .executable(name: "runway", targets: ["RunwayCLI"]),
     ],
     dependencies: [
@@ -17,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The I/O-free core: state machines, budgets, the deadline queue. Standard library only.
@@ -25,6 +30,13 @@ let package = Package(
         .target(name: "RunwayConfig", dependencies: ["RunwayCore"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
         .target(name: "RunwayTestKit", dependencies: ["RunwayCore"]),
+        // The app protocol's lines (A4): Codable types over Foundation's JSON coders, shared by the daemon and
+        // RunwayClient.
+        .target(name: "RunwayProtocol", dependencies: ["RunwayCore"]),
+        // The client library for process apps written in Swift (A4).
+        .target(name: "RunwayClient", dependencies: ["RunwayProtocol", "RunwayCore"]),
+        // A protocol app in Swift for tests and the demo (Config/Apps/com.example.sample-swift.plist).
+        .executableTarget(name: "RunwaySampleApp", dependencies: ["RunwayClient"], path: "Examples/SampleApp"),
         // libuv, found through pkg-config; Debian's libuv1-dev provides it.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // The edge: a libuv loop on its own thread that runs the core's actions under real time.
@@ -32,6 +44,7 @@ let package = Package(
             name: "Runway",
             dependencies: [
                 "RunwayCore",
+                "RunwayProtocol",
                 "CLibUV",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -65,10 +78,16 @@ let package = Package(
                 "RunwayConfig",
                 "RunwayTestKit",
                 "RunwayControl",
+                "Runway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
+        .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI", "RunwayControl", "RunwayTestKit"]),
         .testTarget(
@@ -76,6 +95,7 @@ let package = Package(
             dependencies: [
                 "Runway",
                 "RunwayCore",
+                "RunwayProtocol",
                 "RunwayTestKit",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

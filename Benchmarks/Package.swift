@@ -22,6 +22,7 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -53,6 +54,17 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/LatenessComparison"
+        ),
+        // The whole lifecycle of N `sleep` children (spawn, suspend + confirm, resume + confirm, terminate +
+        // reap) on RunwayScheduler; Supervisord/compare.py runs it beside supervisord doing the same.
+        .executableTarget(
+            name: "ProcessLifecycle",
+            dependencies: [
+                .product(name: "Runway", package: rootIdentity),
+                .product(name: "RunwayCore", package: rootIdentity),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/ProcessLifecycle"
         ),
     ],
     swiftLanguageModes: [.v6]

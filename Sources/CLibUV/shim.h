@@ -56,6 +56,13 @@ static inline int64_t runway_timerfd_read_expirations(int fd) {
     return result < 0 ? -errno : -EIO;
 }
 
+/// Turns on libuv's idle-time accounting for `loop` (UV_METRICS_IDLE_TIME), which `uv_metrics_idle_time`
+/// reads: libuv then times every wait in epoll (two clock reads and one extra non-blocking epoll_wait per loop
+/// iteration). `uv_loop_configure` is variadic, which Swift cannot call. Returns 0 or a libuv error.
+static inline int runway_loop_enable_idle_time(uv_loop_t *loop) {
+    return uv_loop_configure(loop, UV_METRICS_IDLE_TIME);
+}
+
 /// Names the calling thread (truncated by the kernel to 15 bytes) for `ps -L`, gdb and perf.
 /// Returns 0 or -errno.
 static inline int runway_set_thread_name(const char *name) {
@@ -80,3 +87,38 @@ static inline int64_t runway_peer_uid(int fd) {
     if (length != sizeof credentials) return -EINVAL;
     return (int64_t)credentials.uid;
 }
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+/// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER): orphaned descendants of its children
+/// are re-parented to it instead of to pid 1, so it can reap them. Returns 0 or -errno.
+static inline int runway_set_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+/// Reaps `pid` if it has exited, without blocking: the pid when reaped, 0 when it is still running, or -errno
+/// (-ECHILD when it is not, or no longer, a child of this process).
+static inline int runway_reap_nonblocking(int pid) {
+    int status = 0;
+    int result = waitpid(pid, &status, WNOHANG);
+    return result >= 0 ? result : -errno;
+}
+
+/// A connected pair of close-on-exec Unix stream sockets (the app protocol channel, A4). Returns 0 or -errno.
+static inline int runway_socketpair(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0 ? 0 : -errno;
+}
+
+/// Sends `signal` to `pid` (or to the process group -pid when `pid` is negative). Returns 0 or -errno.
+static inline int runway_kill(int pid, int signal) {
+    return kill(pid, signal) == 0 ? 0 : -errno;
+}
+
+/// C casts between libuv's handle "subclasses", which Swift sees as unrelated types.
+static inline uv_stream_t *runway_pipe_as_stream(uv_pipe_t *pipe) { return (uv_stream_t *)pipe; }
+static inline uv_handle_t *runway_pipe_as_handle(uv_pipe_t *pipe) { return (uv_handle_t *)pipe; }
+static inline uv_handle_t *runway_process_as_handle(uv_process_t *process) { return (uv_handle_t *)process; }
+static inline uv_handle_t *runway_timer_as_handle(uv_timer_t *timer) { return (uv_handle_t *)timer; }
+static inline uv_handle_t *runway_signal_as_handle(uv_signal_t *signal) { return (uv_handle_t *)signal; }

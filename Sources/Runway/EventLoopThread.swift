@@ -138,6 +138,18 @@ package final class EventLoopThread: Sendable {
         return self.loopState.turnNow
     }
 
+    /// Starts a batch for a libuv callback of another component (a child's exit, a pipe read, a libuv timer):
+    /// reads the clock once and makes it `turnNow` for the work of that callback. Loop thread only.
+    ///
+    /// - Returns: The new `turnNow`, never earlier than the previous one.
+    @discardableResult
+    package func startCallbackTurn() -> Instant {
+        self.preconditionInEventLoop("startCallbackTurn")
+        let now = max(self.now(), self.loopState.turnNow)
+        self.loopState.turnNow = now
+        return now
+    }
+
     /// Stops the loop and joins its thread. Idempotent; any thread except the loop thread (where it traps,
     /// as the thread would join itself). Concurrent callers all return after the join.
     ///

@@ -1,5 +1,6 @@
 import Logging
 import RunwayCore
+import RunwayProtocol
 
 /// Runs the scheduler core on an `EventLoopThread`: feeds it events with the loop's clock reading and
 /// performs its actions for embedded apps (SPEC A1, A2). Everything here runs on the loop thread.
@@ -23,8 +24,13 @@ final class LoopDriver: @unchecked Sendable {
     let metrics: RunwayMetrics
     let events: EventBroadcaster
 
+    let processOptions: ProcessOptions
     private var core: Scheduler
     private var apps: [AppID: EmbeddedApp] = [:]
+    /// Runs process apps; created when the first one registers.
+    private var supervisor: ProcessSupervisor?
+    /// Samples memory pressure (P3) when `processOptions.memoryPressure` is set.
+    private var memoryMonitor: MemoryPressureMonitor?
     /// Expiration handlers by task; dropped when the task ends for any reason.
     private var handlers: [BackgroundTaskID: @Sendable () -> Void] = [:]
     private var pending: [[Action]] = []
@@ -35,8 +41,16 @@ final class LoopDriver: @unchecked Sendable {
     /// Called synchronously on the loop thread for every transition, in order.
     private var observers: [@Sendable (TransitionEvent) -> Void] = []
 
-    init(core: Scheduler, loop: EventLoopThread, logger: Logger, metrics: RunwayMetrics, events: EventBroadcaster) {
+    init(
+        core: Scheduler,
+        loop: EventLoopThread,
+        logger: Logger,
+        metrics: RunwayMetrics,
+        events: EventBroadcaster,
+        processOptions: ProcessOptions = ProcessOptions()
+    ) {
         self.core = core
+        self.processOptions = processOptions
         self.loop = loop
         self.logger = logger
         self.metrics = metrics
@@ -54,8 +68,37 @@ final class LoopDriver: @unchecked Sendable {
     func register(_ descriptor: AppDescriptor, delegate: any RunwayAppDelegate, application: RunwayApplication) throws(SchedulerError) {
         self.assertOnLoop()
         guard !descriptor.isProcess else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
+        guard !self.stopping else { throw SchedulerError(.stopping, app: descriptor.id) }
         try self.core.register(descriptor)
         self.apps[descriptor.id] = EmbeddedApp(delegate: delegate, application: application)
+    }
+
+    /// Registers a process app (`AppKind.process`); its child starts on `launch`.
+    func register(process descriptor: AppDescriptor) throws(SchedulerError) {
+        self.assertOnLoop()
+        guard case .process(let spec) = descriptor.kind else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
+        guard !self.stopping else { throw SchedulerError(.stopping, app: descriptor.id) }
+        try self.core.register(descriptor)
+        let supervisor = self.supervisor ?? {
+            let made = ProcessSupervisor(
+                loop: self.loop,
+                options: self.processOptions,
+                mechanism: self.core.settings.suspensionMechanism,
+                logger: self.logger
+            )
+            made.delegate = self
+            self.supervisor = made
+            return made
+        }()
+        supervisor.register(descriptor.id, spec: spec)
+    }
+
+    func processStatus() -> [AppID: ProcessStatus] {
+        self.assertOnLoop()
+        guard let supervisor = self.supervisor else { return [:] }
+        var result: [AppID: ProcessStatus] = [:]
+        for app in supervisor.apps.keys { result[app] = supervisor.status(of: app) }
+        return result
     }
 
     func command(_ command: Command, for app: AppID) throws(SchedulerError) {
@@ -154,9 +197,29 @@ final class LoopDriver: @unchecked Sendable {
         return self.core.state(of: app)
     }
 
+    /// Starts sampling memory pressure if configured (P3). Called once, on the loop, after init.
+    func startMemoryMonitor() {
+        self.assertOnLoop()
+        guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
+        let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
+        monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
+        monitor.onWarning = { [unowned self] in
+            self.loop.startCallbackTurn()
+            self.memoryWarning()
+        }
+        monitor.onCritical = { [unowned self] in
+            self.loop.startCallbackTurn()
+            return self.purge()
+        }
+        monitor.start()
+        self.memoryMonitor = monitor
+    }
+
     /// P4: terminate every app; `waiter` is resumed when all are gone.
     func shutdown(_ waiter: CheckedContinuation<Void, Never>) {
         self.assertOnLoop()
+        self.memoryMonitor?.stop()
+        self.memoryMonitor = nil
         self.stopping = true
         self.stopWaiters.append(waiter)
         self.run(self.core.shutdownRequested(now: self.now))
@@ -181,6 +244,12 @@ final class LoopDriver: @unchecked Sendable {
         self.handlers = [:]
         self.observers = []
         self.pending = []
+        self.supervisor = nil
+    }
+
+    private func processSupervisor(for action: Action) -> ProcessSupervisor {
+        guard let supervisor = self.supervisor else { preconditionFailure("Process action \(action) without a process app") }
+        return supervisor
     }
 
     // MARK: Actions
@@ -200,15 +269,27 @@ final class LoopDriver: @unchecked Sendable {
             self.armedWakeup = next
             self.loop.setWakeup(at: next)
         }
-        if self.stopping && self.core.allAppsStopped {
+        if self.stopping && self.core.allAppsStopped && !self.stopWaiters.isEmpty {
             let waiters = self.stopWaiters
             self.stopWaiters = []
-            for waiter in waiters { waiter.resume() }
+            let resume = { for waiter in waiters { waiter.resume() } }
+            // P4: the stop completes once what the apps left behind is reaped too.
+            if let supervisor = self.supervisor { supervisor.finish(then: resume) } else { resume() }
         }
     }
 
     private func perform(_ action: Action) {
         switch action {
+        case .deliver(let app, .backgroundTaskWillExpire(let id), let token) where self.handlers[id] != nil:
+            // A task begun in this process with a handler (an embedded app's, or one held on a process app's
+            // behalf by an operator or a scenario): its handler runs here, on the loop thread; a process app is
+            // not told about a task it did not begin.
+            self.metrics.expirationHandlerCalled()
+            self.handlers[id]?()
+            self.run(self.core.messageReturned(token, from: app, now: self.now))
+        case .deliver(let app, let message, let token) where self.apps[app] == nil:
+            guard let supervisor = self.supervisor else { preconditionFailure("Delivered \(message) to unregistered app \(app)") }
+            supervisor.deliver(message, token: token, to: app)
         case .deliver(let app, .backgroundTaskWillExpire(let id), let token):
             // Expiration handlers run on the loop thread, like UIKit's on the main thread; they must not block.
             self.metrics.expirationHandlerCalled()
@@ -223,9 +304,9 @@ final class LoopDriver: @unchecked Sendable {
                 _ = loop.execute { self.messageReturned(token, from: app) }
             }
         case .suspend(let app):
-            self.apps[app]?.application.executor.suspended()
+            if let embedded = self.apps[app] { embedded.application.executor.suspended() } else { self.supervisor?.suspend(app) }
         case .resume(let app):
-            self.apps[app]?.application.executor.resumed()
+            if let embedded = self.apps[app] { embedded.application.executor.resumed() } else { self.supervisor?.resume(app) }
         case .stop(let app):
             self.apps[app]?.application.executor.terminated()
         case .endTasks(_, let ids):
@@ -240,13 +321,59 @@ final class LoopDriver: @unchecked Sendable {
                     "messages": "\(event.messages.map(\.description))",
                 ]
             )
+            if self.apps[event.app] == nil { self.supervisor?.stateChanged(event.app, to: event.to) }
             for observer in self.observers { observer(event) }
             self.events.yield(event)
-        case .spawn(let app), .sendTerminateSignal(let app), .kill(let app):
-            preconditionFailure("Process action \(action) for \(app): only embedded apps are registered")
+        case .spawn(let app):
+            self.processSupervisor(for: action).spawn(app)
+        case .sendTerminateSignal(let app):
+            self.processSupervisor(for: action).terminate(app)
+        case .kill(let app):
+            self.processSupervisor(for: action).kill(app)
         case .armWakeup, .cancelWakeup:
             // The wake-up is armed from `core.nextWakeup` once the whole queue has run.
             break
+        }
+    }
+}
+
+extension LoopDriver: ProcessSupervisorDelegate {
+    func processExited(_ app: AppID, exit: ProcessExit) {
+        self.run(self.core.processExited(app, exit: exit, now: self.now))
+    }
+
+    func processFailedToStart(_ app: AppID, error: String) {
+        self.logger.info("process app failed to start", metadata: ["app": "\(app)", "error": "\(error)"])
+        self.run(self.core.spawnFailed(app, error: error, now: self.now))
+    }
+
+    func processViolatedProtocol(_ app: AppID, reason: String) {
+        self.run(self.core.protocolViolated(by: app, now: self.now))
+    }
+
+    func processAcknowledged(_ token: MessageToken, app: AppID) {
+        self.run(self.core.messageReturned(token, from: app, now: self.now))
+    }
+
+    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp {
+        switch request {
+        case .ack(let token):
+            self.processAcknowledged(MessageToken(rawValue: token), app: app)
+            return .error(request: nil, code: "internal", message: "ack answered as a request")
+        case .beginBackgroundTask(let request, let name):
+            let id = self.beginTask(name: name, app: app, handler: nil)
+            let refusal = id == .invalid ? "beginBackgroundTask refused for \(app)" : nil
+            return .taskBegun(request: request, task: id.rawValue, refusal: refusal)
+        case .endBackgroundTask(let request, let task):
+            do {
+                try self.endTask(BackgroundTaskID(rawValue: task), app: app)
+                return .taskEnded(request: request)
+            } catch {
+                return .error(request: request, code: error.code.description, message: error.description)
+            }
+        case .backgroundTimeRemaining(let request):
+            let remaining = self.backgroundTimeRemaining(for: app)
+            return .timeRemaining(request: request, seconds: remaining == .max ? nil : remaining.seconds)
         }
     }
 }

@@ -43,6 +43,13 @@ struct LoopHandles: @unchecked Sendable {
             deallocate()
             throw EventLoopError(.loopInitFailed, loopName: loopName, status: status)
         }
+        // Idle-time accounting for `EventLoopThread.idleTime()`; must be set before `uv_run`.
+        status = runway_loop_enable_idle_time(loop)
+        guard status == 0 else {
+            _ = uv_loop_close(loop)
+            deallocate()
+            throw EventLoopError(.loopInitFailed, loopName: loopName, status: status)
+        }
         status = uv_async_init(loop, async, inboxSignalled)
         guard status == 0 else {
             _ = uv_loop_close(loop)

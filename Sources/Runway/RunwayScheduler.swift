@@ -32,9 +32,11 @@ public final class RunwayScheduler: Sendable {
     ///   - logger: Where the scheduler logs (info and below; data in metadata).
     ///   - metricsFactory: Where metrics go; default the process's bootstrapped `MetricsSystem.factory`.
     ///   - name: The loop thread's name.
+    ///   - processOptions: How process apps are started and controlled (used once one is registered).
     /// - Throws: `EventLoopError` if libuv, the timerfd or the thread cannot be created.
     public init(
         settings: SchedulerSettings = SchedulerSettings(),
+        processOptions: ProcessOptions = ProcessOptions(),
         logger: Logger = Logger(label: "runway"),
         metricsFactory: (any MetricsFactory)? = nil,
         name: String = "runway"
@@ -46,13 +48,17 @@ public final class RunwayScheduler: Sendable {
             loop: loop,
             logger: logger,
             metrics: RunwayMetrics(factory: metricsFactory ?? MetricsSystem.factory),
-            events: events
+            events: events,
+            processOptions: processOptions
         )
         self.bridge = LoopBridge(loop: loop, driver: driver)
         self.events = events
         self.logger = logger
         // The driver arms wake-ups only from loop-thread work queued after this, so none can fire before.
-        _ = loop.execute { loop.onWakeup = { now in driver.wakeupFired(now) } }
+        _ = loop.execute {
+            loop.onWakeup = { now in driver.wakeupFired(now) }
+            driver.startMemoryMonitor()
+        }
     }
 
     /// Registers an embedded app in `notRunning`.
@@ -76,6 +82,23 @@ public final class RunwayScheduler: Sendable {
     ///   changes), `stopping`.
     public func send(_ command: Command, to app: AppID) throws(SchedulerError) {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.command(command, for: app) }
+    }
+
+    /// Sends one command to many apps in a single hop to the loop, for example `launch` to every configured app.
+    /// Each app is handled on its own, in the order given, exactly as by `send(_:to:)`: one refusal does not
+    /// stop the others.
+    ///
+    /// - Returns: The refusals by app; empty when every app accepted the command.
+    @discardableResult
+    public func send(_ command: Command, toEach apps: [AppID]) -> [AppID: SchedulerError] {
+        let refusals: [AppID: SchedulerError]? = self.bridge.sync { driver in
+            var refusals: [AppID: SchedulerError] = [:]
+            for app in apps {
+                do throws(SchedulerError) { try driver.command(command, for: app) } catch { refusals[app] = error }
+            }
+            return refusals
+        }
+        return refusals ?? Dictionary(apps.map { ($0, SchedulerError(.stopping, app: $0)) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Performs a user action of SPEC section 4 on one app.

@@ -1,37 +1,64 @@
+import Foundation
 import Runway
 import RunwayConfig
 import RunwayCore
 
-// The one place where the daemon registers configured apps and reads what the process driver knows about them.
-//
-// Until `RunwayScheduler` runs process apps (`register(process:)`, `processes()`), a process app from
-// Config/Apps is registered as an embedded stand-in: the same identifier, budget and keys, with a delegate that
-// answers every message at once. Its lifecycle, budgets and timeline are the real scheduler's; no child process
-// is started, so status shows no pid. `standInNote` says so at startup.
+// Where the daemon registers configured apps and reads what the process driver knows about them.
 
-/// Registers one configured app in `notRunning`.
+/// Registers one configured app in `notRunning`: a process app (`ProgramArguments`) with the process driver, an
+/// embedded one (no `ProgramArguments`) as a stand-in object in the daemon.
 func registerApp(_ app: ConfiguredApp, on scheduler: RunwayScheduler) throws(SchedulerError) {
-    var descriptor = app.descriptor
-    if descriptor.isProcess {
-        descriptor.kind = .embedded
+    if app.descriptor.isProcess {
+        try scheduler.register(process: app.descriptor)
+    } else {
+        try scheduler.register(app.descriptor, delegate: StandInApp())
     }
-    try scheduler.register(descriptor, delegate: StandInApp())
 }
 
-/// Printed at startup when some apps run as stand-ins; nil when none does.
+/// Printed at startup when some apps are embedded stand-ins; nil when none is.
 func standInNote(_ apps: [ConfiguredApp]) -> String? {
-    let count = apps.filter(\.descriptor.isProcess).count
+    let count = apps.filter { !$0.descriptor.isProcess }.count
     guard count > 0 else { return nil }
-    return "note: \(count) process app(s) run as in-process stand-ins (no child process, no pid) until the "
-        + "process driver is available in this build"
+    return "\(count) embedded app(s) (no ProgramArguments) run as stand-ins inside the daemon: they return from every "
+        + "message at once and hold no task of their own"
 }
 
-/// pid and suspension details per process app; empty while process apps run as stand-ins.
+/// How the daemon starts process apps: relative programs against the configuration directory, bare names beside
+/// the `runway` executable first (the sample apps are built there), memory pressure from `Runway.plist` (P3).
+func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
+    let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "runway").resolvingSymlinksInPath()
+    let daemon = configuration.daemon
+    let memory: MemoryPressureOptions?
+    switch daemon.memoryPressureSource {
+    case .off:
+        memory = nil
+    case .psi:
+        memory = MemoryPressureOptions(
+            source: .psi(path: "/proc/pressure/memory"),
+            warningPercent: daemon.memoryWarningPressure,
+            criticalPercent: daemon.memoryCriticalPressure,
+            pollInterval: daemon.memoryPollInterval
+        )
+    case .rss:
+        memory = daemon.rssCeilingBytes.map {
+            MemoryPressureOptions(source: .rss(ceilingBytes: $0), pollInterval: daemon.memoryPollInterval)
+        }
+    }
+    return ProcessOptions(
+        baseDirectory: configuration.directory,
+        searchDirectories: [executable.deletingLastPathComponent().path],
+        memoryPressure: memory
+    )
+}
+
+/// pid and suspension details per process app.
 func processRows(of scheduler: RunwayScheduler) -> [AppID: ProcessRow] {
-    [:]
+    scheduler.processes().mapValues {
+        ProcessRow(pid: $0.pid, mechanism: $0.mechanism?.rawValue, suspensionConfirmed: $0.suspensionConfirmed)
+    }
 }
 
-/// An app that returns from every lifecycle message at once (the defaults of `RunwayAppDelegate`): it holds no
-/// background task of its own, so it is suspended as soon as it reaches the background unless a scenario or an
-/// operator holds a task for it.
+/// An embedded app that returns from every lifecycle message at once (the defaults of `RunwayAppDelegate`): it
+/// holds no background task of its own, so it is suspended as soon as it reaches the background unless a scenario
+/// or an operator holds a task for it.
 final class StandInApp: RunwayAppDelegate {}

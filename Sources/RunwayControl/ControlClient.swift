@@ -54,7 +54,14 @@ public final class ControlClient {
 
     /// Sends one request and reads its reply line.
     public func request(_ request: ControlRequest) throws(ControlClientError) -> ControlReply {
-        try self.send(ControlProtocol.encodedLine(request))
+        do throws(ControlClientError) {
+            try self.send(ControlProtocol.encodedLine(request))
+        } catch {
+            // A daemon that refuses a connection (peer check, too many clients) writes one line and closes: the
+            // write may fail, and the refusal is still there to read.
+            guard let line = try? self.readLine(), !line.isEmpty else { throw error }
+            return try Self.decode(ControlReply.self, line)
+        }
         guard let line = try self.readLine() else {
             throw ControlClientError(.unreachable, "the daemon closed the connection without replying")
         }

@@ -68,7 +68,12 @@ public enum Daemon {
         logger.logLevel = options.logLevel
         let scheduler: RunwayScheduler
         do {
-            scheduler = try RunwayScheduler(settings: configuration.settings, logger: logger, name: "runway-loop")
+            scheduler = try RunwayScheduler(
+                settings: configuration.settings,
+                processOptions: processOptions(for: configuration),
+                logger: logger,
+                name: "runway-loop"
+            )
         } catch {
             printError("error: cannot start the event loop: \(error)")
             return DaemonExit.failure

@@ -41,7 +41,7 @@ final class DaemonProcess {
         self.socket = "/tmp/runway-test-\(UUID().uuidString.prefix(8)).sock"
         try self.config.write(
             "Runway.plist",
-            plistXML(settings + "<key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(self.socket)</string>")
+            plistXML(settings + "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(self.socket)</string>")
         )
         for (identifier, keys) in apps {
             try self.config.writeApp("\(identifier).plist", identifier: identifier, keys)

@@ -175,7 +175,8 @@ import Testing
             if answer.ok { served += 1 } else if answer.error?.code == "tooManyClients" { refused += 1 }
         }
         #expect(served + refused == 200)
-        #expect(served >= 64 - 1, "the first 64 (less the connection still open above) are served")
+        // 64 clients at most; the first client above, and the half-written one until the daemon sees it close, count.
+        #expect(served >= 62 && served <= 64, "served \(served)")
         #expect(refused > 0, "beyond 64 clients the daemon refuses")
         clients.removeAll()
 

@@ -51,13 +51,31 @@ struct ShippedConfigTests {
         #expect(configuration.apps.map(\.descriptor) == [
             AppDescriptor(id: "com.example.notes", kind: process),
             AppDescriptor(id: "com.example.player", kind: process, backgroundModes: ["audio"]),
-            AppDescriptor(id: "com.example.sync", kind: process, backgroundTimeBudget: .seconds(4)),
             AppDescriptor(
-                id: "com.example.uploader", kind: process, exitsOnSuspend: true, exitsOnSuspendStyle: .drain,
+                id: "com.example.sync",
+                kind: .process(ProcessSpec(
+                    arguments: ["Programs/sample_app.py"],
+                    environment: ["SAMPLE_TASK_SECONDS": "never"],
+                    speaksProtocol: true
+                )),
+                backgroundTimeBudget: .seconds(4)
+            ),
+            AppDescriptor(
+                id: "com.example.uploader",
+                kind: .process(ProcessSpec(
+                    arguments: ["runway-sample-app"],
+                    environment: ["SAMPLE_TASK_SECONDS": "2"],
+                    speaksProtocol: true
+                )),
+                exitsOnSuspend: true,
+                exitsOnSuspendStyle: .drain,
                 backgroundTimeBudget: .seconds(6)
             ),
         ])
-        #expect(configuration.apps.allSatisfy { !$0.descriptor.awaitsMessages })
+        // The plain apps get signals only; the two protocol apps are awaited (L2, A4).
+        #expect(configuration.apps.filter(\.descriptor.awaitsMessages).map(\.descriptor.id) == [
+            "com.example.sync", "com.example.uploader",
+        ])
     }
 
     @Test func C1_loadAppReadsOneShippedFile() throws {

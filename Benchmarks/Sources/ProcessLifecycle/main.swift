@@ -1,0 +1,71 @@
+// The whole lifecycle of N plain `sleep` children on RunwayScheduler, phase by phase:
+//   (each phase is one batch request, `send(_:toEach:)`, as supervisord's *AllProcesses calls are)
+//   spawn      launch every app; done when each has a pid (uv_spawn returns after exec)
+//   suspend    Home on every app; done when the kernel confirms each (frozen 1, or state T)
+//   resume     summon every app; done when each is confirmed running again
+//   terminate  terminate every app; done when each child has been reaped (notRunning)
+// Usage: ProcessLifecycle [apps=200] [mechanism=signal|freezer] [rounds=1]. Prints one JSON object per round
+// with each phase's wall time in milliseconds. Supervisord/compare.py runs it beside supervisord.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Runway
+import RunwayCore
+import Logging
+
+let arguments = CommandLine.arguments
+let count = arguments.count > 1 ? Int(arguments[1]) ?? 200 : 200
+let mechanism = SuspensionMechanism(rawValue: arguments.count > 2 ? arguments[2] : "signal") ?? .signal
+let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+
+@MainActor
+func waitUntil(_ condition: () -> Bool) async {
+    while !condition() { try? await Task.sleep(for: .microseconds(200)) }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+for round in 0..<rounds {
+    var logger = Logger(label: "lifecycle")
+    logger.logLevel = .error
+    let scheduler = try RunwayScheduler(
+        settings: SchedulerSettings(terminationGrace: .seconds(5), suspensionMechanism: mechanism),
+        processOptions: ProcessOptions(suspensionMechanism: mechanism, adjustsOOMScore: true),
+        logger: logger
+    )
+    let apps = (0..<count).map { AppID("bench.sleep.\($0)") }
+    for app in apps {
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"]))))
+    }
+    let clock = ContinuousClock()
+    var phases: [(String, Double)] = []
+
+    var start = clock.now
+    precondition(scheduler.send(.launch, toEach: apps).isEmpty)
+    await waitUntil { scheduler.processes().values.filter { $0.pid != nil }.count == count }
+    phases.append(("spawn", milliseconds(clock.now - start)))
+
+    start = clock.now
+    precondition(scheduler.send(UserAction.home.command, toEach: apps).isEmpty)
+    await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
+    phases.append(("suspend", milliseconds(clock.now - start)))
+
+    start = clock.now
+    precondition(scheduler.send(UserAction.summon.command, toEach: apps).isEmpty)
+    await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
+    phases.append(("resume", milliseconds(clock.now - start)))
+
+    start = clock.now
+    precondition(scheduler.send(.terminate, toEach: apps).isEmpty)
+    await waitUntil { scheduler.status().allSatisfy { $0.state == .notRunning } }
+    phases.append(("terminate", milliseconds(clock.now - start)))
+
+    await scheduler.shutdown()
+    let total = phases.map(\.1).reduce(0, +)
+    let fields = (phases + [("total", total)]).map { "\"\($0.0)\": \(String(format: "%.2f", $0.1))" }.joined(separator: ", ")
+    print("{\"tool\": \"runway-\(mechanism.rawValue)\", \"apps\": \(count), \"round\": \(round), \(fields)}")
+}

@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where this process sits in the cgroup v2 hierarchy, and a directory of Runway's own under it for one
+/// cgroup per process app (P1).
+///
+/// Discovery reads `/proc/self/mountinfo` for a `cgroup2` mount (it is not always `/sys/fs/cgroup`: hybrid
+/// hosts mount v2 at `/sys/fs/cgroup/unified`) and `/proc/self/cgroup` for this process's v2 path (`0::/...`).
+/// The freezer is usable when that mount is read-write and Runway can create its directory there, which needs
+/// root or a delegated subtree.
+struct CgroupHierarchy: Hashable {
+    /// The directory of this process's own cgroup, e.g. `/sys/fs/cgroup/unified/` or `.../user.slice/x.scope`.
+    var ownDirectory: String
+
+    /// Finds the cgroup v2 directory of this process, or says why there is none.
+    static func discover() -> Result<CgroupHierarchy, CgroupUnavailable> {
+        guard let mountinfo = SystemFiles.read("/proc/self/mountinfo", limitBytes: 1 << 20) else {
+            return .failure(CgroupUnavailable(reason: "cannot read /proc/self/mountinfo"))
+        }
+        guard let membership = SystemFiles.read("/proc/self/cgroup") else {
+            return .failure(CgroupUnavailable(reason: "cannot read /proc/self/cgroup"))
+        }
+        return Self.locate(mountinfo: mountinfo, membership: membership)
+    }
+
+    /// The pure part of `discover()`: parses the two files' texts.
+    static func locate(mountinfo: String, membership: String) -> Result<CgroupHierarchy, CgroupUnavailable> {
+        guard let path = membership.split(separator: "\n").first(where: { $0.hasPrefix("0::") })?.dropFirst(3) else {
+            return .failure(CgroupUnavailable(reason: "this process is in no cgroup v2 hierarchy (/proc/self/cgroup has no 0:: line)"))
+        }
+        for line in mountinfo.split(separator: "\n") {
+            // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
+            let parts = line.split(separator: " - ", maxSplits: 1)
+            guard parts.count == 2, parts[1].split(separator: " ").first == "cgroup2" else { continue }
+            let fields = parts[0].split(separator: " ")
+            guard fields.count >= 6 else { continue }
+            let root = String(fields[3])
+            let mountPoint = Self.unescape(String(fields[4]))
+            guard fields[5].split(separator: ",").contains("rw") else {
+                return .failure(CgroupUnavailable(reason: "the cgroup2 mount at \(mountPoint) is read-only"))
+            }
+            var relative = String(path)
+            if root != "/" {
+                guard relative.hasPrefix(root) else { continue }
+                relative = String(relative.dropFirst(root.count))
+            }
+            let directory = mountPoint + (relative.hasPrefix("/") || relative.isEmpty ? relative : "/" + relative)
+            return .success(CgroupHierarchy(ownDirectory: directory.hasSuffix("/") ? String(directory.dropLast()) : directory))
+        }
+        return .failure(CgroupUnavailable(reason: "no cgroup2 mount in /proc/self/mountinfo"))
+    }
+
+    /// mountinfo escapes space, tab, newline and backslash as octal (`\040`).
+    static func unescape(_ field: String) -> String {
+        var result = ""
+        var iterator = Array(field.utf8)[...]
+        var bytes: [UInt8] = []
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "\\"), iterator.count >= 3,
+                let value = UInt8(String(decoding: iterator.prefix(3), as: UTF8.self), radix: 8)
+            {
+                bytes.append(value)
+                iterator = iterator.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        result = String(decoding: bytes, as: UTF8.self)
+        return result
+    }
+
+    /// Creates (or reuses) Runway's directory `runway.<pid>` under this process's cgroup.
+    ///
+    /// - Returns: the directory, or why the freezer cannot be used (not root, read-only, no `cgroup.freeze`).
+    func makeRunwayDirectory() -> Result<String, CgroupUnavailable> {
+        self.removeStaleDirectories()
+        let directory = "\(self.ownDirectory)/runway.\(getpid())"
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            let code = errno
+            return .failure(CgroupUnavailable(reason: "cannot create \(directory): \(SystemFiles.describe(code))"))
+        }
+        guard access("\(directory)/cgroup.freeze", W_OK) == 0 else {
+            _ = rmdir(directory)
+            return .failure(CgroupUnavailable(reason: "\(directory)/cgroup.freeze is missing or not writable (kernel before 5.2?)"))
+        }
+        return .success(directory)
+    }
+}
+
+extension CgroupHierarchy {
+    /// Removes `runway.<pid>` directories left by a daemon that died without cleaning up (its pid is gone):
+    /// whatever still runs in their app cgroups is killed first, so nothing a dead daemon started lingers.
+    func removeStaleDirectories() {
+        guard let directory = opendir(self.ownDirectory) else { return }
+        var stale: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            stale.append("\(self.ownDirectory)/\(name)")
+        }
+        closedir(directory)
+        for path in stale {
+            guard let apps = opendir(path) else { continue }
+            var children: [String] = []
+            while let entry = readdir(apps) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                var info = stat()
+                if name != ".", name != "..", stat("\(path)/\(name)", &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                    children.append("\(path)/\(name)")
+                }
+            }
+            closedir(apps)
+            for child in children {
+                let cgroup = AppCgroup(path: child)
+                cgroup.killAll()
+                _ = cgroup.setFrozen(false)
+                cgroup.remove()
+            }
+            _ = rmdir(path)
+        }
+    }
+}
+
+/// Why the cgroup v2 freezer cannot be used here; status and logs show the reason.
+struct CgroupUnavailable: Error, Hashable, CustomStringConvertible {
+    var reason: String
+    var description: String { self.reason }
+}
+
+/// One app's cgroup: a leaf directory under Runway's own. Every process the app starts (grandchildren too)
+/// stays in it, so freezing and killing it reaches them all. Loop thread only.
+struct AppCgroup: Hashable {
+    let path: String
+
+    /// Creates the leaf `<parent>/<name>`. Returns nil (with errno) when mkdir fails.
+    static func create(in parent: String, name: String) -> Result<AppCgroup, CgroupUnavailable> {
+        let safe = String(name.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
+        let path = "\(parent)/\(safe)"
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            let code = errno
+            return .failure(CgroupUnavailable(reason: "cannot create \(path): \(SystemFiles.describe(code))"))
+        }
+        return .success(AppCgroup(path: path))
+    }
+
+    /// Moves a process into this cgroup (its later children are born here). Returns 0 or an errno.
+    func add(_ pid: Int32) -> Int32 { SystemFiles.write("\(pid)", to: "\(self.path)/cgroup.procs") }
+
+    /// Asks the kernel to freeze (true) or thaw (false) every task in the cgroup. Returns 0 or an errno.
+    func setFrozen(_ frozen: Bool) -> Int32 { SystemFiles.write(frozen ? "1" : "0", to: "\(self.path)/cgroup.freeze") }
+
+    /// `frozen 1` in `cgroup.events`: the freeze is complete (P1's confirmation).
+    var isFrozen: Bool { self.events["frozen"] == "1" }
+
+    /// `populated 1` in `cgroup.events`: some process is still in the cgroup.
+    var isPopulated: Bool { self.events["populated"] != "0" }
+
+    var events: [Substring: Substring] {
+        guard let text = SystemFiles.read("\(self.path)/cgroup.events") else { return [:] }
+        var fields: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            let pair = line.split(separator: " ", maxSplits: 1)
+            if pair.count == 2 { fields[pair[0]] = pair[1] }
+        }
+        return fields
+    }
+
+    /// The pids in the cgroup.
+    var processes: [Int32] {
+        (SystemFiles.read("\(self.path)/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    /// SIGKILLs everything in the cgroup, frozen or not: `cgroup.kill` (Linux 5.14+), else each pid.
+    func killAll() {
+        if SystemFiles.write("1", to: "\(self.path)/cgroup.kill") != 0 {
+            for pid in self.processes { _ = kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Removes the directory; fails (returns the errno) while it is populated.
+    @discardableResult
+    func remove() -> Int32 { rmdir(self.path) == 0 ? 0 : errno }
+}

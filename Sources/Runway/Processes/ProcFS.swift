@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What `/proc` tells about a process (Linux `proc(5)`).
+enum ProcFS {
+    /// Fields of `/proc/PID/stat` that Runway uses.
+    struct Stat: Hashable {
+        /// The one-letter state: `R`, `S`, `D`, `T` (stopped by a signal), `t`, `Z`, ...
+        var state: Character
+        var parent: Int32
+        var processGroup: Int32
+    }
+
+    /// Parses a `/proc/PID/stat` line. The command name is in parentheses and may itself contain spaces and
+    /// parentheses, so fields are counted from the last `)`.
+    static func parseStat(_ line: String) -> Stat? {
+        guard let close = line.lastIndex(of: ")") else { return nil }
+        let fields = line[line.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 3, let state = fields[0].first, let parent = Int32(fields[1]),
+            let group = Int32(fields[2])
+        else { return nil }
+        return Stat(state: state, parent: parent, processGroup: group)
+    }
+
+    /// The stat of a live process, or nil when it is gone.
+    static func stat(_ pid: Int32) -> Stat? {
+        SystemFiles.read("/proc/\(pid)/stat").flatMap(Self.parseStat)
+    }
+
+    /// The pids of every process whose process group is `group` (a scan of `/proc`).
+    static func members(ofProcessGroup group: Int32) -> [Int32] {
+        guard let directory = opendir("/proc") else { return [] }
+        defer { closedir(directory) }
+        var members: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard let pid = Int32(name), let stat = Self.stat(pid), stat.processGroup == group else { continue }
+            members.append(pid)
+        }
+        return members
+    }
+
+    /// Resident set size in bytes (`/proc/PID/statm`, second field, times the page size), or nil.
+    static func residentBytes(_ pid: Int32) -> UInt64? {
+        guard let text = SystemFiles.read("/proc/\(pid)/statm") else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count >= 2, let pages = UInt64(fields[1]) else { return nil }
+        return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Writes `/proc/PID/oom_score_adj` (-1000...1000). Returns 0 or an errno.
+    @discardableResult
+    static func setOOMScoreAdjust(_ pid: Int32, _ value: Int) -> Int32 {
+        SystemFiles.write("\(value)", to: "/proc/\(pid)/oom_score_adj")
+    }
+
+    /// `/proc/PID/oom_score_adj`, or nil.
+    static func oomScoreAdjust(_ pid: Int32) -> Int? {
+        SystemFiles.read("/proc/\(pid)/oom_score_adj").flatMap { Int($0.trimmingWhitespace) }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces, tabs and newlines.
+    var trimmingWhitespace: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+        guard let first = self.firstIndex(where: { !isSpace($0) }), let last = self.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,111 @@
+import RunwayCore
+
+/// How a `RunwayScheduler` starts and controls process apps (SPEC section 5, A4, A5).
+public struct ProcessOptions: Sendable {
+    /// Relative `ProgramArguments[0]` paths (with a `/`) and relative `WorkingDirectory`s are resolved
+    /// against this directory (the daemon passes its configuration directory). Default: the current directory.
+    public var baseDirectory: String?
+    /// Directories searched, in order and before `PATH`, for a `ProgramArguments[0]` without a `/` (the
+    /// daemon passes the directory of the `runway` executable, so sample apps built beside it are found).
+    public var searchDirectories: [String]
+    /// Overrides the scheduler's `SuspensionMechanism` for process apps; nil uses the settings' value.
+    public var suspensionMechanism: SuspensionMechanism?
+    /// How long a freeze, thaw, SIGSTOP or SIGCONT may take to be confirmed before it is reported as
+    /// unconfirmed in the log and status. Default 2 s.
+    public var confirmationTimeout: TimeSpan
+    /// How often pending confirmations are checked: every 1 ms (libuv's timer resolution).
+    public var confirmationPollMilliseconds: UInt64
+    /// stdout and stderr lines longer than this are logged cut. Default 16 KiB.
+    public var outputLineLimitBytes: Int
+    /// Protocol lines longer than this are answered with `lineTooLong` (A5). Default 64 KiB.
+    public var protocolLineLimitBytes: Int
+    /// Bytes queued to a protocol child that does not read, beyond which it is terminated
+    /// (`protocolViolation`). Default 1 MiB.
+    public var protocolWriteQueueLimitBytes: Int
+    /// Malformed protocol lines tolerated per second before termination (A5). Default 3.
+    public var protocolMalformedLimit: Int
+    /// Protocol lines of any kind tolerated per second before termination (flooding, A5). Default 1,000.
+    public var protocolLineRateLimit: Int
+    /// Writes `oom_score_adj` of each process app by state (active lowest, suspended highest) so that the
+    /// kernel's OOM killer follows the purge order (P3). Default true.
+    public var adjustsOOMScore: Bool
+    /// Makes this process a child subreaper, so that processes orphaned by an app's exit are re-parented here
+    /// and reaped (no zombie is left: P2). Process-wide; default true.
+    public var reapsOrphans: Bool
+    /// Memory pressure handling (P3): nil (the default) turns it off.
+    public var memoryPressure: MemoryPressureOptions?
+
+    public init(
+        baseDirectory: String? = nil,
+        searchDirectories: [String] = [],
+        suspensionMechanism: SuspensionMechanism? = nil,
+        confirmationTimeout: TimeSpan = .seconds(2),
+        outputLineLimitBytes: Int = 16_384,
+        protocolLineLimitBytes: Int = 65_536,
+        protocolWriteQueueLimitBytes: Int = 1 << 20,
+        protocolMalformedLimit: Int = 3,
+        protocolLineRateLimit: Int = 1_000,
+        adjustsOOMScore: Bool = true,
+        reapsOrphans: Bool = true,
+        memoryPressure: MemoryPressureOptions? = nil
+    ) {
+        precondition(outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
+            "ProcessOptions limits must be positive")
+        self.baseDirectory = baseDirectory
+        self.searchDirectories = searchDirectories
+        self.suspensionMechanism = suspensionMechanism
+        self.confirmationTimeout = confirmationTimeout
+        self.confirmationPollMilliseconds = 1
+        self.outputLineLimitBytes = outputLineLimitBytes
+        self.protocolLineLimitBytes = protocolLineLimitBytes
+        self.protocolWriteQueueLimitBytes = protocolWriteQueueLimitBytes
+        self.protocolMalformedLimit = protocolMalformedLimit
+        self.protocolLineRateLimit = protocolLineRateLimit
+        self.adjustsOOMScore = adjustsOOMScore
+        self.reapsOrphans = reapsOrphans
+        self.memoryPressure = memoryPressure
+    }
+}
+
+/// The suspension mechanism a process app actually uses (P1).
+public enum ResolvedSuspensionMechanism: String, Hashable, Sendable, CustomStringConvertible {
+    /// cgroup v2 `cgroup.freeze`, confirmed by `frozen 1` in `cgroup.events`.
+    case freezer
+    /// SIGSTOP/SIGCONT to the process group, confirmed by state `T` in `/proc/PID/stat`.
+    case signal
+
+    public var description: String { self.rawValue }
+}
+
+/// What the driver knows about one process app (K2 status rows).
+public struct ProcessStatus: Hashable, Sendable {
+    /// The running child's pid; nil when not running.
+    public var pid: Int32?
+    /// How the app is suspended; nil until it first runs.
+    public var mechanism: ResolvedSuspensionMechanism?
+    /// Why the freezer is not used, when `SuspensionMechanism` is `auto` and it fell back to signals.
+    public var freezerUnavailableReason: String?
+    /// True once the last suspend (or resume) was confirmed by the kernel; false while pending or when the
+    /// confirmation timed out.
+    public var suspensionConfirmed: Bool
+    /// The app's cgroup directory when it uses the freezer.
+    public var cgroupPath: String?
+    /// How the last run ended.
+    public var lastExit: ProcessExit?
+
+    public init(
+        pid: Int32? = nil,
+        mechanism: ResolvedSuspensionMechanism? = nil,
+        freezerUnavailableReason: String? = nil,
+        suspensionConfirmed: Bool = false,
+        cgroupPath: String? = nil,
+        lastExit: ProcessExit? = nil
+    ) {
+        self.pid = pid
+        self.mechanism = mechanism
+        self.freezerUnavailableReason = freezerUnavailableReason
+        self.suspensionConfirmed = suspensionConfirmed
+        self.cgroupPath = cgroupPath
+        self.lastExit = lastExit
+    }
+}

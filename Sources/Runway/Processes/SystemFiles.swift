@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Small synchronous reads and writes of kernel files (`/proc`, cgroupfs). These files answer from memory in
+/// microseconds, so they are read on the loop thread; nothing here is used for ordinary disk files.
+enum SystemFiles {
+    /// The whole file (up to `limitBytes`), or nil when it cannot be opened or read.
+    static func read(_ path: String, limitBytes: Int = 65_536) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < limitBytes {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: bytes.prefix(limitBytes), as: UTF8.self)
+    }
+
+    /// Writes `text` to an existing file in one `write(2)` (cgroupfs and `/proc` take one value per write).
+    ///
+    /// - Returns: 0, or the errno of the failing call.
+    @discardableResult
+    static func write(_ text: String, to path: String) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)
+        let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        return count == bytes.count ? 0 : (count < 0 ? errno : EIO)
+    }
+
+    /// The message of an errno value, for logs and errors.
+    static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}

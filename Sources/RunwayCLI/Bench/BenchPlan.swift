@@ -1,0 +1,84 @@
+import RunwayCore
+import RunwayTestKit
+
+/// The parameters of one `runway bench` run, validated by `BenchCommand`.
+struct BenchConfiguration: Sendable {
+    var apps: Int
+    var tasksPerApp: Int
+    /// Every app's background budget (B3).
+    var budget: TimeSpan
+    /// `ExpirationWarningLead` (B4).
+    var warningLead: TimeSpan
+    /// Expected share of apps (and so of tasks) whose tasks all end before the warning.
+    var endFraction: Double
+    /// The window over which the apps enter the background, evenly spaced; zero sends them all at once.
+    var duration: TimeSpan
+    var seed: UInt64
+
+    /// From background entry to the expiration warning: `max(0, budget - lead)` (B4).
+    var warningOffset: TimeSpan {
+        self.warningLead >= self.budget
+            ? .zero : TimeSpan(nanoseconds: self.budget.nanoseconds - self.warningLead.nanoseconds)
+    }
+}
+
+/// What each app of the workload does, decided by a seeded generator, so that a seed always gives the same
+/// apps, tasks and expected counts (the timings differ from run to run, the counts must not).
+///
+/// Every app is launched, begins `tasksPerApp` background tasks while active (free until it leaves the
+/// foreground, B2) and enters the background at its offset into `duration`. Then either:
+/// - a *finisher* (probability `endFraction`) ends all its tasks at `endPoint` × (warning − entry) after its
+///   entry, `endPoint` in [0.25, 0.75), so before the warning: no handler is called and the last end suspends
+///   it at once (B5); or
+/// - an *overrunner* ignores the warning: one expiration handler per task at entry + budget − lead (B4),
+///   then a termination for overrun at entry + budget (B6, `OverrunPolicy.terminate`).
+struct BenchPlan: Sendable {
+    let configuration: BenchConfiguration
+    /// Per app: where in its warning window a finisher ends its tasks, nil for an overrunner.
+    let endPoints: [Double?]
+
+    init(_ configuration: BenchConfiguration) {
+        self.configuration = configuration
+        var random = SeededRandom(seed: configuration.seed)
+        self.endPoints = (0..<configuration.apps).map { _ in
+            let finishes = random.unitInterval() < configuration.endFraction
+            let point = 0.25 + 0.5 * random.unitInterval()
+            return finishes ? point : nil
+        }
+    }
+
+    var finisherCount: Int { self.endPoints.count(where: { $0 != nil }) }
+    var overrunnerCount: Int { self.endPoints.count - self.finisherCount }
+    var taskCount: Int { self.configuration.apps * self.configuration.tasksPerApp }
+
+    var expectedWarnings: Int { self.overrunnerCount * self.configuration.tasksPerApp }
+    var expectedSuspensions: Int { self.finisherCount }
+    var expectedTerminations: Int { self.overrunnerCount }
+    var expectedEvents: Int { self.expectedWarnings + self.expectedSuspensions + self.expectedTerminations }
+
+    /// When app `index` enters the background, after the start of the deadline phase.
+    func homeOffset(of index: Int) -> TimeSpan {
+        let apps = self.configuration.apps
+        guard apps > 1 else { return .zero }
+        return TimeSpan(nanoseconds: self.configuration.duration.nanoseconds / Int64(apps) * Int64(index))
+    }
+
+    /// When a finisher ends its tasks, from its background entry; nil for an overrunner.
+    func endOffset(of index: Int) -> TimeSpan? {
+        guard let point = self.endPoints[index] else { return nil }
+        return TimeSpan(nanoseconds: Int64(Double(self.configuration.warningOffset.nanoseconds) * point))
+    }
+
+    /// The expiration warning of an app that entered the background at `entry` (B4).
+    func warning(after entry: Instant) -> Instant { entry + self.configuration.warningOffset }
+
+    /// The budget deadline of an app that entered the background at `entry` (B3).
+    func deadline(after entry: Instant) -> Instant { entry + self.configuration.budget }
+}
+
+extension SeededRandom {
+    /// A value in [0, 1) with 53 random bits.
+    mutating func unitInterval() -> Double {
+        Double(self.next() >> 11) / Double(UInt64(1) << 53)
+    }
+}

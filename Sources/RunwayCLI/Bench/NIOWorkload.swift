@@ -1,0 +1,124 @@
+import NIOCore
+import NIOPosix
+import RunwayCore
+
+/// What the swift-nio half of `runway bench --compare nio` measured.
+struct NIORunResult: Sendable {
+    var events: BenchEventStatistics
+    var scheduled: Int
+    var cancelled: Int
+    var deadlineSeconds: Double
+    var finished: Bool
+}
+
+/// The same deadlines as `RunwayWorkload`, on swift-nio's `scheduleTask(deadline:)`, on the one loop of a
+/// `MultiThreadedEventLoopGroup(numberOfThreads: 1)`.
+///
+/// NIO has no background tasks sharing a budget, so each task is one scheduled task. At an app's `home` step
+/// one `submit` (a hop to the loop, waited for, like Runway's `home`) reads the entry instant on the loop
+/// and schedules, per task, a task at entry + budget − lead (the warning) and, for an overrunner, one more at
+/// entry + budget (the termination). A finisher's `end` step cancels its tasks (`Scheduled.cancel()`) in one
+/// `execute`, not waited for. Lateness = `NIODeadline.now()` read inside the scheduled task − its deadline. There
+/// is no suspension.
+struct NIOWorkload {
+    let plan: BenchPlan
+    let progress: ProgressBar?
+
+    func run() async throws -> NIORunResult {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let result: Result<NIORunResult, any Error>
+        do {
+            result = .success(try await onOwnThread(named: "nio-bench") { try self.drive(loop) })
+        } catch {
+            result = .failure(error)
+        }
+        try await group.shutdownGracefully()
+        return try result.get()
+    }
+
+    /// NIO's clock (CLOCK_MONOTONIC uptime) as an `Instant`.
+    private static func now() -> Instant {
+        Instant(nanosecondsSinceOrigin: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    private static func deadline(_ instant: Instant) -> NIODeadline {
+        .uptimeNanoseconds(instant.nanosecondsSinceOrigin)
+    }
+
+    private func drive(_ loop: any EventLoop) throws -> NIORunResult {
+        let configuration = self.plan.configuration
+        let plan = self.plan
+        let tasksPerApp = configuration.tasksPerApp
+        let recorder = BenchRecorder(apps: configuration.apps, tasksPerApp: tasksPerApp)
+        let apps = configuration.apps
+        // A finisher's scheduled tasks, until its `end` cancels them. Loop thread only.
+        let pending = try loop.submit {
+            NIOLoopBoundBox([[Scheduled<Void>]](repeating: [], count: apps), eventLoop: loop)
+        }.wait()
+
+        var timeline = BenchTimeline(now: Self.now)
+        let start = Self.now() + .milliseconds(10)
+        timeline.scheduleHomes(of: self.plan, from: start)
+        var scheduled = 0
+        var cancelled = 0
+        let expected = plan.expectedWarnings + plan.expectedTerminations
+        let waiting: () -> Void = { self.progress?.update("swift-nio   ", done: recorder.recorded, total: expected) }
+        try timeline.run(
+            perform: { step in
+                switch step {
+                case .home(let app):
+                    let isFinisher = plan.endPoints[app] != nil
+                    let entry = try loop.submit { () -> Instant in
+                        let entry = Self.now()
+                        var tasks: [Scheduled<Void>] = []
+                        for task in 0..<tasksPerApp {
+                            let slot = app * tasksPerApp + task
+                            let scheduledTask = loop.scheduleTask(deadline: Self.deadline(plan.warning(after: entry))) {
+                                recorder.record(.warning, of: slot, at: Self.now())
+                            }
+                            if isFinisher { tasks.append(scheduledTask) }
+                        }
+                        if isFinisher {
+                            pending.value[app] = tasks
+                        } else {
+                            loop.scheduleTask(deadline: Self.deadline(plan.deadline(after: entry))) {
+                                recorder.record(.termination, of: app, at: Self.now())
+                            }
+                        }
+                        return entry
+                    }.wait()
+                    scheduled += tasksPerApp + (isFinisher ? 0 : 1)
+                    recorder.observations.withLock { $0.entered[app] = entry }
+                    guard let offset = plan.endOffset(of: app) else { return nil }
+                    return (.end(app), entry + offset)
+                case .end(let app):
+                    // Like Runway's end request: one hop, not waited for.
+                    cancelled += plan.configuration.tasksPerApp
+                    loop.execute {
+                        for task in pending.value[app] { task.cancel() }
+                        pending.value[app] = []
+                    }
+                    return nil
+                }
+            },
+            waiting: waiting
+        )
+        let finished = timeline.waitForEvents(
+            expected,
+            of: self.plan,
+            recorder: recorder,
+            waiting: waiting
+        )
+        let deadlineSeconds = (Self.now() - start).seconds
+        let observations = recorder.finish()
+        self.progress?.finish()
+        return NIORunResult(
+            events: observations.analyse(plan, expectsSuspensions: false),
+            scheduled: scheduled,
+            cancelled: cancelled,
+            deadlineSeconds: deadlineSeconds,
+            finished: finished
+        )
+    }
+}

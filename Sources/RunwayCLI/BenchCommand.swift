@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import RunwayCore
+
+/// `runway bench`: a synthetic background-task workload on the real loop, with lateness histograms.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure how late expiration warnings, suspensions and terminations are, on the real loop.",
+        discussion: """
+            Runs a RunwayScheduler in this process with --apps embedded apps. Each app is launched, begins \
+            --tasks-per-app background tasks, and enters the background; the apps enter it evenly spread over \
+            --duration. A seeded share of the apps (--end-fraction) end all their tasks before the expiration \
+            warning and are suspended; the others ignore the warning: every task's expiration handler runs at \
+            deadline - lead and the app is terminated for overrun at its deadline (entry + budget). \
+            The same --seed gives the same apps, tasks and counts.
+
+            Reported per kind of event (expiration warnings, suspensions, terminations): how many were \
+            expected and observed, early, lost and unexpected, the lateness p50/p90/p99/p99.9/max (HdrHistogram, \
+            microseconds), and the rate; then setup and end-call throughput, peak RSS and bytes per outstanding \
+            task, and how busy the loop was (libuv idle time). Warning lateness is read on the loop thread inside \
+            the handler; a termination's is the transition's instant; a suspension's is measured from the moment \
+            the bench asked the loop to end the app's tasks (one request; the ends run on the loop thread).
+
+            --compare nio then runs the same deadlines on swift-nio's scheduleTask(deadline:) in this process \
+            and prints NIO / Runway per quantile. --plot FILE.svg writes a lateness-by-percentile chart.
+
+            Exit codes: 0 passed; 1 an event fired early, was lost or was not in the plan, a call failed, or \
+            the bench fell behind its plan; 64 bad usage. Timings depend on the machine; only the counts are \
+            reproducible.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Embedded apps in the scheduler.", valueName: "n"))
+    var apps = 1_000
+
+    @Option(help: ArgumentHelp("Background tasks each app begins.", valueName: "m"))
+    var tasksPerApp = 100
+
+    @Option(help: ArgumentHelp("Each app's background budget (BackgroundTimeBudget).", valueName: "seconds"))
+    var budget = 2.0
+
+    @Option(help: ArgumentHelp("Expiration warning lead (ExpirationWarningLead).", valueName: "seconds"))
+    var warningLead = 0.5
+
+    @Option(help: ArgumentHelp("Share of apps whose tasks all end before the warning, 0 to 1.", valueName: "f"))
+    var endFraction = 0.5
+
+    @Option(help: ArgumentHelp("Window over which the apps enter the background, evenly spaced.", valueName: "seconds"))
+    var duration = 1.0
+
+    @Option(
+        help: ArgumentHelp("Seed of the generator that picks which apps end their tasks, and when.", valueName: "n")
+    )
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Also run the same deadlines on a peer and print the ratios.", valueName: "peer"))
+    var compare: Peer?
+
+    @Option(help: ArgumentHelp("Write a lateness-by-percentile chart (SVG) to this file.", valueName: "file.svg"))
+    var plot: String?
+
+    @Flag(help: "Print the report as JSON (schema in README.md) instead of a table.")
+    var json = false
+
+    enum Peer: String, ExpressibleByArgument, CaseIterable {
+        case nio
+    }
+
+    func validate() throws {
+        guard (1...100_000).contains(self.apps) else { throw ValidationError("--apps must be 1 to 100000") }
+        guard (1...10_000).contains(self.tasksPerApp) else {
+            throw ValidationError("--tasks-per-app must be 1 to 10000")
+        }
+        guard self.apps * self.tasksPerApp <= 10_000_000 else {
+            throw ValidationError("--apps x --tasks-per-app must be at most 10000000")
+        }
+        guard self.budget.isFinite, self.budget > 0, self.budget <= 3_600 else {
+            throw ValidationError("--budget must be more than 0 and at most 3600 seconds")
+        }
+        guard self.warningLead.isFinite, self.warningLead >= 0, self.warningLead <= 3_600 else {
+            throw ValidationError("--warning-lead must be 0 to 3600 seconds")
+        }
+        guard (0...1).contains(self.endFraction) else { throw ValidationError("--end-fraction must be 0 to 1") }
+        guard self.endFraction == 0 || self.warningLead < self.budget else {
+            throw ValidationError(
+                "--end-fraction above 0 needs --warning-lead shorter than --budget (time to end tasks)"
+            )
+        }
+        guard self.duration.isFinite, self.duration >= 0, self.duration <= 3_600 else {
+            throw ValidationError("--duration must be 0 to 3600 seconds")
+        }
+        if let plot = self.plot, !plot.lowercased().hasSuffix(".svg") {
+            throw ValidationError("--plot writes SVG: the file name must end in .svg")
+        }
+    }
+
+    func run() async throws {
+        let plan = BenchPlan(
+            BenchConfiguration(
+                apps: self.apps,
+                tasksPerApp: self.tasksPerApp,
+                budget: TimeSpan.seconds(self.budget) ?? .zero,
+                warningLead: TimeSpan.seconds(self.warningLead) ?? .zero,
+                endFraction: self.endFraction,
+                duration: TimeSpan.seconds(self.duration) ?? .zero,
+                seed: self.seed
+            )
+        )
+        let progress = ProgressBar.forStandardError()
+        let runway = try await RunwayWorkload(plan: plan, progress: progress).run()
+        var nio: NIORunResult?
+        if self.compare == .nio {
+            nio = try await NIOWorkload(plan: plan, progress: progress).run()
+        }
+        let report = BenchReport(plan: plan, runway: runway, nio: nio)
+        if self.json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(report.table)
+        }
+        if let plot = self.plot {
+            try Self.writePlot(to: plot, plan: plan, runway: runway, nio: nio)
+        }
+        if !report.passed {
+            for failure in report.failures { printError("bench failed: \(failure)") }
+            throw ExitCode(1)
+        }
+    }
+
+    private static func writePlot(to path: String, plan: BenchPlan, runway: RunwayRunResult, nio: NIORunResult?) throws
+    {
+        let configuration = plan.configuration
+        var series = [
+            LatenessPlot.Series(
+                name: "Runway warnings",
+                color: "#1f77b4",
+                dashed: false,
+                statistics: runway.events.warnings
+            ),
+            LatenessPlot.Series(
+                name: "Runway suspensions",
+                color: "#2ca02c",
+                dashed: false,
+                statistics: runway.events.suspensions
+            ),
+            LatenessPlot.Series(
+                name: "Runway terminations",
+                color: "#d62728",
+                dashed: false,
+                statistics: runway.events.terminations
+            ),
+        ]
+        if let nio {
+            series.append(
+                LatenessPlot.Series(
+                    name: "NIO warnings",
+                    color: "#1f77b4",
+                    dashed: true,
+                    statistics: nio.events.warnings
+                )
+            )
+            series.append(
+                LatenessPlot.Series(
+                    name: "NIO terminations",
+                    color: "#d62728",
+                    dashed: true,
+                    statistics: nio.events.terminations
+                )
+            )
+        }
+        let title =
+            "runway bench: \(configuration.apps) apps x \(configuration.tasksPerApp) tasks, "
+            + "budget \(configuration.budget), lead \(configuration.warningLead), seed \(configuration.seed)"
+        let svg = LatenessPlot(title: title, series: series).svg
+        do {
+            try svg.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("error: cannot write the plot to \(path): \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

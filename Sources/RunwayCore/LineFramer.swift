@@ -1,0 +1,59 @@
+/// Splits a byte stream into lines (`\n`-terminated, a trailing `\r` dropped) with a bound on line length,
+/// for the JSON-lines protocols (A4, K1). Not thread-safe; one owner per stream.
+///
+/// A line longer than `maximumLineBytes` is reported once as `.tooLong` and its bytes are discarded up to
+/// and including the next newline, so the framer never holds more than `maximumLineBytes` bytes.
+public struct LineFramer: Sendable {
+    public enum Frame: Hashable, Sendable {
+        /// A complete line, without its terminator.
+        case line([UInt8])
+        /// A line exceeded the limit; `bytesSeen` is how many bytes of it had arrived when it was cut.
+        case tooLong(bytesSeen: Int)
+    }
+
+    public let maximumLineBytes: Int
+    private var buffer: [UInt8] = []
+    private var discarding = false
+
+    public init(maximumLineBytes: Int) {
+        precondition(maximumLineBytes > 0, "maximumLineBytes must be positive, got \(maximumLineBytes)")
+        self.maximumLineBytes = maximumLineBytes
+    }
+
+    /// Bytes held for an unfinished line.
+    public var pendingBytes: Int { self.buffer.count }
+
+    /// Feeds bytes; returns the frames they complete, in order.
+    public mutating func append(_ bytes: some Collection<UInt8>) -> [Frame] {
+        var frames: [Frame] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                if self.discarding {
+                    self.discarding = false
+                } else {
+                    if self.buffer.last == UInt8(ascii: "\r") { self.buffer.removeLast() }
+                    frames.append(.line(self.buffer))
+                }
+                self.buffer.removeAll(keepingCapacity: true)
+            } else if !self.discarding {
+                if self.buffer.count == self.maximumLineBytes {
+                    frames.append(.tooLong(bytesSeen: self.buffer.count + 1))
+                    self.buffer.removeAll(keepingCapacity: false)
+                    self.discarding = true
+                } else {
+                    self.buffer.append(byte)
+                }
+            }
+        }
+        return frames
+    }
+
+    /// The stream ended: an unfinished line (if any) is returned as a last line.
+    public mutating func finish() -> [Frame] {
+        defer {
+            self.buffer = []
+            self.discarding = false
+        }
+        return self.buffer.isEmpty || self.discarding ? [] : [.line(self.buffer)]
+    }
+}

@@ -1,0 +1,287 @@
+// The app protocol (SPEC A4, A5): JSON lines between the scheduler and a process app that declares
+// `RunwayProtocol = 1`, over a Unix stream socket the child inherits (its descriptor number is in `RUNWAY_FD`).
+// Docs/AppProtocol.md is the schema for people writing clients in other languages.
+//
+// Each line is one JSON object with a `type` field. Runway → app: `hello`, `message`, `reply`, `error`.
+// App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`.
+// Lines are at most `AppProtocol.maximumLineBytes` bytes (without the newline).
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import RunwayCore
+
+/// Constants of the app protocol, version 1.
+public enum AppProtocol {
+    /// The protocol version this module speaks (plist `RunwayProtocol = 1`).
+    public static let version = 1
+    /// The environment variable that holds the inherited descriptor's number.
+    public static let descriptorEnvironmentKey = "RUNWAY_FD"
+    /// The environment variable that holds the app's bundle identifier.
+    public static let appEnvironmentKey = "RUNWAY_APP"
+    /// The longest line either side may send, in bytes without the newline: 64 KiB.
+    public static let maximumLineBytes = 65_536
+}
+
+/// A line from Runway to the app.
+public enum RunwayToApp: Hashable, Sendable {
+    /// The first line on the channel: who the app is and which protocol version is spoken.
+    case hello(app: String, version: Int)
+    /// A lifecycle message. The app answers `ack` with the same token when it has handled it (L2); nothing
+    /// else is sent to the app until then.
+    case message(token: UInt64, Message)
+    /// `beginBackgroundTask` answered: the new task's id, or 0 (`invalid`) with the refusal's reason.
+    case taskBegun(request: Int64, task: UInt64, refusal: String?)
+    /// `endBackgroundTask` succeeded.
+    case taskEnded(request: Int64)
+    /// `backgroundTimeRemaining` answered in seconds; nil means unlimited (foreground, background modes).
+    case timeRemaining(request: Int64, seconds: Double?)
+    /// A request failed, or a line could not be understood (`request` is nil then).
+    case error(request: Int64?, code: String, message: String)
+}
+
+/// A line from the app to Runway.
+public enum AppToRunway: Hashable, Sendable {
+    /// The message with this token has been handled.
+    case ack(token: UInt64)
+    case beginBackgroundTask(request: Int64, name: String)
+    case endBackgroundTask(request: Int64, task: UInt64)
+    case backgroundTimeRemaining(request: Int64)
+
+    /// The request id, for the error reply to a request that failed.
+    public var request: Int64? {
+        switch self {
+        case .ack: return nil
+        case .beginBackgroundTask(let request, _), .endBackgroundTask(let request, _), .backgroundTimeRemaining(let request):
+            return request
+        }
+    }
+}
+
+/// A line that does not follow the protocol; `description` names the field and what was expected.
+public struct AppProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable code for the error line: `invalidJSON`, `missingField`, `invalidField`, `unknownType`, `lineTooLong`.
+    public var code: String
+    public var message: String
+    /// The request id, when the line had a readable one.
+    public var request: Int64?
+
+    public init(code: String, message: String, request: Int64? = nil) {
+        self.code = code
+        self.message = message
+        self.request = request
+    }
+
+    public var description: String { "\(self.code): \(self.message)" }
+}
+
+/// Every field any line may carry; each line uses a few. Absent fields are omitted when encoding.
+struct WireLine: Codable {
+    var type: String
+    var version: Int?
+    var app: String?
+    var token: UInt64?
+    var message: String?
+    var task: UInt64?
+    var name: String?
+    var payload: String?
+    var request: Int64?
+    var refusal: String?
+    var seconds: Double?
+    var unlimited: Bool?
+    var code: String?
+    var error: String?
+
+    init(type: String) { self.type = type }
+}
+
+/// Encodes and decodes protocol lines. Stateless and thread-safe.
+public enum AppProtocolCodec {
+    /// One line of JSON for `line`, without the newline.
+    public static func encode(_ line: RunwayToApp) -> [UInt8] {
+        var wire: WireLine
+        switch line {
+        case .hello(let app, let version):
+            wire = WireLine(type: "hello")
+            wire.app = app
+            wire.version = version
+        case .message(let token, let message):
+            wire = WireLine(type: "message")
+            wire.token = token
+            Self.fill(&wire, with: message)
+        case .taskBegun(let request, let task, let refusal):
+            wire = WireLine(type: "reply")
+            wire.request = request
+            wire.task = task
+            wire.refusal = refusal
+        case .taskEnded(let request):
+            wire = WireLine(type: "reply")
+            wire.request = request
+        case .timeRemaining(let request, let seconds):
+            wire = WireLine(type: "reply")
+            wire.request = request
+            wire.seconds = seconds
+            wire.unlimited = seconds == nil
+        case .error(let request, let code, let message):
+            wire = WireLine(type: "error")
+            wire.request = request
+            wire.code = code
+            wire.error = message
+        }
+        return Self.encodeWire(wire)
+    }
+
+    /// One line of JSON for `line`, without the newline.
+    public static func encode(_ line: AppToRunway) -> [UInt8] {
+        var wire: WireLine
+        switch line {
+        case .ack(let token):
+            wire = WireLine(type: "ack")
+            wire.token = token
+        case .beginBackgroundTask(let request, let name):
+            wire = WireLine(type: "beginBackgroundTask")
+            wire.request = request
+            wire.name = name
+        case .endBackgroundTask(let request, let task):
+            wire = WireLine(type: "endBackgroundTask")
+            wire.request = request
+            wire.task = task
+        case .backgroundTimeRemaining(let request):
+            wire = WireLine(type: "backgroundTimeRemaining")
+            wire.request = request
+        }
+        return Self.encodeWire(wire)
+    }
+
+    /// Decodes a line the app sent.
+    ///
+    /// - Throws: `AppProtocolError` naming the field and what was expected.
+    public static func decodeAppLine(_ bytes: [UInt8]) throws(AppProtocolError) -> AppToRunway {
+        let wire = try Self.decodeWire(bytes)
+        switch wire.type {
+        case "ack":
+            return .ack(token: try Self.require(wire.token, "token", "a message token (integer)", wire))
+        case "beginBackgroundTask":
+            let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
+            return .beginBackgroundTask(request: request, name: wire.name ?? "")
+        case "endBackgroundTask":
+            let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
+            return .endBackgroundTask(request: request, task: try Self.require(wire.task, "task", "a task id (integer)", wire))
+        case "backgroundTimeRemaining":
+            return .backgroundTimeRemaining(request: try Self.require(wire.request, "request", "a request id (integer)", wire))
+        default:
+            throw AppProtocolError(
+                code: "unknownType",
+                message: "type '\(wire.type)' is not one of ack, beginBackgroundTask, endBackgroundTask, backgroundTimeRemaining",
+                request: wire.request
+            )
+        }
+    }
+
+    /// Decodes a line Runway sent (for clients).
+    ///
+    /// - Throws: `AppProtocolError` naming the field and what was expected.
+    public static func decodeRunwayLine(_ bytes: [UInt8]) throws(AppProtocolError) -> RunwayToApp {
+        let wire = try Self.decodeWire(bytes)
+        switch wire.type {
+        case "hello":
+            return .hello(app: wire.app ?? "", version: try Self.require(wire.version, "version", "an integer", wire))
+        case "message":
+            let token = try Self.require(wire.token, "token", "a message token (integer)", wire)
+            return .message(token: token, try Self.message(from: wire))
+        case "reply":
+            let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
+            if let task = wire.task { return .taskBegun(request: request, task: task, refusal: wire.refusal) }
+            if wire.unlimited == true { return .timeRemaining(request: request, seconds: nil) }
+            if let seconds = wire.seconds { return .timeRemaining(request: request, seconds: seconds) }
+            return .taskEnded(request: request)
+        case "error":
+            return .error(request: wire.request, code: wire.code ?? "error", message: wire.error ?? "")
+        default:
+            throw AppProtocolError(code: "unknownType", message: "type '\(wire.type)' is not one of hello, message, reply, error")
+        }
+    }
+
+    // MARK: Messages
+
+    static func fill(_ wire: inout WireLine, with message: Message) {
+        switch message {
+        case .backgroundTaskWillExpire(let id):
+            wire.message = "backgroundTaskWillExpire"
+            wire.task = id.rawValue
+        case .notification(let name, let payload):
+            wire.message = "notification"
+            wire.name = name
+            wire.payload = payload
+        default:
+            wire.message = message.description
+        }
+    }
+
+    static func message(from wire: WireLine) throws(AppProtocolError) -> Message {
+        let name = try Self.require(wire.message, "message", "a lifecycle message name", wire)
+        switch name {
+        case "didFinishLaunching": return .didFinishLaunching
+        case "willResignActive": return .willResignActive
+        case "didBecomeActive": return .didBecomeActive
+        case "didEnterBackground": return .didEnterBackground
+        case "willEnterForeground": return .willEnterForeground
+        case "willTerminate": return .willTerminate
+        case "didReceiveMemoryWarning": return .didReceiveMemoryWarning
+        case "backgroundTaskWillExpire":
+            return .backgroundTaskWillExpire(BackgroundTaskID(rawValue: try Self.require(wire.task, "task", "a task id", wire)))
+        case "notification":
+            return .notification(name: try Self.require(wire.name, "name", "a string", wire), payload: wire.payload ?? "")
+        default:
+            throw AppProtocolError(code: "invalidField", message: "message '\(name)' is not a lifecycle message")
+        }
+    }
+
+    // MARK: Wire
+
+    static func encodeWire(_ wire: WireLine) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // WireLine holds only strings, integers, finite doubles and booleans: encoding cannot fail.
+        guard let data = try? encoder.encode(wire) else { preconditionFailure("Encoding \(wire.type) line failed") }
+        return Array(data)
+    }
+
+    static func decodeWire(_ bytes: [UInt8]) throws(AppProtocolError) -> WireLine {
+        do {
+            return try JSONDecoder().decode(WireLine.self, from: Data(bytes))
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw AppProtocolError(code: "missingField", message: "field '\(key.stringValue)' is missing")
+        } catch DecodingError.typeMismatch(let type, let context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw AppProtocolError(code: "invalidField", message: "field '\(path)' should be \(Self.describe(type))")
+        } catch DecodingError.valueNotFound(let type, let context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw AppProtocolError(code: "invalidField", message: "field '\(path)' is null; expected \(Self.describe(type))")
+        } catch {
+            throw AppProtocolError(code: "invalidJSON", message: "the line is not a JSON object with a string 'type'")
+        }
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Double.Type: return "a number"
+        default: return "an integer"
+        }
+    }
+
+    static func require<T>(_ value: T?, _ field: String, _ expected: String, _ wire: WireLine) throws(AppProtocolError) -> T {
+        guard let value else {
+            throw AppProtocolError(
+                code: "missingField",
+                message: "a '\(wire.type)' line needs field '\(field)': \(expected)",
+                request: wire.request
+            )
+        }
+        return value
+    }
+}

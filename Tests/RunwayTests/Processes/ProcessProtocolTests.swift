@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Runway
+import RunwayCore
+import Testing
+
+/// S11, S12, S13 for protocol apps, and A4/A5 with real children: the Swift sample (RunwayClient), the Python
+/// sample (Config/Programs/sample_app.py) and shell scripts that speak or abuse the protocol on fd 3.
+@Suite("Process apps: the app protocol (A4, A5, S11-S13)", .serialized)
+struct ProcessProtocolTests {
+    enum Sample: String, CaseIterable, CustomTestStringConvertible {
+        case swift, python
+        var testDescription: String { self.rawValue }
+
+        func descriptor(_ id: AppID, taskSeconds: String, exitsOnSuspend: Bool = false) -> AppDescriptor {
+            var descriptor: AppDescriptor
+            switch self {
+            case .swift:
+                descriptor = ProcessTestSupport.sample(id, environment: ["SAMPLE_TASK_SECONDS": taskSeconds])
+            case .python:
+                descriptor = AppDescriptor(
+                    id: id,
+                    kind: .process(ProcessSpec(
+                        arguments: ["/usr/bin/env", "python3", ProcessTestSupport.pythonSample],
+                        environment: ["SAMPLE_TASK_SECONDS": taskSeconds],
+                        speaksProtocol: true
+                    ))
+                )
+            }
+            descriptor.exitsOnSuspend = exitsOnSuspend
+            return descriptor
+        }
+    }
+
+    /// Budgets long enough for a Python interpreter to start and answer on a busy 2-core machine.
+    static let settings = SchedulerSettings(
+        backgroundTimeBudget: .milliseconds(1_500),
+        expirationWarningLead: .milliseconds(700),
+        backgroundEntryGrace: .seconds(3),
+        terminationGrace: .seconds(1)
+    )
+
+    static func start(_ log: Recorder<String>) throws -> RunwayScheduler {
+        try RunwayScheduler(settings: Self.settings, processOptions: ProcessTestSupport.options(.auto), logger: .recording(log))
+    }
+
+    /// A scheduler running one sample app, launched and active (its `didBecomeActive` printed), then sent Home.
+    struct HomeRun {
+        let log = Recorder<String>()
+        let scheduler: RunwayScheduler
+        let watcher: TransitionWatcher
+        let app: AppID
+
+        init(_ sample: Sample, _ app: AppID, taskSeconds: String, exitsOnSuspend: Bool = false) async throws {
+            self.app = app
+            self.scheduler = try ProcessProtocolTests.start(self.log)
+            self.watcher = TransitionWatcher(self.scheduler)
+            try self.scheduler.register(process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend))
+            try self.scheduler.send(.launch, to: app)
+            #expect(await ProcessProtocolTests.printed(self.log, app, "received didBecomeActive"))
+            try self.scheduler.perform(.home, on: app)
+        }
+
+        func printed(_ fragment: String) async -> Bool { await ProcessProtocolTests.printed(self.log, self.app, fragment) }
+    }
+
+    static func printed(_ log: Recorder<String>, _ app: AppID, _ fragment: String) async -> Bool {
+        await ProcessTestSupport.eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains(fragment) } }
+    }
+
+    @Test("S11: a protocol app's task that ends in time, then suspended", arguments: Sample.allCases)
+    func S11_taskEndsInTimeThenSuspended(sample: Sample) async throws {
+        let run = try await HomeRun(sample, AppID("com.test.s11.\(sample)"), taskSeconds: "0.1")
+        let suspended = await run.watcher.first { $0.app == run.app && $0.to == .suspended }
+        #expect(suspended?.cause == .noOutstandingTasks)
+        #expect(await run.printed("began"))
+        #expect(await run.printed("ended"))
+        await run.scheduler.shutdown()
+    }
+
+    @Test("S12: a protocol app's task that ignores expiration gets backgroundTaskWillExpire, then is killed at the deadline",
+          arguments: Sample.allCases)
+    func S12_taskIgnoringExpirationIsTerminated(sample: Sample) async throws {
+        let run = try await HomeRun(sample, AppID("com.test.s12.\(sample)"), taskSeconds: "never")
+        let background = try #require(await run.watcher.first { $0.app == run.app && $0.to == .background })
+        let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
+        #expect(gone.cause == .terminated(.budgetOverrun))
+        // Never before the deadline (B9); how late is measured by the benchmarks, not asserted here.
+        #expect(gone.at >= background.at + Self.settings.backgroundTimeBudget)
+        #expect(await run.printed(sample == .swift ? "received backgroundTaskWillExpire" : "will expire"))
+        await run.scheduler.shutdown()
+    }
+
+    @Test("S13: an exits-on-suspend protocol app gets willTerminate and exits instead of suspending", arguments: Sample.allCases)
+    func S13_exitsOnSuspendProtocolApp(sample: Sample) async throws {
+        let run = try await HomeRun(sample, AppID("com.test.s13.\(sample)"), taskSeconds: "0.05", exitsOnSuspend: true)
+        let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
+        #expect(gone.cause == .terminated(.exitsOnSuspend))
+        #expect(gone.messages == [.willTerminate])
+        #expect(await run.printed("received willTerminate"))
+        #expect(!run.watcher.events.contains { $0.app == run.app && $0.to == .suspended })
+        await run.scheduler.shutdown()
+    }
+
+    @Test("A5: one garbage line and one 1 MiB line get error replies; the app keeps running")
+    func A5_garbageGetsAnErrorReply() async throws {
+        let log = Recorder<String>()
+        let scheduler = try Self.start(log)
+        let app: AppID = "com.test.garbage"
+        let script = #"""
+            ack_next() { read -r m <&3; t=${m##*\"token\":}; echo "{\"type\":\"ack\",\"token\":${t%%[!0-9]*}}" >&3; }
+            read -r hello <&3; echo "hello: $hello"
+            ack_next; ack_next
+            echo 'not json' >&3; read -r reply <&3; echo "reply1: $reply"
+            head -c 1048576 /dev/zero | tr '\0' a >&3; echo >&3; read -r reply <&3; echo "reply2: $reply"
+            echo '{"type":"endBackgroundTask","request":7,"task":424242}' >&3; read -r reply <&3; echo "reply3: $reply"
+            while :; do sleep 0.05; done
+            """#
+        try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
+        try scheduler.send(.launch, to: app)
+        #expect(await Self.printed(log, app, "hello: {\"app\":\"com.test.garbage\",\"type\":\"hello\",\"version\":1}"))
+        #expect(await Self.printed(log, app, "reply1: {\"code\":\"invalidJSON\""))
+        #expect(await Self.printed(log, app, "reply2: {\"code\":\"lineTooLong\""))
+        #expect(await Self.printed(log, app, #"reply3: {"code":"unknownTask""#))
+        #expect(log.values.contains { $0.contains("reply3") && $0.contains(#""request":7"#) })
+        #expect(scheduler.status().first { $0.app == app }?.state == .active)
+        await scheduler.shutdown()
+    }
+
+    @Test("A5: a child that sends garbage repeatedly, or floods, is terminated with protocolViolation", arguments: [
+        "read -r hello <&3; while :; do echo 'garbage' >&3; sleep 0.01; done",
+        #"read -r hello <&3; while :; do echo '{"type":"ack","token":999999}'; done >&3"#,
+    ])
+    func A5_repeatedGarbageOrFloodIsTerminated(script: String) async throws {
+        let log = Recorder<String>()
+        let scheduler = try Self.start(log)
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.abuser"
+        try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
+        try scheduler.register(process: ProcessTestSupport.shell("com.test.neighbour", ProcessTestSupport.idleLoop))
+        try scheduler.send(.launch, to: app)
+        try scheduler.send(.launch, to: "com.test.neighbour")
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        #expect(gone?.cause == .terminated(.protocolViolation))
+        #expect(scheduler.status().first { $0.app == "com.test.neighbour" }?.state == .active)
+        await scheduler.shutdown()
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Runway
+import RunwayCore
+import Testing
+
+/// L4, L6, P2, P4 with real children.
+@Suite("Process apps: termination and exits (L4, L6, P2, P4)", .serialized)
+struct ProcessTerminationTests {
+    @Test("P2: a child that ignores SIGTERM is killed at TerminationGrace after SIGTERM, within grace + 1 s")
+    func P2_childIgnoringSIGTERMIsKilled() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.signal))
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.stubborn"
+        try scheduler.register(process: ProcessTestSupport.shell(app, "trap '' TERM; while :; do sleep 0.05; done"))
+        try scheduler.send(.launch, to: app)
+        let pid = try #require(scheduler.processes()[app]?.pid)
+        #expect(await watcher.first { $0.app == app && $0.to == .active } != nil)
+        try scheduler.send(.terminate, to: app)
+        let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
+        #expect(gone.cause == .terminated(.requested))
+        #expect(gone.exit == .signaled(SIGKILL))
+        // A plain process gets no messages, so SIGTERM went out when terminate was accepted.
+        let accepted = try #require(watcher.events.last { $0.app == app && $0.to == .active })
+        #expect(gone.at - accepted.at >= shortSettings.terminationGrace)
+        #expect(gone.at - accepted.at < shortSettings.terminationGrace + .seconds(1))
+        #expect(await ProcessTestSupport.eventually { ProcessTestSupport.isGone(pid) })
+        await scheduler.shutdown()
+    }
+
+    @Test("L6: a child that crashes or exits on its own goes to notRunning with its status; others are undisturbed")
+    func L6_crashAndExitAreRecorded() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.signal))
+        let watcher = TransitionWatcher(scheduler)
+        try scheduler.register(process: ProcessTestSupport.shell("com.test.crash", "sleep 0.1; kill -SEGV $$"))
+        try scheduler.register(process: ProcessTestSupport.shell("com.test.exit3", "sleep 0.1; exit 3"))
+        try scheduler.register(process: ProcessTestSupport.shell("com.test.bystander", ProcessTestSupport.idleLoop))
+        for app: AppID in ["com.test.crash", "com.test.exit3", "com.test.bystander"] { try scheduler.send(.launch, to: app) }
+        let crash = await watcher.first { $0.app == "com.test.crash" && $0.to == .notRunning }
+        #expect(crash?.cause == .terminated(.signaled(SIGSEGV)))
+        let exit = await watcher.first { $0.app == "com.test.exit3" && $0.to == .notRunning }
+        #expect(exit?.cause == .terminated(.exited(3)))
+        #expect(scheduler.status().first { $0.app == "com.test.bystander" }?.state == .active)
+        #expect(scheduler.processes()["com.test.crash"]?.lastExit == .signaled(SIGSEGV))
+        await scheduler.shutdown()
+    }
+
+    @Test("spawn failure: a missing program gives notRunning with spawnFailed naming it")
+    func spawnFailureNamesTheProgram() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.signal))
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.missing"
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/nonexistent/tool"]))))
+        try scheduler.send(.launch, to: app)
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
+            Issue.record("expected spawnFailed, got \(String(describing: gone))")
+            return
+        }
+        #expect(message.contains("/nonexistent/tool"))
+        await scheduler.shutdown()
+    }
+
+    @Test("P4: shutdown terminates every child in parallel and returns when all are gone, leaving no orphan")
+    func P4_shutdownTerminatesEveryChild() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.auto))
+        let apps: [AppID] = (0..<5).map { AppID("com.test.p4.\($0)") }
+        for app in apps {
+            try scheduler.register(process: ProcessTestSupport.shell(app, "sleep 1000 & " + ProcessTestSupport.idleLoop))
+            try scheduler.send(.launch, to: app)
+        }
+        try scheduler.perform(.home, on: apps[0])
+        let pids = apps.compactMap { scheduler.processes()[$0]?.pid }
+        #expect(pids.count == apps.count)
+        var everyone: [Int32] = []
+        #expect(await ProcessTestSupport.eventually {
+            everyone = pids.flatMap { ProcFS.members(ofProcessGroup: $0) }
+            return everyone.count >= 2 * pids.count
+        })
+        await scheduler.shutdown()
+        #expect(scheduler.status().isEmpty)
+        #expect(await ProcessTestSupport.eventually { everyone.allSatisfy(ProcessTestSupport.isGone) })
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+@testable import Runway
+import RunwayCore
+import Synchronization
+
+/// Process-app test helpers: scripts as apps, the built sample app, kernel checks, a recording logger.
+enum ProcessTestSupport {
+    /// A plain process app running `/bin/sh -c script`.
+    static func shell(_ id: AppID, _ script: String, protocol speaksProtocol: Bool = false, exitsOnSuspend: Bool = false)
+        -> AppDescriptor
+    {
+        AppDescriptor(
+            id: id,
+            kind: .process(ProcessSpec(arguments: ["/bin/sh", "-c", script], speaksProtocol: speaksProtocol)),
+            exitsOnSuspend: exitsOnSuspend
+        )
+    }
+
+    /// A long-lived shell loop that exits 0 on SIGTERM.
+    static let idleLoop = "trap 'exit 0' TERM; while :; do sleep 0.05; done"
+
+    /// The Swift sample protocol app (Examples/SampleApp), built beside the test bundle.
+    static func sample(_ id: AppID, environment: [String: String]) -> AppDescriptor {
+        AppDescriptor(
+            id: id,
+            kind: .process(ProcessSpec(arguments: ["runway-sample-app"], environment: environment, speaksProtocol: true))
+        )
+    }
+
+    /// The build directory holding the test bundle and the package's executables.
+    static var buildDirectory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
+    }
+
+    /// The Python sample app shipped in Config/Programs.
+    static var pythonSample: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Config/Programs/sample_app.py").path
+    }
+
+    static func options(_ mechanism: SuspensionMechanism) -> ProcessOptions {
+        ProcessOptions(searchDirectories: [Self.buildDirectory], suspensionMechanism: mechanism)
+    }
+
+    /// nil when this machine lets Runway use the cgroup v2 freezer, else why not.
+    static let freezerUnavailableReason: String? = {
+        switch CgroupHierarchy.discover().flatMap({ $0.makeRunwayDirectory() }) {
+        case .success(let directory):
+            _ = rmdir(directory)
+            return nil
+        case .failure(let reason):
+            print("freezer tests skipped: \(reason)")
+            return reason.reason
+        }
+    }()
+
+    static var freezerAvailable: Bool { Self.freezerUnavailableReason == nil }
+
+    /// Polls `condition` every 2 ms until true or `timeout`; the timeout only bounds a failing test.
+    static func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        while clock.now < end {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return condition()
+    }
+
+    static func processState(_ pid: Int32) -> Character? { ProcFS.stat(pid)?.state }
+
+    /// SIGSTOP reached the whole process group: every member shows `T`, but for a shell blocked in vfork()
+    /// for a child stopped before its exec (`D`).
+    static func isGroupStopped(_ pid: Int32) -> Bool {
+        let states = ProcFS.members(ofProcessGroup: pid).compactMap { ProcFS.stat($0)?.state }
+        return states.contains("T") && states.allSatisfy { $0 == "T" || $0 == "D" }
+    }
+
+    /// True when no process with this pid exists any more, zombie or not.
+    static func isGone(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
+
+    static func cgroupEvents(_ path: String) -> String { SystemFiles.read("\(path)/cgroup.events") ?? "" }
+}
+
+/// A swift-log handler that keeps every message and its metadata, for asserting what a child printed.
+struct RecordingLogHandler: LogHandler {
+    let records: Recorder<String>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { self.metadata[key] }
+        set { self.metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = self.metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        self.records.append("\(event.message) \(fields)")
+    }
+}
+
+extension Logger {
+    /// A logger that records into `records`.
+    static func recording(_ records: Recorder<String>) -> Logger {
+        Logger(label: "runway.test") { _ in RecordingLogHandler(records: records) }
+    }
+}
