@@ -4,11 +4,12 @@
 SWIFT ?= swift
 CONFIG ?= Config
 
-.PHONY: all deps build demo validate test clean
+.PHONY: all deps build demo simulate validate test clean
 
 all: build
 
-# libuv1-dev (the event loop of the runtime) and pkg-config, through apt-get, only when missing.
+# libuv1-dev (the event loop of the runtime) and pkg-config, through apt-get, only when missing. `make test` also
+# wants tmux for the terminal tests of `runway status` (skipped without it; .ci/run installs it).
 deps:
 	@if ! dpkg -s libuv1-dev >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then \
 		echo "installing libuv1-dev and pkg-config"; \
@@ -19,10 +20,16 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The main job on the shipped Config/: validate it, then play the demo scenarios on the core.
+# The main job on the shipped Config/: validate it, then run the daemon on it playing the demo scenario (about
+# 10 s of real time: launch, background, expiration warning, suspension, exits-on-suspend, budget overrun, purge,
+# stop). Exits 0 when every step of the scenario held.
 demo: build
-	$(SWIFT) run runway validate --config $(CONFIG)
-	$(SWIFT) run runway demo --config $(CONFIG)
+	"$$($(SWIFT) build --show-bin-path)/runway" validate --config $(CONFIG)
+	"$$($(SWIFT) build --show-bin-path)/runway" run --config $(CONFIG) --scenario $(CONFIG)/Scenarios/demo.jsonl
+
+# The seed scenarios on the core with a simulated clock (no real time, no processes).
+simulate: build
+	"$$($(SWIFT) build --show-bin-path)/runway" demo --config $(CONFIG)
 
 validate: build
 	$(SWIFT) run runway validate --config $(CONFIG)
@@ -30,6 +37,7 @@ validate: build
 # Serial: the real-loop tests run delegate calls on the shared cooperative pool, and CPU-heavy property tests
 # in parallel could delay them past their (short) budgets. The whole suite takes a few seconds either way.
 test: deps
+	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 

@@ -63,8 +63,8 @@ struct ScenarioPlayer: Sendable {
                 timeline.note(step.app, "> expire budget now")
                 try self.scheduler.expireBudget(of: app)
             case .purge:
-                let purged = self.scheduler.purge()
-                timeline.note(nil, "> memory purge: \(purged.map(\.description) ?? "nothing to purge")")
+                timeline.note(nil, "> memory purge (as under critical pressure)")
+                if self.scheduler.purge() == nil { timeline.note(nil, "nothing to purge") }
             case .memoryWarning:
                 timeline.note(nil, "> memory warning")
                 self.scheduler.memoryWarning()
