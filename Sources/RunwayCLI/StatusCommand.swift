@@ -9,7 +9,8 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
         discussion: """
             The table has one row per app: state (with "terminating (reason)" while a termination runs), pid and \
-            suspension mechanism of process apps, time in state, background budget left ("unlimited" in the \
+            suspension mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet \
+            confirmed by the kernel), time in state, background budget left ("unlimited" in the \
             foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
             background tasks as #id name (age). --json prints the daemon's reply (Docs/ControlProtocol.md). \
             --watch redraws the table in place every --interval seconds until interrupted.
@@ -103,7 +104,9 @@ enum StatusTable {
             var state = app.state
             if let reason = app.terminating { state += " (terminating: \(reason))" }
             if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
-            let suspension = app.suspension.map { $0 + (app.suspensionConfirmed == true ? "" : "?") } ?? "-"
+            // "freezer?": suspended, but the kernel has not confirmed it (yet).
+            let unconfirmed = app.state == "suspended" && app.suspensionConfirmed != true
+            let suspension = app.suspension.map { $0 + (unconfirmed ? "?" : "") } ?? "-"
             let budget: String
             switch (app.budgetRemainingSeconds, app.state) {
             case (_, "notRunning"), (_, "suspended"): budget = "-"
