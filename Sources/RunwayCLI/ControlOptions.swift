@@ -44,21 +44,26 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// Sends one request; an error reply is printed and exits with its status (77 for peerNotAllowed, else 1).
+    /// Sends one request on a new connection; see `send(_:on:)`.
     func request(_ request: ControlRequest) throws -> ControlReply {
-        let client = try self.connect()
-        let reply: ControlReply
-        do throws(ControlClientError) {
-            reply = try client.request(request)
-        } catch {
-            throw clientFailure(error)
-        }
-        if let error = reply.error {
-            printError("error: \(error.message)")
-            throw ExitCode(error.code == "peerNotAllowed" ? ControlExit.permissionDenied : ControlExit.refused)
-        }
-        return reply
+        try send(request, on: try self.connect())
     }
+}
+
+/// Sends one request and returns its reply. A client failure exits 69 or 77; an error reply is printed and exits
+/// 77 for `peerNotAllowed`, 1 otherwise.
+func send(_ request: ControlRequest, on client: ControlClient) throws -> ControlReply {
+    let reply: ControlReply
+    do throws(ControlClientError) {
+        reply = try client.request(request)
+    } catch {
+        throw clientFailure(error)
+    }
+    if let error = reply.error {
+        printError("error: \(error.message)")
+        throw ExitCode(error.code == "peerNotAllowed" ? ControlExit.permissionDenied : ControlExit.refused)
+    }
+    return reply
 }
 
 func clientFailure(_ error: ControlClientError) -> ExitCode {

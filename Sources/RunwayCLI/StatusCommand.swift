@@ -60,16 +60,7 @@ struct StatusCommand: ParsableCommand {
         let client = try self.connection.connect()
         let terminal = isatty(STDOUT_FILENO) == 1
         while true {
-            let reply: ControlReply
-            do throws(ControlClientError) {
-                reply = try client.request(request)
-            } catch {
-                throw clientFailure(error)
-            }
-            if let error = reply.error {
-                printError("error: \(error.message)")
-                throw ExitCode(ControlExit.refused)
-            }
+            let reply = try send(request, on: client)
             let text = self.json ? self.jsonText(reply) + "\n" : StatusTable.render(reply)
             if terminal {
                 // Cursor home, each line cleared to its end, then the rest of the screen cleared: redrawn in place,
@@ -157,16 +148,7 @@ struct EventsCommand: ParsableCommand {
 
     func run() throws {
         let client = try self.connection.connect()
-        let reply: ControlReply
-        do throws(ControlClientError) {
-            reply = try client.request(ControlRequest(command: "events"))
-        } catch {
-            throw clientFailure(error)
-        }
-        if let error = reply.error {
-            printError("error: \(error.message)")
-            throw ExitCode(ControlExit.refused)
-        }
+        _ = try send(ControlRequest(command: "events"), on: client)
         printError("runway events: subscribed to \(self.connection.socketPath); one line per transition")
         do throws(ControlClientError) {
             while let line = try client.readLine() {
