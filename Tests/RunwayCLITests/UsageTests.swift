@@ -8,6 +8,16 @@ import Testing
         let subcommands = result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first ?? ""
         #expect(subcommands.contains("validate"), "\(result)")
         #expect(subcommands.contains("demo"), "\(result)")
+        for daemonCommand in ["run", "status", "events", "reload", "extend", "expire", "home", "lock", "launch"] {
+            #expect(subcommands.contains("  \(daemonCommand) "), "missing \(daemonCommand)\n\(result)")
+        }
+    }
+
+    @Test func K2_commandsWithoutADaemonExit69NamingTheSocket() throws {
+        let socket = "/tmp/runway-nobody-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let result = try RunwayBinary.run("status", "--socket", socket)
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.contains("no daemon is listening on \(socket)"), "\(result)")
     }
 
     @Test func usage_unknownSubcommandExitsNonZero() throws {
