@@ -57,4 +57,37 @@ import Testing
             #expect(table.owner(of: id) == reference[id])
         }
     }
+
+    @Test func compactionIsIncrementalSoNoSingleCallMovesMoreThanOneStep() {
+        var table = TaskTable()
+        let total: UInt64 = 100_000
+        for raw in 1...total {
+            table.insert(BackgroundTaskID(rawValue: raw), name: "", began: .origin, app: Int(raw % 7))
+        }
+        // End three quarters and a bit, keeping every fifth task: the table becomes sparse and a migration starts.
+        var survivors: [BackgroundTaskID] = []
+        var maximumStep = 0
+        for raw in 1...total {
+            let id = BackgroundTaskID(rawValue: raw)
+            if raw % 5 == 0 {
+                survivors.append(id)
+                continue
+            }
+            let before = table.migrationBacklog
+            table.remove(id)
+            let after = table.migrationBacklog
+            if before > 0 { maximumStep = max(maximumStep, before - after) }
+        }
+        #expect(maximumStep <= TaskTable.migrationStep)
+        // Keep operating until the migration is done: every survivor is still found with its owner.
+        var next = total + 1
+        while table.migrationBacklog > 0 {
+            let id = BackgroundTaskID(rawValue: next)
+            table.insert(id, name: "", began: .origin, app: 0)
+            table.remove(id)
+            next += 1
+        }
+        #expect(table.count == survivors.count)
+        for id in survivors { #expect(table.owner(of: id) == Int(id.rawValue % 7)) }
+    }
 }
