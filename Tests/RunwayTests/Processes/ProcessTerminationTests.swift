@@ -17,6 +17,9 @@ struct ProcessTerminationTests {
         try scheduler.send(.launch, to: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         #expect(await watcher.first { $0.app == app && $0.to == .active } != nil)
+        // A plain process is active as soon as it is spawned: wait until the shell has run its `trap`, or SIGTERM
+        // can arrive first and end it (seen in full serial runs).
+        #expect(await ProcessTestSupport.eventually { ProcessTestSupport.ignoresSIGTERM(pid) })
         try scheduler.send(.terminate, to: app)
         let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.requested))

@@ -85,6 +85,15 @@ enum ProcessTestSupport {
     /// True when no process with this pid exists any more, zombie or not.
     static func isGone(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
 
+    /// True once SIGTERM is in the process's ignored set (`SigIgn` of /proc/PID/status; SIGTERM is bit 14).
+    static func ignoresSIGTERM(_ pid: Int32) -> Bool {
+        guard let status = SystemFiles.read("/proc/\(pid)/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
+            let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << (UInt64(SIGTERM) - 1)) != 0
+    }
+
     static func cgroupEvents(_ path: String) -> String { SystemFiles.read("\(path)/cgroup.events") ?? "" }
 }
 
