@@ -26,7 +26,9 @@ func standInNote(_ apps: [ConfiguredApp]) -> String? {
 /// How the daemon starts process apps: relative programs against the configuration directory, bare names beside
 /// the `runway` executable first (the sample apps are built there), memory pressure from `Runway.plist` (P3).
 func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
-    let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "runway").resolvingSymlinksInPath()
+    // /proc/self/exe, not argv[0]: `runway` may have been found through PATH.
+    let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments.first ?? "runway").resolvingSymlinksInPath()
     let daemon = configuration.daemon
     let memory: MemoryPressureOptions?
     switch daemon.memoryPressureSource {
