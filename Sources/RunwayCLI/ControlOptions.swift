@@ -36,9 +36,11 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// Connects, or prints why not and exits 69 (unreachable) or 77 (permission denied).
-    func connect() throws -> ControlClient {
+    ///
+    /// - Parameter replyTimeoutSeconds: nil for a stream that may be silent for long (`events`).
+    func connect(replyTimeoutSeconds: Int? = 30) throws -> ControlClient {
         do throws(ControlClientError) {
-            return try ControlClient(path: self.socketPath)
+            return try ControlClient(path: self.socketPath, replyTimeoutSeconds: replyTimeoutSeconds)
         } catch {
             throw clientFailure(error)
         }

@@ -147,7 +147,7 @@ struct EventsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try self.connection.connect()
+        let client = try self.connection.connect(replyTimeoutSeconds: nil)
         _ = try send(ControlRequest(command: "events"), on: client)
         printError("runway events: subscribed to \(self.connection.socketPath); one line per transition")
         do throws(ControlClientError) {

@@ -6,6 +6,7 @@ import Glibc
 /// A blocking client of the control socket, for the CLI and tests. Not thread-safe: one user at a time.
 public final class ControlClient {
     private let fd: Int32
+    private let replyTimeoutSeconds: Int?
     private var buffered: [UInt8] = []
     /// Longest reply line accepted (status of many apps stays far below it).
     public static let maxReplyBytes = 16 << 20
@@ -14,9 +15,19 @@ public final class ControlClient {
     ///
     /// - Throws: `ControlClientError` saying whether no daemon listens, the socket is not ours, or the path
     ///   is bad.
-    public init(path: String) throws(ControlClientError) {
+    ///
+    /// - Parameters:
+    ///   - path: The daemon's control socket.
+    ///   - replyTimeoutSeconds: How long `readLine` waits for data before it throws; nil waits for ever (the
+    ///     `events` stream). Default 30 s, so that a daemon that never answers cannot hang a command.
+    public init(path: String, replyTimeoutSeconds: Int? = 30) throws(ControlClientError) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ControlClientError(.unreachable, "socket() failed: \(String(cString: strerror(errno)))") }
+        if let seconds = replyTimeoutSeconds {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+        self.replyTimeoutSeconds = replyTimeoutSeconds
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path) - 1
@@ -97,6 +108,9 @@ public final class ControlClient {
             let count = chunk.withUnsafeMutableBytes { read(self.fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw ControlClientError(.unreachable, "no reply from the daemon within \(self.replyTimeoutSeconds ?? 0) s")
+                }
                 if errno == ECONNRESET { return nil }
                 throw ControlClientError(.unreachable, "read from the daemon failed: \(String(cString: strerror(errno)))")
             }

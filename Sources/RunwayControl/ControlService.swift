@@ -35,11 +35,16 @@ final class ControlService: @unchecked Sendable {
             refusalLine: { refusal in ControlProtocol.encodedLine(ControlService.refusalReply(refusal)) },
             onEvent: { [weak self] event in self?.handle(event) }
         )
+        // `server` is set in the same loop-thread step that starts listening: a peer can connect and send a
+        // request as soon as the socket exists, and its reply goes through `self.server`. (Setting it in a
+        // later step lost the first reply of a client that connected in between, seen under CPU load.)
         let result: Result<Void, ControlSocketError>? = self.scheduler.runOnLoop {
             do throws(ControlSocketError) {
+                self.server = server
                 try server.start()
                 return .success(())
             } catch {
+                self.server = nil
                 return .failure(error)
             }
         }
@@ -48,7 +53,6 @@ final class ControlService: @unchecked Sendable {
         case .failure(let error): throw error
         case nil: throw ControlSocketError(path: path, step: "start", reason: "the scheduler has stopped")
         }
-        _ = self.scheduler.runOnLoop { self.server = server }
         self.scheduler.observeTransitions { [weak self] event in self?.broadcast(event) }
     }
 
