@@ -92,6 +92,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file is removed on exit")
     }
 
+    /// B9 through the socket: a request handled in a socket callback must use the time now, not the time of the
+    /// loop's last batch. The test waits between two commands; the daemon's instants must be at least that far
+    /// apart (its clock cannot run slower than the test's), or the budget would start early.
+    @Test func B9_commandsFromTheSocketSeeTheTimeTheyArrive() throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.close() }
+        let barrier = try daemon.client()
+        #expect(try barrier.request(ControlRequest(command: "events")).subscribed == true)
+        let started = ContinuousClock.now
+        #expect(try daemon.cli("launch", Self.alpha).status == 0)
+        Thread.sleep(forTimeInterval: 0.5)  // Setup, not an assertion: the gap the daemon must see.
+        #expect(try daemon.cli("resign", Self.alpha).status == 0)
+        let waited = ContinuousClock.now - started
+        var instants: [String: Double] = [:]
+        while instants.count < 2, let line = try barrier.readLine() {
+            let event = try ControlClient.decode(ControlEventLine.self, line).event
+            instants[event.to] = event.atSeconds
+        }
+        let launched = try #require(instants["active"])
+        let resigned = try #require(instants["inactive"])
+        #expect(resigned - launched >= 0.5, "launch at \(launched) s, resign at \(resigned) s; the test waited \(waited)")
+    }
+
     @Test func P4_sigintTerminatesEveryAppThenExits() throws {
         let daemon = try DaemonProcess()
         defer { daemon.close() }
