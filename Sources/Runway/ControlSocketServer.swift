@@ -14,6 +14,7 @@
 
 import CLibUV
 import Glibc
+import RunwayCore
 
 /// A line-based Unix socket server on an `EventLoopThread` (K1).
 ///
@@ -183,7 +184,7 @@ package final class ControlSocketServer: @unchecked Sendable {
             pipe.deallocate()
             return
         }
-        let connection = Connection(id: self.nextID, pipe: pipe)
+        let connection = Connection(id: self.nextID, pipe: pipe, maxLineBytes: self.limits.maxLineBytes)
         connection.server = self
         self.nextID += 1
         pipe.pointee.data = Unmanaged.passRetained(connection).toOpaque()
@@ -240,29 +241,13 @@ package final class ControlSocketServer: @unchecked Sendable {
             return
         }
         guard count > 0, let base = self.readBuffer.baseAddress else { return }
-        let chunk = UnsafeRawBufferPointer(start: base, count: count)
-        var start = 0
-        while !connection.isClosing, let newline = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            if connection.discarding {
-                connection.discarding = false
-            } else if connection.buffer.count + (newline - start) > self.limits.maxLineBytes {
-                self.onEvent(.lineTooLong(connection.id, limit: self.limits.maxLineBytes))
-            } else {
-                var line = connection.buffer
-                line.append(contentsOf: chunk[start..<newline])
-                if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                self.onEvent(.line(connection.id, line))
+        for frame in connection.framer.append(UnsafeRawBufferPointer(start: base, count: count)) {
+            // A handler may close the connection (a refusal, a slow reader): nothing more is read from it then.
+            guard !connection.isClosing else { return }
+            switch frame {
+            case .line(let line): self.onEvent(.line(connection.id, line))
+            case .tooLong: self.onEvent(.lineTooLong(connection.id, limit: self.limits.maxLineBytes))
             }
-            connection.buffer.removeAll(keepingCapacity: connection.buffer.capacity <= 4_096)
-            start = newline + 1
-        }
-        guard !connection.isClosing, start < count, !connection.discarding else { return }
-        if connection.buffer.count + (count - start) > self.limits.maxLineBytes {
-            connection.buffer = []
-            connection.discarding = true
-            self.onEvent(.lineTooLong(connection.id, limit: self.limits.maxLineBytes))
-        } else {
-            connection.buffer.append(contentsOf: chunk[start..<count])
         }
     }
 
@@ -350,16 +335,16 @@ private final class Connection {
     let pipe: UnsafeMutablePointer<uv_pipe_t>
     /// Set from accept until the close starts; nil afterwards, so callbacks that race a close do nothing.
     var server: ControlSocketServer?
-    /// The start of a line whose newline has not arrived; at most `maxLineBytes`.
-    var buffer: [UInt8] = []
-    /// True after an over-long line was reported, until its newline.
-    var discarding = false
+    /// Splits the byte stream into lines of at most `maxLineBytes`; an over-long line is reported once and
+    /// skipped to its newline (the same framing as the app protocol's).
+    var framer: LineFramer
     var isShuttingDown = false
     var isClosing = false
 
-    init(id: ControlSocketServer.ConnectionID, pipe: UnsafeMutablePointer<uv_pipe_t>) {
+    init(id: ControlSocketServer.ConnectionID, pipe: UnsafeMutablePointer<uv_pipe_t>, maxLineBytes: Int) {
         self.id = id
         self.pipe = pipe
+        self.framer = LineFramer(maximumLineBytes: maxLineBytes)
     }
 
     static func owner(of data: UnsafeMutableRawPointer?) -> Connection {
