@@ -40,6 +40,8 @@ final class LoopDriver: @unchecked Sendable {
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
     /// Called synchronously on the loop thread for every transition, in order.
     private var observers: [@Sendable (TransitionEvent) -> Void] = []
+    /// Called synchronously on the loop thread for every message sent to an app, in order.
+    private var messageObservers: [@Sendable (AppID, Message, Instant) -> Void] = []
 
     init(
         core: Scheduler,
@@ -170,6 +172,11 @@ final class LoopDriver: @unchecked Sendable {
         self.observers.append(observer)
     }
 
+    func addMessageObserver(_ observer: @escaping @Sendable (AppID, Message, Instant) -> Void) {
+        self.assertOnLoop()
+        self.messageObservers.append(observer)
+    }
+
     func memoryWarning() {
         self.assertOnLoop()
         self.run(self.core.memoryWarningRaised(now: self.now))
@@ -243,6 +250,7 @@ final class LoopDriver: @unchecked Sendable {
         self.apps = [:]
         self.handlers = [:]
         self.observers = []
+        self.messageObservers = []
         self.pending = []
         self.supervisor = nil
     }
@@ -289,6 +297,7 @@ final class LoopDriver: @unchecked Sendable {
             self.run(self.core.messageReturned(token, from: app, now: self.now))
         case .deliver(let app, let message, let token) where self.apps[app] == nil:
             guard let supervisor = self.supervisor else { preconditionFailure("Delivered \(message) to unregistered app \(app)") }
+            for observer in self.messageObservers { observer(app, message, self.now) }
             supervisor.deliver(message, token: token, to: app)
         case .deliver(let app, .backgroundTaskWillExpire(let id), let token):
             // Expiration handlers run on the loop thread, like UIKit's on the main thread; they must not block.
@@ -297,6 +306,7 @@ final class LoopDriver: @unchecked Sendable {
             self.run(self.core.messageReturned(token, from: app, now: self.now))
         case .deliver(let app, let message, let token):
             guard let entry = self.apps[app] else { preconditionFailure("Delivered \(message) to unregistered app \(app)") }
+            for observer in self.messageObservers { observer(app, message, self.now) }
             let loop = self.loop
             Task {
                 await entry.delegate.deliver(message, to: entry.application)

@@ -143,6 +143,14 @@ public final class RunwayScheduler: Sendable {
         _ = self.bridge.sync { $0.addObserver(observer) }
     }
 
+    /// Calls `observer` for every lifecycle message sent to an app (a delegate call started, or a protocol line
+    /// written to a process app), synchronously on the loop thread, in order, with the instant it was sent.
+    /// Expiration handlers run by the scheduler itself (tasks begun with a handler in this process) are not
+    /// messages to the app and are not reported. Same rules as `observeTransitions`: quick, never blocking.
+    public func observeMessages(_ observer: @escaping @Sendable (AppID, Message, Instant) -> Void) {
+        _ = self.bridge.sync { $0.addMessageObserver(observer) }
+    }
+
     /// Terminates every app by the `terminate` rows, in parallel, waits until all are gone (each bounded by
     /// its graces), then stops the loop (P4). Idempotent; later calls return at once.
     public func shutdown() async {

@@ -91,6 +91,7 @@ public enum Daemon {
         let width = max(24, configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0)
         let timeline = Timeline(scheduler: scheduler, appWidth: width)
         scheduler.observeTransitions { event in timeline.transition(event) }
+        scheduler.observeMessages { app, message, at in timeline.message(app, message, at: at) }
 
         let socketPath = options.socket ?? configuration.daemon.controlSocketPath
         let started = ContinuousClock.now

@@ -16,6 +16,17 @@ struct Timeline: Sendable {
         self.write(event.at, event.app, TimelineText.transition(event))
     }
 
+    /// A message the scheduler sent to an app, for the messages a transition line does not show: an expiration
+    /// warning to a process app about a task it began itself (B4), a memory warning, a notification.
+    func message(_ app: AppID, _ message: Message, at: Instant) {
+        switch message {
+        case .backgroundTaskWillExpire, .didReceiveMemoryWarning, .notification:
+            self.write(at, app, "sent \(message)")
+        default:
+            break
+        }
+    }
+
     /// A line about an app (or the daemon when nil), at the scheduler's current time.
     func note(_ app: AppID?, _ text: String) {
         self.write(self.scheduler.now(), app, text)

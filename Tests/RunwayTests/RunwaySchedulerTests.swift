@@ -24,6 +24,21 @@ import Testing
         await scheduler.shutdown()
     }
 
+    @Test func L2_observeMessagesReportsEverySentMessageInOrder() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings)
+        let watcher = TransitionWatcher(scheduler)
+        let sent = Recorder<String>()
+        scheduler.observeMessages { app, message, _ in sent.append("\(app) \(message)") }
+        try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
+        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.home, on: self.mail)
+        #expect(await watcher.first { $0.to == .suspended } != nil)
+        #expect(sent.values == ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"].map {
+            "\(self.mail) \($0)"
+        })
+        await scheduler.shutdown()
+    }
+
     @Test func S11_taskThatEndsInTimeThenSuspended() async throws {
         let scheduler = try RunwayScheduler(settings: shortSettings)
         let watcher = TransitionWatcher(scheduler)

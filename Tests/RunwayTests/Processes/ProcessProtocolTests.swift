@@ -48,6 +48,8 @@ struct ProcessProtocolTests {
     /// A scheduler running one sample app, launched and active (its `didBecomeActive` printed), then sent Home.
     struct HomeRun {
         let log = Recorder<String>()
+        /// Every message sent to an app (`observeMessages`), with its instant.
+        let sent = Recorder<(AppID, Message, Instant)>()
         let scheduler: RunwayScheduler
         let watcher: TransitionWatcher
         let app: AppID
@@ -56,6 +58,8 @@ struct ProcessProtocolTests {
             self.app = app
             self.scheduler = try ProcessProtocolTests.start(self.log)
             self.watcher = TransitionWatcher(self.scheduler)
+            let sent = self.sent
+            self.scheduler.observeMessages { app, message, at in sent.append((app, message, at)) }
             try self.scheduler.register(process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend))
             try self.scheduler.send(.launch, to: app)
             #expect(await ProcessProtocolTests.printed(self.log, app, "received didBecomeActive"))
@@ -89,6 +93,14 @@ struct ProcessProtocolTests {
         // Never before the deadline (B9); how late is measured by the benchmarks, not asserted here.
         #expect(gone.at >= background.at + Self.settings.backgroundTimeBudget)
         #expect(await run.printed(sample == .swift ? "received backgroundTaskWillExpire" : "will expire"))
+        // B4 for a process app: the expiration message went out at the warning instant, never before.
+        let warnings = run.sent.values.filter {
+            if case .backgroundTaskWillExpire = $0.1 { return $0.0 == run.app }
+            return false
+        }
+        #expect(warnings.count == 1)
+        let warningInstant = background.at + Self.settings.backgroundTimeBudget - Self.settings.expirationWarningLead
+        #expect(warnings.allSatisfy { $0.2 >= warningInstant })
         await run.scheduler.shutdown()
     }
 
