@@ -178,7 +178,6 @@ package final class ControlSocketServer: @unchecked Sendable {
 
     private func connectionArrived(status: Int32) {
         guard status == 0, let listener = self.listener else { return }
-        self.loop.startCallbackTurn()
         let pipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
         guard uv_pipe_init(self.loop.handles.loop, pipe, 0) == 0 else {
             pipe.deallocate()
@@ -232,9 +231,6 @@ package final class ControlSocketServer: @unchecked Sendable {
     }
 
     private func bytesRead(_ count: Int, on connection: Connection) {
-        // A libuv callback, not an inbox batch: requests it carries must see the time now, not the time of the
-        // loop's last batch (a `home` after an idle minute would otherwise start its budget a minute early).
-        self.loop.startCallbackTurn()
         guard count >= 0 else {
             // UV_EOF or a read error: the peer is gone (a half-written line is dropped).
             self.close(connection)

@@ -52,7 +52,8 @@ extension EventLoopThread {
             swap(&inbox.items, &batch)
             return inbox.isClosed
         }
-        self.loopState.turnNow = self.now()
+        self.loopState.turnNow = max(self.now(), self.loopState.turnNow)
+        self.loopState.turnIsCurrent = true
         for work in batch {
             work()
         }

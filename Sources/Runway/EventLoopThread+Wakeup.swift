@@ -70,6 +70,7 @@ extension EventLoopThread {
         }
         self.loopState.wakeupDeadline = nil
         self.loopState.turnNow = now
+        self.loopState.turnIsCurrent = true
         self.loopState.onWakeup(now)
     }
 }

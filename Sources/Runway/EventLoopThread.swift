@@ -5,8 +5,10 @@
 //   through `execute`, which appends to a mutex-protected inbox and wakes the loop with `uv_async_send`
 //   (the only libuv call that is safe off the loop thread). The loop drains the whole inbox per wake-up.
 // - Time: instants are nanoseconds since the loop's origin, the CLOCK_MONOTONIC reading taken in `init`.
-//   The loop reads the clock once per callback batch (one inbox drain, one wake-up) and exposes that reading
-//   as `turnNow`; libuv's own millisecond clock (`uv_now`) and timers are not used for deadlines.
+//   The loop reads the clock once per turn and exposes that reading as `turnNow`: an inbox drain or a wake-up
+//   reads it when it starts, any other callback the first time it asks; a `uv_prepare` and a `uv_check` handle
+//   mark it stale before the loop blocks and after each round of I/O callbacks. libuv's own millisecond clock
+//   (`uv_now`) and timers are not used for deadlines.
 // - Wake-up: a single timerfd (CLOCK_MONOTONIC, absolute, nanosecond resolution) watched by a `uv_poll_t`.
 //   The scheduler keeps its deadline queue itself and arms only its earliest deadline through `setWakeup`.
 //   timerfd expiry is not subject to the thread's timer slack (unlike epoll_wait timeouts), so a wake-up is
@@ -85,7 +87,9 @@ package final class EventLoopThread: Sendable {
             },
             timerReadable: { handle, status, _ in
                 EventLoopThread.owner(of: handle?.pointee.data).timerReadable(status: status)
-            }
+            },
+            turnEndedBeforePoll: { handle in EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false },
+            turnEndedAfterIO: { handle in EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false }
         )
         self.inbox = Mutex(Inbox(capacity: inboxCapacity))
         self.loopState = LoopThreadState(turnNow: .origin, onWakeup: onWakeup)
@@ -130,24 +134,20 @@ package final class EventLoopThread: Sendable {
         return Instant(nanosecondsSinceOrigin: reading > origin ? reading - origin : 0)
     }
 
-    /// The clock reading taken once at the start of the current callback batch (an inbox drain or a
-    /// wake-up). Loop thread only. Does not read the clock: use it so that every decision of one batch sees
-    /// the same time; call `now()` for a fresh reading.
+    /// The clock reading of the current loop turn. Loop thread only.
+    ///
+    /// One reading per turn: an inbox drain and a wake-up take theirs when they start; any other libuv callback
+    /// (a child's exit, a pipe or socket read, a libuv timer, a signal) takes one the first time it asks. The
+    /// reading goes stale before the loop blocks for I/O and after each round of I/O callbacks, so no callback
+    /// is handed the time of an earlier turn. Never earlier than the previous reading. Use it so that every
+    /// decision of one turn sees the same time; call `now()` for a fresh reading.
     package var turnNow: Instant {
         self.preconditionInEventLoop("turnNow")
+        if !self.loopState.turnIsCurrent {
+            self.loopState.turnNow = max(self.now(), self.loopState.turnNow)
+            self.loopState.turnIsCurrent = true
+        }
         return self.loopState.turnNow
-    }
-
-    /// Starts a batch for a libuv callback of another component (a child's exit, a pipe read, a libuv timer):
-    /// reads the clock once and makes it `turnNow` for the work of that callback. Loop thread only.
-    ///
-    /// - Returns: The new `turnNow`, never earlier than the previous one.
-    @discardableResult
-    package func startCallbackTurn() -> Instant {
-        self.preconditionInEventLoop("startCallbackTurn")
-        let now = max(self.now(), self.loopState.turnNow)
-        self.loopState.turnNow = now
-        return now
     }
 
     /// Stops the loop and joins its thread. Idempotent; any thread except the loop thread (where it traps,

@@ -210,14 +210,8 @@ final class LoopDriver: @unchecked Sendable {
         guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
         let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
         monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
-        monitor.onWarning = { [unowned self] in
-            self.loop.startCallbackTurn()
-            self.memoryWarning()
-        }
-        monitor.onCritical = { [unowned self] in
-            self.loop.startCallbackTurn()
-            return self.purge()
-        }
+        monitor.onWarning = { [unowned self] in self.memoryWarning() }
+        monitor.onCritical = { [unowned self] in self.purge() }
         monitor.start()
         self.memoryMonitor = monitor
     }

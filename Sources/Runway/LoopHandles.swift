@@ -16,6 +16,10 @@ struct LoopHandles: @unchecked Sendable {
     let poll: UnsafeMutablePointer<uv_poll_t>
     /// CLOCK_MONOTONIC timerfd, armed with absolute deadlines.
     let timerFD: Int32
+    /// Runs just before the loop blocks for I/O: the turn's clock reading goes stale there.
+    let prepare: UnsafeMutablePointer<uv_prepare_t>
+    /// Runs just after the I/O callbacks: the next turn's timer callbacks must not reuse this turn's reading.
+    let check: UnsafeMutablePointer<uv_check_t>
 
     /// Initialises the loop, the inbox's async handle and the timerfd with its poll handle, all inactive
     /// until `uv_run`. On failure, everything made so far is released before throwing.
@@ -24,18 +28,26 @@ struct LoopHandles: @unchecked Sendable {
     ///   - loopName: For error messages.
     ///   - inboxSignalled: Runs on the loop thread when `async` was sent.
     ///   - timerReadable: Runs on the loop thread when the timerfd is readable (or the poll failed).
+    ///   - turnEndedBeforePoll, turnEndedAfterIO: Run on the loop thread before each blocking poll and after each
+    ///     round of I/O callbacks (`uv_prepare`, `uv_check`).
     static func make(
         loopName: String,
         inboxSignalled: @escaping uv_async_cb,
-        timerReadable: @escaping uv_poll_cb
+        timerReadable: @escaping uv_poll_cb,
+        turnEndedBeforePoll: @escaping uv_prepare_cb,
+        turnEndedAfterIO: @escaping uv_check_cb
     ) throws(EventLoopError) -> LoopHandles {
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
         let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
         let poll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+        let prepare = UnsafeMutablePointer<uv_prepare_t>.allocate(capacity: 1)
+        let check = UnsafeMutablePointer<uv_check_t>.allocate(capacity: 1)
         func deallocate() {
             loop.deallocate()
             async.deallocate()
             poll.deallocate()
+            prepare.deallocate()
+            check.deallocate()
         }
 
         var status = uv_loop_init(loop)
@@ -58,11 +70,11 @@ struct LoopHandles: @unchecked Sendable {
         }
         let timerFD = runway_timerfd_create()
         guard timerFD >= 0 else {
-            let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: -1)
+            let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: -1, prepare: prepare, check: check)
             handles.closeAllAndDestroy()
             throw EventLoopError(.timerCreateFailed, loopName: loopName, status: timerFD)
         }
-        let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: timerFD)
+        let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: timerFD, prepare: prepare, check: check)
         status = uv_poll_init(loop, poll, timerFD)
         guard status == 0 else {
             handles.closeAllAndDestroy()
@@ -73,6 +85,10 @@ struct LoopHandles: @unchecked Sendable {
             handles.closeAllAndDestroy()
             throw EventLoopError(.pollInitFailed, loopName: loopName, status: status)
         }
+        // Neither can fail on an initialised loop (libuv returns 0 unconditionally).
+        precondition(uv_prepare_init(loop, prepare) == 0 && uv_check_init(loop, check) == 0, "uv_prepare/check_init failed")
+        _ = uv_prepare_start(prepare, turnEndedBeforePoll)
+        _ = uv_check_start(check, turnEndedAfterIO)
         return handles
     }
 
@@ -80,6 +96,8 @@ struct LoopHandles: @unchecked Sendable {
     func setOwner(_ owner: UnsafeMutableRawPointer) {
         self.async.pointee.data = owner
         self.poll.pointee.data = owner
+        self.prepare.pointee.data = owner
+        self.check.pointee.data = owner
     }
 
     /// Disarms the timerfd and starts closing every handle on the loop (ours and any another component
@@ -104,6 +122,8 @@ struct LoopHandles: @unchecked Sendable {
         self.loop.deallocate()
         self.async.deallocate()
         self.poll.deallocate()
+        self.prepare.deallocate()
+        self.check.deallocate()
     }
 
     /// For a loop that never got a thread: closes everything and runs the close callbacks on this thread.

@@ -8,8 +8,11 @@ import RunwayCore
 /// `precondition(inEventLoop)` before touching it. The creating thread writes the initial values before
 /// `pthread_create`, which orders them before anything the loop thread does.
 final class LoopThreadState: @unchecked Sendable {
-    /// The clock reading taken once at the start of the current callback batch.
+    /// The clock reading of the current loop turn (`EventLoopThread.turnNow`).
     var turnNow: Instant
+    /// False once the loop is about to block or has run a round of I/O callbacks: the next `turnNow` reads the
+    /// clock again.
+    var turnIsCurrent = false
     /// The armed wake-up, or nil when the timerfd is disarmed.
     var wakeupDeadline: Instant?
     /// Called with the batch's clock reading when the wake-up fires.

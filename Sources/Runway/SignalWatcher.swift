@@ -35,10 +35,7 @@ package final class SignalWatcher: @unchecked Sendable {
             self.handles.append(signal)
             status = uv_signal_start(signal, { handle, number in
                 guard let data = handle?.pointee.data else { return }
-                let watcher = Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue()
-                // A libuv callback, not an inbox batch: read the clock for the work it does (P4 stop, reload).
-                watcher.loop.startCallbackTurn()
-                watcher.onSignal(number)
+                Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue().onSignal(number)
             }, number)
             guard status == 0 else { return status }
         }

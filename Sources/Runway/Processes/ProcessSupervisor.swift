@@ -331,7 +331,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     func child(_ child: ChildProcess, sent frame: LineFramer.Frame) {
         let app = child.app
         guard var managed = self.apps[app], managed.child === child else { return }
-        let now = self.loop.startCallbackTurn()
+        let now = self.loop.turnNow
         let verdict: ProtocolPolicer.Verdict
         var reply: RunwayToApp?
         var request: AppToRunway?
@@ -379,7 +379,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         managed.lastExit = exit
         managed.pending = nil
         managed.confirmed = false
-        let now = self.loop.startCallbackTurn()
+        let now = self.loop.turnNow
         // Whatever the app started and left behind is killed with it (P2): the rest of its cgroup, or its
         // process group. Those processes are re-parented here (subreaper) and reaped by the tick.
         // A scan of /proc only when the group still has members (kill(-pgid, 0) succeeds): most apps leave none.
@@ -482,7 +482,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     }
 
     private func tickFired() {
-        let now = self.loop.startCallbackTurn()
+        let now = self.loop.turnNow
         for (app, managed) in self.apps where managed.pending != nil { self.checkConfirmation(app, now: now) }
         self.reapOrphans(now: now)
         if self.apps.values.allSatisfy({ $0.pending == nil }) && self.orphans.isEmpty {
