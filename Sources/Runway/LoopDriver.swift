@@ -359,11 +359,11 @@ extension LoopDriver: ProcessSupervisorDelegate {
         self.run(self.core.messageReturned(token, from: app, now: self.now))
     }
 
-    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp {
+    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp? {
         switch request {
         case .ack(let token):
             self.processAcknowledged(MessageToken(rawValue: token), app: app)
-            return .error(request: nil, code: "internal", message: "ack answered as a request")
+            return nil
         case .beginBackgroundTask(let request, let name):
             let id = self.beginTask(name: name, app: app, handler: nil)
             let refusal = id == .invalid ? "beginBackgroundTask refused for \(app)" : nil

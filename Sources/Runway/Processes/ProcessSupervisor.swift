@@ -14,8 +14,9 @@ protocol ProcessSupervisorDelegate: AnyObject {
     func processFailedToStart(_ app: AppID, error: String)
     func processViolatedProtocol(_ app: AppID, reason: String)
     func processAcknowledged(_ token: MessageToken, app: AppID)
-    /// A request from a protocol child; the returned line is sent back.
-    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp
+    /// A line from a protocol child: an acknowledgement (nothing to answer) or a request, whose answer is
+    /// returned and sent back.
+    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp?
 }
 
 /// Runs the process apps' side of the core's actions (SPEC section 5, A4, A5): starts children with
@@ -359,12 +360,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
             self.delegate?.processViolatedProtocol(app, reason: reason)
             return
         }
-        guard let request, let delegate = self.delegate else { return }
-        if case .ack(let token) = request {
-            delegate.processAcknowledged(MessageToken(rawValue: token), app: app)
-            return
-        }
-        let answer = delegate.processRequested(request, app: app)
+        guard let request, let answer = self.delegate?.processRequested(request, app: app) else { return }
         child.send(line: AppProtocolCodec.encode(answer))
         self.checkWriteQueue(child)
     }
