@@ -269,19 +269,7 @@ package final class ControlSocketServer: @unchecked Sendable {
 
     private func write(_ bytes: [UInt8], on connection: Connection) {
         guard !bytes.isEmpty else { return }
-        let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-        storage.copyBytes(from: bytes)
-        request.pointee.data = storage.baseAddress
-        var buffer = uv_buf_init(storage.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32(bytes.count))
-        let status = uv_write(request, stream(connection.pipe), &buffer, 1) { request, _ in
-            guard let request else { return }
-            request.pointee.data?.deallocate()
-            request.deallocate()
-        }
-        if status != 0 {
-            storage.deallocate()
-            request.deallocate()
+        if writeCopy(of: bytes, to: stream(connection.pipe)) != 0 {
             self.close(connection)
         }
     }

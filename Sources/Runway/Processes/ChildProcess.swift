@@ -171,23 +171,8 @@ final class ChildProcess {
     /// Writes one line (a newline is added). Dropped when the channel is closed.
     func send(line: [UInt8]) {
         guard self.channelOpen else { return }
-        let length = line.count + 1
-        // One allocation holds the request and the bytes; the write callback frees it.
-        let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
-        let bytes = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 1)
-        line.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: line.count) }
-        bytes.storeBytes(of: UInt8(ascii: "\n"), toByteOffset: line.count, as: UInt8.self)
-        request.pointee.data = bytes
-        var buffer = uv_buf_init(bytes.assumingMemoryBound(to: CChar.self), UInt32(length))
-        let status = uv_write(request, runway_pipe_as_stream(self.channel), &buffer, 1) { request, _ in
-            guard let request else { return }
-            request.pointee.data?.deallocate()
-            request.deallocate()
-        }
-        if status != 0 {
-            bytes.deallocate()
-            request.deallocate()
-        }
+        // A failed write means the child's end is gone; its exit or the channel's EOF reports that.
+        _ = writeCopy(of: line, terminator: UInt8(ascii: "\n"), to: runway_pipe_as_stream(self.channel))
     }
 
     /// Stops reading the protocol channel and closes it (after a violation, or once the child is gone).
