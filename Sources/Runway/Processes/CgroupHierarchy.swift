@@ -94,27 +94,17 @@ extension CgroupHierarchy {
     /// Removes `runway.<pid>` directories left by a daemon that died without cleaning up (its pid is gone):
     /// whatever still runs in their app cgroups is killed first, so nothing a dead daemon started lingers.
     func removeStaleDirectories() {
-        guard let directory = opendir(self.ownDirectory) else { return }
-        var stale: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid(),
-                kill(pid, 0) != 0, errno == ESRCH
-            else { continue }
-            stale.append("\(self.ownDirectory)/\(name)")
-        }
-        closedir(directory)
-        for path in stale {
-            guard let apps = opendir(path) else { continue }
-            var children: [String] = []
-            while let entry = readdir(apps) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-                var info = stat()
-                if name != ".", name != "..", stat("\(path)/\(name)", &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                    children.append("\(path)/\(name)")
-                }
+        let stale = SystemFiles.entries(of: self.ownDirectory).filter { name in
+            guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid() else {
+                return false
             }
-            closedir(apps)
+            return kill(pid, 0) != 0 && errno == ESRCH
+        }.map { "\(self.ownDirectory)/\($0)" }
+        for path in stale {
+            let children = SystemFiles.entries(of: path).map { "\(path)/\($0)" }.filter { child in
+                var info = stat()
+                return stat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            }
             for child in children {
                 let cgroup = AppCgroup(path: child)
                 cgroup.killAll()

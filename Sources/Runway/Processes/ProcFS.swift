@@ -32,17 +32,7 @@ enum ProcFS {
 
     /// The pids of every process whose process group is `group` (a scan of `/proc`).
     static func members(ofProcessGroup group: Int32) -> [Int32] {
-        guard let directory = opendir("/proc") else { return [] }
-        defer { closedir(directory) }
-        var members: [Int32] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard let pid = Int32(name), let stat = Self.stat(pid), stat.processGroup == group else { continue }
-            members.append(pid)
-        }
-        return members
+        SystemFiles.entries(of: "/proc").compactMap(Int32.init).filter { Self.stat($0)?.processGroup == group }
     }
 
     /// Resident set size in bytes (`/proc/PID/statm`, second field, times the page size), or nil.

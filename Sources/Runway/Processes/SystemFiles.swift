@@ -37,6 +37,20 @@ enum SystemFiles {
         return count == bytes.count ? 0 : (count < 0 ? errno : EIO)
     }
 
+    /// The names in a directory, without `.` and `..`; empty when it cannot be opened.
+    static func entries(of directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// The message of an errno value, for logs and errors.
     static func describe(_ code: Int32) -> String {
         String(cString: strerror(code))
