@@ -56,7 +56,7 @@ struct MemoryPressureTests {
 
         // Critical: one purge per poll, longest-suspended first, until nothing suspended is left.
         try Self.writePSI(psi, some: 60)
-        #expect(await ProcessTestSupport.eventually {
+        #expect(await eventually {
             watcher.events.filter { $0.cause == .terminated(.memoryPressure) }.count == 2
         })
         let purged = watcher.events.filter { $0.cause == .terminated(.memoryPressure) }.map(\.app)

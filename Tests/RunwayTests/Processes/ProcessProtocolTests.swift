@@ -70,7 +70,7 @@ struct ProcessProtocolTests {
     }
 
     static func printed(_ log: Recorder<String>, _ app: AppID, _ fragment: String) async -> Bool {
-        await ProcessTestSupport.eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains(fragment) } }
+        await eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains(fragment) } }
     }
 
     @Test("S11: a protocol app's task that ends in time, then suspended", arguments: Sample.allCases)

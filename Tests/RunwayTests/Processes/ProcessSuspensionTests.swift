@@ -25,12 +25,12 @@ struct ProcessSuspensionTests {
         try scheduler.send(.launch, to: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         // stdout is logged line by line under the app's identifier; "ready" also says the TERM trap is set.
-        #expect(await ProcessTestSupport.eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains("line=ready") } })
+        #expect(await eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains("line=ready") } })
         #expect(scheduler.processes()[app]?.mechanism?.rawValue == mechanism.rawValue)
 
         try scheduler.perform(.home, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .suspended } != nil)
-        #expect(await ProcessTestSupport.eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
+        #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
         let status = try #require(scheduler.processes()[app])
         switch mechanism {
         case .freezer:
@@ -44,7 +44,7 @@ struct ProcessSuspensionTests {
 
         try scheduler.perform(.summon, on: app)
         #expect(await watcher.first { $0.app == app && $0.from == .suspended && $0.to == .active } != nil)
-        #expect(await ProcessTestSupport.eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
+        #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
         if mechanism == .freezer, let path = scheduler.processes()[app]?.cgroupPath {
             #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 0"))
         } else {
@@ -72,7 +72,7 @@ struct ProcessSuspensionTests {
         try scheduler.send(.launch, to: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         var members: [Int32] = []
-        #expect(await ProcessTestSupport.eventually {
+        #expect(await eventually {
             members = ProcFS.members(ofProcessGroup: pid).filter { ProcFS.stat($0).map { $0.state != "Z" } ?? false }
             return members.count >= 2
         })
@@ -80,7 +80,7 @@ struct ProcessSuspensionTests {
         #expect(!grandchildren.isEmpty)
 
         try scheduler.perform(.home, on: app)
-        #expect(await ProcessTestSupport.eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
+        #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
         if mechanism == .freezer, let path = scheduler.processes()[app]?.cgroupPath {
             #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 1"))
             let inCgroup = Set(SystemFiles.read("\(path)/cgroup.procs")?.split(separator: "\n").compactMap { Int32($0) } ?? [])
@@ -94,7 +94,7 @@ struct ProcessSuspensionTests {
         try scheduler.send(.terminate, to: app)
         let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
         #expect(gone?.exit == .signaled(SIGKILL))
-        #expect(await ProcessTestSupport.eventually { grandchildren.allSatisfy(ProcessTestSupport.isGone) })
+        #expect(await eventually { grandchildren.allSatisfy(ProcessTestSupport.isGone) })
         await scheduler.shutdown()
     }
 }

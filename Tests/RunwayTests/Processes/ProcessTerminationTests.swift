@@ -19,7 +19,7 @@ struct ProcessTerminationTests {
         #expect(await watcher.first { $0.app == app && $0.to == .active } != nil)
         // A plain process is active as soon as it is spawned: wait until the shell has run its `trap`, or SIGTERM
         // can arrive first and end it (seen in full serial runs).
-        #expect(await ProcessTestSupport.eventually { ProcessTestSupport.ignoresSIGTERM(pid) })
+        #expect(await eventually { ProcessTestSupport.ignoresSIGTERM(pid) })
         try scheduler.send(.terminate, to: app)
         let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.requested))
@@ -28,7 +28,7 @@ struct ProcessTerminationTests {
         let accepted = try #require(watcher.events.last { $0.app == app && $0.to == .active })
         #expect(gone.at - accepted.at >= shortSettings.terminationGrace)
         #expect(gone.at - accepted.at < shortSettings.terminationGrace + .seconds(1))
-        #expect(await ProcessTestSupport.eventually { ProcessTestSupport.isGone(pid) })
+        #expect(await eventually { ProcessTestSupport.isGone(pid) })
         await scheduler.shutdown()
     }
 
@@ -77,12 +77,12 @@ struct ProcessTerminationTests {
         let pids = apps.compactMap { scheduler.processes()[$0]?.pid }
         #expect(pids.count == apps.count)
         var everyone: [Int32] = []
-        #expect(await ProcessTestSupport.eventually {
+        #expect(await eventually {
             everyone = pids.flatMap { ProcFS.members(ofProcessGroup: $0) }
             return everyone.count >= 2 * pids.count
         })
         await scheduler.shutdown()
         #expect(scheduler.status().isEmpty)
-        #expect(await ProcessTestSupport.eventually { everyone.allSatisfy(ProcessTestSupport.isGone) })
+        #expect(await eventually { everyone.allSatisfy(ProcessTestSupport.isGone) })
     }
 }

@@ -62,16 +62,6 @@ enum ProcessTestSupport {
 
     static var freezerAvailable: Bool { Self.freezerUnavailableReason == nil }
 
-    /// Polls `condition` every 2 ms until true or `timeout`; the timeout only bounds a failing test.
-    static func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while clock.now < end {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return condition()
-    }
 
     static func processState(_ pid: Int32) -> Character? { ProcFS.stat(pid)?.state }
 

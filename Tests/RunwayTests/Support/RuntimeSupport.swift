@@ -55,16 +55,22 @@ final class TransitionWatcher: Sendable {
         timeout: Duration = .seconds(10),
         where predicate: @escaping @Sendable (TransitionEvent) -> Bool
     ) async -> TransitionEvent? {
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while clock.now < end {
-            if let event = self.seen.values.first(where: predicate) { return event }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        _ = await eventually(timeout: timeout) { self.seen.values.contains(where: predicate) }
         return self.seen.values.first(where: predicate)
     }
 
     deinit { self.reader.cancel() }
+}
+
+/// Polls `condition` every 2 ms until true or `timeout`; the timeout only bounds a failing test.
+func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let end = clock.now + timeout
+    while clock.now < end {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
 }
 
 /// Short budgets for real-loop tests: 500 ms budget, 250 ms warning lead, 500 ms graces. Delegate calls run on
