@@ -1,3 +1,4 @@
+import RunwayControl
 import RunwayCore
 import RunwayTestKit
 
@@ -32,9 +33,7 @@ enum Timeline {
     private static func text(for what: SimulatedDriver.Entry.What) -> String? {
         switch what {
         case .action(.publish(let event)):
-            let messages = event.messages.isEmpty ? "" : "  {\(event.messages.map(\.description).joined(separator: ", "))}"
-            let exit = event.exit.map { "  \($0)" } ?? ""
-            return "\(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"
+            return TimelineText.transition(event)
         case .action(.deliver(_, .backgroundTaskWillExpire(let id), _)):
             return "expiration handler called for \(id)"
         case .action(.spawn): return "spawned"
