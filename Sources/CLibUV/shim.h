@@ -8,8 +8,11 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +70,44 @@ static inline int runway_loop_enable_idle_time(uv_loop_t *loop) {
 /// Returns 0 or -errno.
 static inline int runway_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+/// SCHED_RESET_ON_FORK from <linux/sched.h>, which glibc's <sched.h> shows only under _GNU_SOURCE.
+#define RUNWAY_SCHED_RESET_ON_FORK 0x40000000
+
+/// Puts the calling thread in SCHED_FIFO at `priority`, with SCHED_RESET_ON_FORK so that threads and processes
+/// it creates (libuv's `uv_spawn` forks from it) start at the normal policy. Returns 0 or -errno: -EPERM without
+/// CAP_SYS_NICE when RLIMIT_RTPRIO is below `priority`, -EINVAL outside 1...99.
+static inline int runway_set_thread_fifo(int priority) {
+    struct sched_param parameter = { .sched_priority = priority };
+    return sched_setscheduler(0, SCHED_FIFO | RUNWAY_SCHED_RESET_ON_FORK, &parameter) == 0 ? 0 : -errno;
+}
+
+/// The scheduling policy of thread or process `tid` (0: the calling thread) without the reset-on-fork flag
+/// (SCHED_OTHER 0, SCHED_FIFO 1, ...), or -errno.
+static inline int runway_thread_policy(int tid) {
+    int policy = sched_getscheduler(tid);
+    return policy >= 0 ? (policy & ~RUNWAY_SCHED_RESET_ON_FORK) : -errno;
+}
+
+/// The real-time priority of thread or process `tid` (0: the calling thread; 0 for non-real-time policies), or
+/// -errno.
+static inline int runway_thread_priority(int tid) {
+    struct sched_param parameter;
+    return sched_getparam(tid, &parameter) == 0 ? parameter.sched_priority : -errno;
+}
+
+/// The highest SCHED_FIFO priority RLIMIT_RTPRIO (`ulimit -r`) lets this process ask for without CAP_SYS_NICE
+/// (99 when unlimited), or -errno.
+static inline int runway_realtime_priority_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_RTPRIO, &limit) != 0) return -errno;
+    return limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > 99 ? 99 : (int)limit.rlim_cur;
+}
+
+/// The calling thread's kernel thread id.
+static inline int runway_thread_id(void) {
+    return (int)syscall(SYS_gettid);
 }
 
 /// The layout of Linux's `struct ucred`, which <sys/socket.h> only declares under _GNU_SOURCE (and which

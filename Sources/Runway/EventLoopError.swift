@@ -11,6 +11,7 @@ package struct EventLoopError: Error, CustomStringConvertible {
             case timerCreateFailed
             case pollInitFailed
             case threadStartFailed
+            case invalidPriority
         }
 
         private var base: Base
@@ -25,6 +26,8 @@ package struct EventLoopError: Error, CustomStringConvertible {
         package static let pollInitFailed = Code(base: .pollInitFailed)
         /// `pthread_create` failed.
         package static let threadStartFailed = Code(base: .threadStartFailed)
+        /// A `LoopThreadPriority.realtime` priority outside `LoopThreadPriority.realtimePriorities`.
+        package static let invalidPriority = Code(base: .invalidPriority)
 
         package var description: String { self.base.rawValue }
     }
@@ -34,20 +37,26 @@ package struct EventLoopError: Error, CustomStringConvertible {
     package var loopName: String
     /// The failing call's status: a negative errno or libuv status (libuv uses -errno on Linux).
     package var status: Int32
+    /// What was expected, when the status alone does not say it.
+    package var detail: String?
     package var file: String
     package var line: Int
 
-    init(_ code: Code, loopName: String, status: Int32, file: String = #fileID, line: Int = #line) {
+    init(
+        _ code: Code, loopName: String, status: Int32, detail: String? = nil, file: String = #fileID, line: Int = #line
+    ) {
         self.code = code
         self.loopName = loopName
         self.status = status
+        self.detail = detail
         self.file = file
         self.line = line
     }
 
     package var description: String {
         let reason = String(cString: uv_strerror(self.status))
-        return "EventLoopError(\(self.code), loop: '\(self.loopName)', status: \(self.status) \(reason)) "
+        let detail = self.detail.map { ", \($0)" } ?? ""
+        return "EventLoopError(\(self.code), loop: '\(self.loopName)', status: \(self.status) \(reason)\(detail)) "
             + "at \(self.file):\(self.line)"
     }
 }

@@ -13,7 +13,8 @@
 //   The scheduler keeps its deadline queue itself and arms only its earliest deadline through `setWakeup`.
 //   timerfd expiry is not subject to the thread's timer slack (unlike epoll_wait timeouts), so a wake-up is
 //   late only by interrupt-to-thread latency: measured p50 8.5 us, p99 25-60 us on a shared 2-core VM
-//   (`WakeupLatenessMeasurement`); it is never early.
+//   (`WakeupLatenessMeasurement`); it is never early. At the normal policy a woken thread can also wait
+//   behind other runnable threads for milliseconds; `LoopThreadPriority.realtime` (SCHED_FIFO) removes that.
 //
 // Invariants
 // - Only the loop thread calls libuv, except `uv_async_send`, made under the inbox lock while the inbox is
@@ -47,6 +48,8 @@ package final class EventLoopThread: Sendable {
 
     /// The thread's name (the kernel keeps the first 15 bytes), also used in error and trap messages.
     package let name: String
+    /// The scheduling policy the loop thread asks for when it starts (`priorityOutcome` says what it got).
+    package let priority: LoopThreadPriority
     /// CLOCK_MONOTONIC at `init`, in nanoseconds: the origin of this loop's instants.
     let originNanoseconds: UInt64
     let handles: LoopHandles
@@ -68,17 +71,29 @@ package final class EventLoopThread: Sendable {
     ///
     /// - Parameters:
     ///   - name: Names the thread and appears in errors and traps.
+    ///   - priority: The scheduling policy the loop thread asks for before it enters the loop; see
+    ///     `priorityOutcome` for what it got.
     ///   - inboxCapacity: The most accepted, not yet drained `execute` items; see `execute(_:)`.
     ///   - onWakeup: Called on the loop thread with that batch's clock reading when the wake-up fires;
     ///     replaceable later through `onWakeup` (loop thread only).
-    /// - Throws: `EventLoopError` when libuv, the timerfd or the thread cannot be created; nothing leaks.
+    /// - Throws: `EventLoopError` when libuv, the timerfd or the thread cannot be created, or `invalidPriority`
+    ///   for a real-time priority outside `LoopThreadPriority.realtimePriorities`; nothing leaks.
     package init(
         name: String,
+        priority: LoopThreadPriority = .inherited,
         inboxCapacity: Int = EventLoopThread.defaultInboxCapacity,
         onWakeup: @escaping @Sendable (Instant) -> Void = { _ in }
     ) throws(EventLoopError) {
         precondition(inboxCapacity > 0, "inboxCapacity must be positive: \(inboxCapacity)")
+        if case .realtime(let value) = priority, !LoopThreadPriority.realtimePriorities.contains(value) {
+            let range = LoopThreadPriority.realtimePriorities
+            throw EventLoopError(
+                .invalidPriority, loopName: name, status: -EINVAL,
+                detail: "real-time priority \(value) is outside \(range.lowerBound)...\(range.upperBound)"
+            )
+        }
         self.name = name
+        self.priority = priority
         self.originNanoseconds = runway_monotonic_nanoseconds()
         self.handles = try LoopHandles.make(
             loopName: name,
@@ -150,6 +165,12 @@ package final class EventLoopThread: Sendable {
         return self.loopState.turnNow
     }
 
+    /// What the loop thread got when it asked for `priority`, before it entered the loop. Loop thread only.
+    package var priorityOutcome: LoopThreadPriorityOutcome {
+        self.preconditionInEventLoop("priorityOutcome")
+        return self.loopState.priorityOutcome
+    }
+
     /// Stops the loop and joins its thread. Idempotent; any thread except the loop thread (where it traps,
     /// as the thread would join itself). Concurrent callers all return after the join.
     ///
@@ -177,6 +198,7 @@ package final class EventLoopThread: Sendable {
     private func runLoopThread() {
         self.loopThreadID.store(pthread_self(), ordering: .releasing)
         _ = self.name.withCString { runway_set_thread_name($0) }
+        self.loopState.priorityOutcome = LoopThreadPriorityOutcome.apply(self.priority)
         self.loopState.turnNow = self.now()
         _ = uv_run(self.handles.loop, UV_RUN_DEFAULT)
         self.handles.destroy()

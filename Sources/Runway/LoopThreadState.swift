@@ -21,6 +21,8 @@ final class LoopThreadState: @unchecked Sendable {
     var spareBatch: [@Sendable () -> Void] = []
     /// Set when the loop starts closing its handles; wake-ups can no longer be armed.
     var isTornDown = false
+    /// What the thread got for `EventLoopThread.priority`; set before the loop runs.
+    var priorityOutcome = LoopThreadPriorityOutcome.inherited
 
     init(turnNow: Instant, onWakeup: @escaping (Instant) -> Void) {
         self.turnNow = turnNow

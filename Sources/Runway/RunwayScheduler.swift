@@ -22,6 +22,8 @@ public final class RunwayScheduler: Sendable {
     let bridge: LoopBridge
     let events: EventBroadcaster
     let logger: Logger
+    /// What the loop thread got for the `loopPriority` given to `init`: SCHED_FIFO, or why not.
+    public let loopPriorityOutcome: LoopThreadPriorityOutcome
     /// Tasks waiting in `waitUntilStopped`, or nil once the scheduler has stopped.
     private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
@@ -32,16 +34,21 @@ public final class RunwayScheduler: Sendable {
     ///   - logger: Where the scheduler logs (info and below; data in metadata).
     ///   - metricsFactory: Where metrics go; default the process's bootstrapped `MetricsSystem.factory`.
     ///   - name: The loop thread's name.
+    ///   - loopPriority: The scheduling policy of the loop thread. `.realtime(priority:)` (SCHED_FIFO) bounds
+    ///     how late a deadline is served on a busy machine; when the kernel refuses it the scheduler still
+    ///     starts, logs a warning and reports it in `loopPriorityOutcome`.
     ///   - processOptions: How process apps are started and controlled (used once one is registered).
-    /// - Throws: `EventLoopError` if libuv, the timerfd or the thread cannot be created.
+    /// - Throws: `EventLoopError` if libuv, the timerfd or the thread cannot be created, or if a real-time
+    ///   priority is outside `LoopThreadPriority.realtimePriorities`.
     public init(
         settings: SchedulerSettings = SchedulerSettings(),
         processOptions: ProcessOptions = ProcessOptions(),
         logger: Logger = Logger(label: "runway"),
         metricsFactory: (any MetricsFactory)? = nil,
-        name: String = "runway"
+        name: String = "runway",
+        loopPriority: LoopThreadPriority = .inherited
     ) throws {
-        let loop = try EventLoopThread(name: name)
+        let loop = try EventLoopThread(name: name, priority: loopPriority)
         let events = EventBroadcaster()
         let driver = LoopDriver(
             core: Scheduler(settings: settings),
@@ -58,6 +65,17 @@ public final class RunwayScheduler: Sendable {
         _ = loop.execute {
             loop.onWakeup = { now in driver.wakeupFired(now) }
             driver.startMemoryMonitor()
+        }
+        // The thread applied its priority before running any work, so this answer is final.
+        let outcome = self.bridge.sync { _ in loop.priorityOutcome } ?? .inherited
+        self.loopPriorityOutcome = outcome
+        switch outcome {
+        case .inherited:
+            break
+        case .realtime:
+            logger.info("loop thread priority", metadata: ["loop": "\(name)", "priority": "\(outcome)"])
+        case .refused:
+            logger.warning("loop thread priority refused", metadata: ["loop": "\(name)", "priority": "\(outcome)"])
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Runway
 import RunwayCore
 
 /// `runway bench`: a synthetic background-task workload on the real loop, with lateness histograms.
@@ -24,6 +25,11 @@ struct BenchCommand: AsyncParsableCommand {
 
             --compare nio then runs the same deadlines on swift-nio's scheduleTask(deadline:) in this process \
             and prints NIO / Runway per quantile. --plot FILE.svg writes a lateness-by-percentile chart.
+
+            --realtime-priority P runs the loop thread at SCHED_FIFO priority P (and swift-nio's loop thread too, \
+            with --compare nio), so that no normal thread delays a woken loop. It needs CAP_SYS_NICE or \
+            `ulimit -r` of at least P; when refused, the run goes on at the normal policy and the report says why \
+            (line "loop thread:").
 
             Exit codes: 0 passed; 1 an event fired early, was lost or was not in the plan, a call failed, or \
             the bench fell behind its plan; 64 bad usage. Timings depend on the machine; only the counts are \
@@ -60,6 +66,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write a lateness-by-percentile chart (SVG) to this file.", valueName: "file.svg"))
     var plot: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run the loop thread (and swift-nio's, with --compare) at SCHED_FIFO priority p, 1 to 99.",
+            valueName: "p"
+        )
+    )
+    var realtimePriority: Int32?
+
     @Flag(help: "Print the report as JSON (schema in README.md) instead of a table.")
     var json = false
 
@@ -90,6 +104,9 @@ struct BenchCommand: AsyncParsableCommand {
         guard self.duration.isFinite, self.duration >= 0, self.duration <= 3_600 else {
             throw ValidationError("--duration must be 0 to 3600 seconds")
         }
+        if let priority = self.realtimePriority, !LoopThreadPriority.realtimePriorities.contains(priority) {
+            throw ValidationError("--realtime-priority must be 1 to 99 (a SCHED_FIFO priority)")
+        }
         if let plot = self.plot, !plot.lowercased().hasSuffix(".svg") {
             throw ValidationError("--plot writes SVG: the file name must end in .svg")
         }
@@ -104,7 +121,8 @@ struct BenchCommand: AsyncParsableCommand {
                 warningLead: TimeSpan.seconds(self.warningLead) ?? .zero,
                 endFraction: self.endFraction,
                 duration: TimeSpan.seconds(self.duration) ?? .zero,
-                seed: self.seed
+                seed: self.seed,
+                realtimePriority: self.realtimePriority
             )
         )
         let progress = ProgressBar.forStandardError()

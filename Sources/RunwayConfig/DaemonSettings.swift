@@ -25,6 +25,12 @@ public struct DaemonSettings: Hashable, Sendable {
     public var rssCeilingBytes: UInt64?
     /// `MemoryPollInterval`: how often pressure is sampled. Default 1 s; greater than zero.
     public var memoryPollInterval: TimeSpan
+    /// `LoopRealtimePriority`: run the scheduler's loop thread at SCHED_FIFO this priority (within
+    /// ``loopRealtimePriorities``); nil (the default) keeps the normal policy. See `LoopThreadPriority` in Runway.
+    public var loopRealtimePriority: Int32?
+
+    /// The SCHED_FIFO priorities Linux accepts.
+    public static let loopRealtimePriorities: ClosedRange<Int> = 1...99
 
     /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
     /// directly must respect the same ranges, which are checked with preconditions.
@@ -34,7 +40,8 @@ public struct DaemonSettings: Hashable, Sendable {
         memoryWarningPressure: Double = 10,
         memoryCriticalPressure: Double = 30,
         rssCeilingBytes: UInt64? = nil,
-        memoryPollInterval: TimeSpan = .seconds(1)
+        memoryPollInterval: TimeSpan = .seconds(1),
+        loopRealtimePriority: Int32? = nil
     ) {
         precondition(
             (0...100).contains(memoryWarningPressure),
@@ -50,12 +57,17 @@ public struct DaemonSettings: Hashable, Sendable {
             "memoryPressureSource rss needs rssCeilingBytes"
         )
         precondition(memoryPollInterval > .zero, "memoryPollInterval must be positive, got \(memoryPollInterval)")
+        precondition(
+            loopRealtimePriority.map { Self.loopRealtimePriorities.contains(Int($0)) } ?? true,
+            "loopRealtimePriority must be within 1...99, got \(String(describing: loopRealtimePriority))"
+        )
         self.controlSocketPath = controlSocketPath
         self.memoryPressureSource = memoryPressureSource
         self.memoryWarningPressure = memoryWarningPressure
         self.memoryCriticalPressure = memoryCriticalPressure
         self.rssCeilingBytes = rssCeilingBytes
         self.memoryPollInterval = memoryPollInterval
+        self.loopRealtimePriority = loopRealtimePriority
     }
 
     /// The control socket used when `Runway.plist` has no `ControlSocket`: `/run/runway/control.sock` for

@@ -18,6 +18,7 @@ struct RunwaySettingsPlist: Decodable {
     var memoryCriticalPressure: Double?
     var rssCeilingBytes: UInt64?
     var memoryPollInterval: Double?
+    var loopRealtimePriority: Int?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -35,6 +36,7 @@ struct RunwaySettingsPlist: Decodable {
         case memoryCriticalPressure = "MemoryCriticalPressure"
         case rssCeilingBytes = "RSSCeilingBytes"
         case memoryPollInterval = "MemoryPollInterval"
+        case loopRealtimePriority = "LoopRealtimePriority"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -75,6 +77,11 @@ struct RunwaySettingsPlist: Decodable {
             CodingKeys.rssCeilingBytes, expected: "a positive integer number of bytes"
         )
         static let memoryPollInterval = PlistKeySpec(CodingKeys.memoryPollInterval, expected: Expected.positiveSeconds)
+        static let loopRealtimePriority = PlistKeySpec(
+            CodingKeys.loopRealtimePriority,
+            expected: "an integer from \(DaemonSettings.loopRealtimePriorities.lowerBound) to "
+                + "\(DaemonSettings.loopRealtimePriorities.upperBound) (a SCHED_FIFO priority)"
+        )
     }
 
     static let schema = PlistSchema(
@@ -83,7 +90,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.backgroundTimeBudget, Key.expirationWarningLead, Key.backgroundEntryGrace, Key.terminationGrace,
             Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.budgetRefillPolicy,
             Key.notificationQueueLimit, Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
-            Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval,
+            Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
         ],
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
@@ -179,13 +186,17 @@ struct RunwaySettingsPlist: Decodable {
             break
         }
         let pollInterval = try file.seconds(plist.memoryPollInterval, key: Key.memoryPollInterval, positive: true)
+        if let priority = plist.loopRealtimePriority, !DaemonSettings.loopRealtimePriorities.contains(priority) {
+            throw file.error(at: .key(Key.loopRealtimePriority.name), expected: Key.loopRealtimePriority.expected)
+        }
         return DaemonSettings(
             controlSocketPath: controlSocketPath ?? DaemonSettings.defaultControlSocketPath(),
             memoryPressureSource: source,
             memoryWarningPressure: warning,
             memoryCriticalPressure: critical,
             rssCeilingBytes: plist.rssCeilingBytes,
-            memoryPollInterval: pollInterval ?? .seconds(1)
+            memoryPollInterval: pollInterval ?? .seconds(1),
+            loopRealtimePriority: plist.loopRealtimePriority.map { Int32($0) }
         )
     }
 }

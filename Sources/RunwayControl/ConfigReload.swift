@@ -35,7 +35,7 @@ struct ConfigDiff {
             )
         }
         if current.daemon != new.daemon {
-            self.needsRestart.append("daemon settings in Runway.plist changed (control socket or memory pressure)")
+            self.needsRestart.append("daemon settings in Runway.plist changed (control socket, memory pressure or loop priority)")
         }
     }
 

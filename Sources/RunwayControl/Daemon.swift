@@ -72,7 +72,8 @@ public enum Daemon {
                 settings: configuration.settings,
                 processOptions: processOptions(for: configuration),
                 logger: logger,
-                name: "runway-loop"
+                name: "runway-loop",
+                loopPriority: configuration.daemon.loopRealtimePriority.map { .realtime(priority: $0) } ?? .inherited
             )
         } catch {
             printError("error: cannot start the event loop: \(error)")
@@ -134,6 +135,9 @@ public enum Daemon {
                 + "termination grace \(settings.terminationGrace), overrun \(settings.overrunPolicy.rawValue); "
                 + "SIGINT/SIGTERM stop, SIGHUP reloads"
         )
+        if configuration.daemon.loopRealtimePriority != nil {
+            printOut("  loop thread: \(scheduler.loopPriorityOutcome) (LoopRealtimePriority)")
+        }
         if let note = standInNote(configuration.apps) { printOut("  \(note)") }
         if let scenario {
             printOut("  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping")

@@ -76,6 +76,65 @@ import Testing
         #expect(result.stderr.contains("--warning-lead"))
     }
 
+    @Test func realtimePriorityIsReportedForBothLoops() throws {
+        guard geteuid() == 0 else {
+            print("not root: the granted case of --realtime-priority is not checked here")
+            return
+        }
+        let result = try RunwayBinary.run(Self.tinyWorkload() + ["--realtime-priority", "10", "--json", "--compare", "nio"])
+        try #require(result.status == 0, "\(result)")
+        let report = try Self.report(result)
+        #expect(BenchSchema.problems(in: report, comparing: true) == [])
+        #expect((report["configuration"] as? [String: Any])?["realtimePriority"] as? Int == 10)
+        #expect(((report["runway"] as? [String: Any])?["loop"] as? [String: Any])?["priority"] as? String == "SCHED_FIFO 10")
+        #expect((report["nio"] as? [String: Any])?["loopPriority"] as? String == "SCHED_FIFO 10")
+    }
+
+    @Test func realtimePriorityRefusedWithoutCapSysNiceIsReportedAndTheRunGoesOn() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else {
+            print("needs root and \(setpriv) to drop CAP_SYS_NICE: refusal test skipped")
+            return
+        }
+        guard Self.realtimePriorityLimit < 10 else {
+            print("RLIMIT_RTPRIO allows priority 10 without CAP_SYS_NICE: refusal test skipped")
+            return
+        }
+        let result = try RunwayBinary.run(
+            Self.tinyWorkload() + ["--realtime-priority", "10", "--compare", "nio"],
+            launcher: [setpriv, "--bounding-set=-sys_nice", "--inh-caps=-sys_nice"]
+        )
+        try #require(result.status == 0, "\(result)")
+        let refusal =
+            "loop thread: SCHED_FIFO 10 refused: Operation not permitted (needs CAP_SYS_NICE or `ulimit -r` of at "
+            + "least 10); running at the inherited policy"
+        // Once for Runway's loop, once for swift-nio's; and the scheduler's warning on standard error.
+        #expect(result.stdoutLines.filter { $0 == refusal }.count == 2, "\(result)")
+        #expect(result.stderr.contains("loop thread priority refused"), "\(result)")
+        #expect(result.stdoutLines.last == "result: passed (no event early, lost or unexpected)")
+    }
+
+    @Test(arguments: ["0", "100", "x"])
+    func refusesAPriorityOutsideOneToNinetyNine(value: String) throws {
+        let result = try RunwayBinary.run("bench", "--realtime-priority", value)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("--realtime-priority"), "\(result)")
+    }
+
+    /// `ulimit -r` of this process (what `setpriv` leaves its child), from a shell.
+    static var realtimePriorityLimit: Int {
+        let shell = Process()
+        let output = Pipe()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "ulimit -r"]
+        shell.standardOutput = output
+        guard (try? shell.run()) != nil else { return 0 }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value == "unlimited" ? 99 : Int(value) ?? 0
+    }
+
     static func report(_ result: RunResult) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: result.stdoutData)
         return try #require(object as? [String: Any], "not a JSON object: \(result)")

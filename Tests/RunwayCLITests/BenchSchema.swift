@@ -28,10 +28,13 @@ enum BenchSchema {
     static let report: Field = .object(
         [
             "schemaVersion": .integer,
-            "configuration": .object([
-                "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,
-                "endFraction": .number, "durationSeconds": .number, "seed": .integer,
-            ]),
+            "configuration": .object(
+                [
+                    "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,
+                    "endFraction": .number, "durationSeconds": .number, "seed": .integer, "realtimePriority": .integer,
+                ],
+                optional: ["realtimePriority"]
+            ),
             "plan": .object([
                 "finisherApps": .integer, "overrunnerApps": .integer, "tasks": .integer,
                 "tasksEndingBeforeWarning": .integer,
@@ -65,11 +68,15 @@ enum BenchSchema {
                         "bytesPerOutstandingTask",
                     ]
                 ),
-                "loop": .object(["setup": utilisation, "deadlines": utilisation], optional: ["setup", "deadlines"]),
+                "loop": .object(
+                    ["setup": utilisation, "deadlines": utilisation, "priority": .string],
+                    optional: ["setup", "deadlines"]
+                ),
             ]),
             "nio": .object([
                 "expirationWarnings": events, "terminations": events, "scheduledTasks": .integer,
                 "cancelledTasks": .integer, "deadlinePhaseSeconds": .number, "finished": .boolean,
+                "loopPriority": .string,
             ]),
             "ratios": .object(["expirationWarnings": ratios, "terminations": ratios]),
             "passed": .boolean,

@@ -95,7 +95,10 @@ enum RunwayBinary {
 
     /// Runs `runway` with `arguments` and waits for it to exit. Output goes to temporary files rather than
     /// pipes, so a chatty child can never block on a full pipe while the test waits for it.
-    static func run(_ arguments: [String]) throws -> RunResult {
+    ///
+    /// - Parameter launcher: A program and its arguments that run `runway` (for example `setpriv` dropping a
+    ///   capability); empty runs it directly.
+    static func run(_ arguments: [String], launcher: [String] = []) throws -> RunResult {
         let executable = try self.executable()
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("runway-cli-tests-output-\(UUID().uuidString)")
@@ -109,8 +112,13 @@ enum RunwayBinary {
         let errHandle = try FileHandle(forWritingTo: errURL)
 
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = self.repositoryRoot()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outHandle

@@ -374,6 +374,21 @@ struct BadValueTests {
         )
     }
 
+    @Test(arguments: [
+        ("<integer>0</integer>", "integer 0"), ("<integer>100</integer>", "integer 100"),
+        ("<real>10.5</real>", "real 10.5"),
+    ])
+    func loopRealtimePriorityOutsideOneToNinetyNineIsRejected(value: String, found: String) throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        let file = try config.write("Runway.plist", plistXML("<key>LoopRealtimePriority</key>\(value)"))
+
+        expectError(
+            loadError(config.path), code: .invalidValue, file: file,
+            keyPath: "LoopRealtimePriority", found: found, expectedContains: "an integer from 1 to 99 (a SCHED_FIFO priority)"
+        )
+    }
+
     @Test(arguments: ["run/runway.sock", "", "/tmp/" + String(repeating: "s", count: 120) + ".sock"])
     func C2_controlSocketMustBeAShortAbsolutePath(path: String) throws {
         let config = try TemporaryConfig()

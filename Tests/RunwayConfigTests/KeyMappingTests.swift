@@ -38,6 +38,7 @@ struct KeyMappingTests {
             <key>MemoryCriticalPressure</key><real>55.5</real>
             <key>RSSCeilingBytes</key><integer>1073741824</integer>
             <key>MemoryPollInterval</key><real>0.5</real>
+            <key>LoopRealtimePriority</key><integer>20</integer>
             """))
 
         let configuration = try ConfigLoader.load(directory: config.path)
@@ -60,7 +61,8 @@ struct KeyMappingTests {
             memoryWarningPressure: 20,
             memoryCriticalPressure: 55.5,
             rssCeilingBytes: 1 << 30,
-            memoryPollInterval: .milliseconds(500)
+            memoryPollInterval: .milliseconds(500),
+            loopRealtimePriority: 20
         ))
     }
 

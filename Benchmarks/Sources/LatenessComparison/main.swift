@@ -18,10 +18,17 @@
 // Asymmetry: Runway's lateness is one clock reading per wake-up (deadlines due together share it); NIO's is
 // read in each task, after the tasks run before it in the same batch.
 //
-// Run: `cd Benchmarks && swift run -c release LatenessComparison` (about 10 s). Prints microseconds. This target
-// is under Sources/, not Benchmarks/, so that package-benchmark does not take it for a benchmark.
+// Loop priority: `--realtime-priority P` runs both loop threads at SCHED_FIFO P (Runway's through
+// `RunwayScheduler(loopPriority:)`, NIO's through `LoopThreadPriorityOutcome.apply` submitted to its loop), so both
+// are measured on the same footing; without it both run at the inherited policy. Each half prints what its thread
+// got.
+//
+// Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10]` (about 10 s). Prints
+// microseconds. This target is under Sources/, not Benchmarks/, so that package-benchmark does not take it for a
+// benchmark.
 
 import Dispatch
+import Foundation
 import NIOCore
 import NIOPosix
 import Runway
@@ -53,6 +60,19 @@ func summary(_ name: String, _ nanoseconds: [Int64]) -> String {
 }
 
 let count = 10_000
+
+/// `--realtime-priority P`, for both loops; `.inherited` without it.
+let loopPriority: LoopThreadPriority = {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: "--realtime-priority") else { return .inherited }
+    guard index + 1 < arguments.count, let value = Int32(arguments[index + 1]),
+        LoopThreadPriority.realtimePriorities.contains(value)
+    else {
+        print("usage: LatenessComparison [--realtime-priority P], P a SCHED_FIFO priority from 1 to 99")
+        exit(64)
+    }
+    return .realtime(priority: value)
+}()
 let offsetsNanoseconds: [Int64] = {
     var random = SeededRandom(seed: 2_026)
     return (0..<count).map { _ in 1_000_000_000 + Int64(random.next() % 2_000_000_000) }
@@ -84,8 +104,10 @@ func measureRunway() async throws -> [Int64] {
             backgroundEntryGrace: .seconds(30),
             terminationGrace: .seconds(1),
             overrunPolicy: .terminate
-        )
+        ),
+        loopPriority: loopPriority
     )
+    print("Runway loop thread: \(scheduler.loopPriorityOutcome)")
     // Recorded on the loop thread itself (`observeTransitions`), like NIO's samples inside its tasks, so that no
     // other thread is woken per kill while the deadlines are measured.
     let recorded = Mutex(Observed())
@@ -179,6 +201,8 @@ func measureNIO() throws -> [Int64] {
     let loop = group.next()
     let samples = Samples()
     let done = DispatchSemaphore(value: 0)
+    let outcome = try loop.submit { LoopThreadPriorityOutcome.apply(loopPriority) }.wait()
+    print("swift-nio loop thread: \(outcome)")
     try loop.submit {
         let start = NIODeadline.now()
         for offset in offsetsNanoseconds {

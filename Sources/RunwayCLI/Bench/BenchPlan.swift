@@ -14,6 +14,9 @@ struct BenchConfiguration: Sendable {
     /// The window over which the apps enter the background, evenly spaced; zero sends them all at once.
     var duration: TimeSpan
     var seed: UInt64
+    /// SCHED_FIFO priority for both loop threads (Runway's, and swift-nio's with `--compare nio`); nil leaves
+    /// them at the inherited policy.
+    var realtimePriority: Int32? = nil
 
     /// From background entry to the expiration warning: `max(0, budget - lead)` (B4).
     var warningOffset: TimeSpan {

@@ -9,7 +9,8 @@ extension BenchReport {
             warningLeadSeconds: configuration.warningLead.seconds,
             endFraction: configuration.endFraction,
             durationSeconds: configuration.duration.seconds,
-            seed: configuration.seed
+            seed: configuration.seed,
+            realtimePriority: configuration.realtimePriority
         )
         self.plan = Plan(
             finisherApps: plan.finisherCount,
@@ -48,7 +49,7 @@ extension BenchReport {
                 outstandingTasks: outstanding,
                 bytesPerOutstandingTask: bytesPerTask
             ),
-            loop: Loop(setup: runway.setupLoop, deadlines: runway.deadlineLoop)
+            loop: Loop(setup: runway.setupLoop, deadlines: runway.deadlineLoop, priority: "\(runway.loopPriority)")
         )
         if let nio {
             self.nio = NIOSection(
@@ -57,7 +58,8 @@ extension BenchReport {
                 scheduledTasks: nio.scheduled,
                 cancelledTasks: nio.cancelled,
                 deadlinePhaseSeconds: nio.deadlineSeconds,
-                finished: nio.finished
+                finished: nio.finished,
+                loopPriority: "\(nio.loopPriority)"
             )
             self.ratios = Ratios(
                 expirationWarnings: QuantileRatios(nio: nio.events.warnings, runway: runway.events.warnings),

@@ -49,6 +49,7 @@ extension BenchReport {
                 + "deadlines \(utilisation(self.runway.loop.deadlines)) "
                 + "(1 - uv_metrics_idle_time / wall time)"
         )
+        lines.append("loop thread: \(self.runway.loop.priority)")
         if let nio = self.nio, let ratios = self.ratios {
             lines.append("")
             lines.append(
@@ -59,6 +60,7 @@ extension BenchReport {
                     ("expiration warnings", nio.expirationWarnings), ("terminations", nio.terminations),
                 ])
             )
+            lines.append("loop thread: \(nio.loopPriority)")
             lines.append("")
             lines.append("ratio swift-nio / Runway (above 1: Runway less late):")
             lines.append(Self.row(["", "p50", "p90", "p99", "p99.9", "max"]))

@@ -22,6 +22,8 @@ struct BenchReport: Codable, Sendable {
         var endFraction: Double
         var durationSeconds: Double
         var seed: UInt64
+        /// `--realtime-priority`; absent when not given.
+        var realtimePriority: Int32?
     }
 
     struct Plan: Codable, Sendable {
@@ -89,6 +91,8 @@ struct BenchReport: Codable, Sendable {
     struct Loop: Codable, Sendable {
         var setup: LoopUtilisation?
         var deadlines: LoopUtilisation?
+        /// The loop thread's scheduling policy, or why the asked one was refused.
+        var priority: String
     }
 
     struct NIOSection: Codable, Sendable {
@@ -98,6 +102,8 @@ struct BenchReport: Codable, Sendable {
         var cancelledTasks: Int
         var deadlinePhaseSeconds: Double
         var finished: Bool
+        /// NIO's loop thread's scheduling policy, or why the asked one was refused.
+        var loopPriority: String
     }
 
     struct Ratios: Codable, Sendable {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Runway
 import RunwayCore
 
 /// What the swift-nio half of `runway bench --compare nio` measured.
@@ -9,6 +10,8 @@ struct NIORunResult: Sendable {
     var cancelled: Int
     var deadlineSeconds: Double
     var finished: Bool
+    /// What NIO's loop thread got for `--realtime-priority`, asked for the same way as Runway's.
+    var loopPriority: LoopThreadPriorityOutcome
 }
 
 /// The same deadlines as `RunwayWorkload`, on swift-nio's `scheduleTask(deadline:)`, on the one loop of a
@@ -52,6 +55,9 @@ struct NIOWorkload {
         let tasksPerApp = configuration.tasksPerApp
         let recorder = BenchRecorder(apps: configuration.apps, tasksPerApp: tasksPerApp)
         let apps = configuration.apps
+        // The same policy as Runway's loop thread, so that both halves are measured on the same footing.
+        let priority: LoopThreadPriority = configuration.realtimePriority.map { .realtime(priority: $0) } ?? .inherited
+        let loopPriority = try loop.submit { LoopThreadPriorityOutcome.apply(priority) }.wait()
         // A finisher's scheduled tasks, until its `end` cancels them. Loop thread only.
         let pending = try loop.submit {
             NIOLoopBoundBox([[Scheduled<Void>]](repeating: [], count: apps), eventLoop: loop)
@@ -118,7 +124,8 @@ struct NIOWorkload {
             scheduled: scheduled,
             cancelled: cancelled,
             deadlineSeconds: deadlineSeconds,
-            finished: finished
+            finished: finished,
+            loopPriority: loopPriority
         )
     }
 }

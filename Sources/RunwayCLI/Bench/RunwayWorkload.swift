@@ -29,6 +29,8 @@ struct RunwayRunResult: Sendable {
     var peakResidentBytes: UInt64?
     var setupLoop: LoopUtilisation?
     var deadlineLoop: LoopUtilisation?
+    /// What the loop thread got for `--realtime-priority` (`RunwayScheduler.loopPriorityOutcome`).
+    var loopPriority: LoopThreadPriorityOutcome
 }
 
 /// The workload of `BenchPlan` on a real `RunwayScheduler`.
@@ -60,7 +62,8 @@ struct RunwayWorkload {
                 overrunPolicy: .terminate
             ),
             logger: logger,
-            name: "runway-bench"
+            name: "runway-bench",
+            loopPriority: configuration.realtimePriority.map { .realtime(priority: $0) } ?? .inherited
         )
         let recorder = BenchRecorder(apps: configuration.apps, tasksPerApp: configuration.tasksPerApp)
         let ids = (0..<configuration.apps).map { AppID("bench.app.\($0)") }
@@ -209,7 +212,8 @@ struct RunwayWorkload {
             residentWithTasksBytes: residentWith,
             peakResidentBytes: ProcessMemory.peakResidentBytes(),
             setupLoop: setupStart.flatMap { start in setupEnd.map { start.utilisation(until: $0) } },
-            deadlineLoop: setupEnd.flatMap { start in deadlineEnd.map { start.utilisation(until: $0) } }
+            deadlineLoop: setupEnd.flatMap { start in deadlineEnd.map { start.utilisation(until: $0) } },
+            loopPriority: scheduler.loopPriorityOutcome
         )
     }
 }

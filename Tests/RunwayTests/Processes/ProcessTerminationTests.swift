@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLibUV
 @testable import Runway
 import RunwayCore
 import Testing
@@ -62,6 +63,30 @@ struct ProcessTerminationTests {
             return
         }
         #expect(message.contains("/nonexistent/tool"))
+        await scheduler.shutdown()
+    }
+
+    @Test("A child spawned from a SCHED_FIFO loop thread runs at the normal policy (SCHED_RESET_ON_FORK)")
+    func childOfARealtimeLoopIsNotRealtime() async throws {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings, processOptions: ProcessTestSupport.options(.signal),
+            loopPriority: .realtime(priority: 5)
+        )
+        if case .refused = scheduler.loopPriorityOutcome {
+            print("no SCHED_FIFO for the loop here (\(scheduler.loopPriorityOutcome)); the child is checked anyway")
+        }
+        let app: AppID = "com.test.fifo.child"
+        try scheduler.register(process: ProcessTestSupport.shell(app, "sleep 1000 & " + ProcessTestSupport.idleLoop))
+        try scheduler.send(.launch, to: app)
+        let pid = try #require(scheduler.processes()[app]?.pid)
+        var family: [Int32] = []
+        #expect(await eventually {
+            family = ProcFS.members(ofProcessGroup: pid)
+            return family.count >= 2
+        })
+        for member in family {
+            #expect(runway_thread_policy(member) == 0, "pid \(member) of the app runs at policy \(runway_thread_policy(member))")
+        }
         await scheduler.shutdown()
     }
 
