@@ -71,4 +71,31 @@ import Testing
         }
         #expect(run() == run())
     }
+
+    /// A deep heap (5,000 entries: six levels of four children), where sifts cross many levels and cancels hit
+    /// every depth; the small random test above rarely grows past three.
+    @Test func aLargeQueueDrainsInDeadlineThenInsertionOrder() {
+        var random = SeededRandom(seed: 7)
+        var queue = DeadlineQueue<Int>()
+        var reference: [(deadline: Instant, sequence: Int, handle: DeadlineHandle)] = []
+        for step in 0..<5_000 {
+            // Few distinct deadlines, so that ties (B10) are common.
+            let deadline = Instant.origin + .milliseconds(Int64(random.next(below: 500)))
+            reference.append((deadline, step, queue.insert(step, at: deadline)))
+        }
+        queue.checkInvariants()
+        for _ in 0..<2_000 {
+            let victim = reference.remove(at: Int(random.next(below: UInt64(reference.count))))
+            #expect(queue.cancel(victim.handle) == victim.sequence)
+        }
+        queue.checkInvariants()
+        let expected = reference.sorted { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }.map(\.sequence)
+        var drained: [Int] = []
+        for millisecond in stride(from: 0, through: 500, by: 25) {
+            drained += queue.drainDue(now: .origin + .milliseconds(Int64(millisecond))).map(\.payload)
+            queue.checkInvariants()
+        }
+        #expect(drained == expected)
+        #expect(queue.isEmpty)
+    }
 }
