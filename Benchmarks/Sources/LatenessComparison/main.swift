@@ -87,12 +87,11 @@ struct Observed: Sendable {
     var kills = 0
 }
 
-/// The app id of index `index`, and back.
+/// The app id of index `index`, and back. The reverse is a dictionary lookup, not string parsing: it runs on the
+/// loop thread for every kill, and NIO's side does no comparable work.
 func appID(_ index: Int) -> AppID { AppID("bench.app.\(index)") }
-func appIndex(of app: AppID) -> Int? {
-    guard let last = app.bundleIdentifier.split(separator: ".").last else { return nil }
-    return Int(last)
-}
+let appIndices = Dictionary(uniqueKeysWithValues: (0..<count).map { (appID($0), $0) })
+func appIndex(of app: AppID) -> Int? { appIndices[app] }
 
 func measureRunway() async throws -> [Int64] {
     let scheduler = try RunwayScheduler(
