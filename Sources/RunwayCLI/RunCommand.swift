@@ -17,6 +17,9 @@ struct RunCommand: AsyncParsableCommand {
             `runway reload`: the whole directory is validated first and nothing is applied if a file is bad; new \
             apps are registered at once, other changes need a restart (running apps keep their state).
 
+            LoopRealtimePriority in Runway.plist runs the loop thread at SCHED_FIFO (it needs CAP_SYS_NICE; when \
+            refused the daemon warns and runs at the normal policy; Docs/Configuration.md).
+
             --scenario FILE plays a scripted list of timed actions (Docs/Scenarios.md; Config/Scenarios has one \
             per seed scenario) and stops the daemon when it is done.
 
