@@ -1,12 +1,13 @@
 """Runs LatenessComparison N times at each scheduling policy, alternating, and summarises the series.
 
-Each round runs `LatenessComparison` (both loops at the normal policy) and then `LatenessComparison
---realtime-priority 10` (both at SCHED_FIFO 10; needs root or CAP_SYS_NICE). For each policy it prints the medians
+Each round runs `LatenessComparison` (both loops at the normal policy), `LatenessComparison --realtime-priority 10`
+(both at SCHED_FIFO 10; needs root or CAP_SYS_NICE), and the same with `--wakeup-spin 50` (Runway's loop arms its
+timer 50 us early and spins to the deadline; swift-nio has no equivalent). For each mode it prints the medians
 across runs of Runway's and swift-nio's p50, p90, p99 and max, and in how many runs Runway's was the lower one.
 One run's maximum is a single sample, so compare series, not runs.
 
 Usage (from Benchmarks/, after `swift build -c release --product LatenessComparison`):
-    python3 Scripts/lateness_series.py [rounds]        # default 12 rounds, about 4 minutes
+    python3 Scripts/lateness_series.py [rounds]        # default 12 rounds, about 6 minutes
 """
 import re
 import statistics
@@ -14,7 +15,11 @@ import subprocess
 import sys
 
 BINARY = '.build/release/LatenessComparison'
-MODES = (('normal', []), ('SCHED_FIFO 10', ['--realtime-priority', '10']))
+MODES = (
+    ('normal', []),
+    ('SCHED_FIFO 10', ['--realtime-priority', '10']),
+    ('SCHED_FIFO 10, spin 50 us', ['--realtime-priority', '10', '--wakeup-spin', '50']),
+)
 SIDES = (('runway', 'Runway (RunwayScheduler'), ('nio', 'swift-nio (scheduleTask'))
 QUANTILES = ('p50', 'p90', 'p99', 'max')
 
@@ -37,7 +42,7 @@ def main():
         for mode, extra in MODES:
             figures = run(extra)
             series[mode].append(figures)
-            print(f'{round_number:2} {mode:13} Runway {figures["runway"]}  swift-nio {figures["nio"]}', flush=True)
+            print(f'{round_number:2} {mode:25} Runway {figures["runway"]}  swift-nio {figures["nio"]}', flush=True)
     for mode, runs in series.items():
         print(f'\n{mode}, {len(runs)} runs: median Runway / swift-nio (us), runs where Runway is lower')
         for quantile in QUANTILES:

@@ -43,6 +43,13 @@ static inline int runway_timerfd_arm_absolute(int fd, uint64_t monotonic_nanosec
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0 ? 0 : -errno;
 }
 
+/// Nanoseconds until `fd` expires (0 when disarmed), or -errno.
+static inline int64_t runway_timerfd_remaining_nanoseconds(int fd) {
+    struct itimerspec spec;
+    if (timerfd_gettime(fd, &spec) != 0) return -errno;
+    return (int64_t)spec.it_value.tv_sec * 1000000000LL + spec.it_value.tv_nsec;
+}
+
 /// Disarms `fd` and discards an expiration not yet read. Returns 0 or -errno.
 static inline int runway_timerfd_disarm(int fd) {
     struct itimerspec spec = {0};
@@ -103,6 +110,16 @@ static inline int runway_realtime_priority_limit(void) {
     struct rlimit limit;
     if (getrlimit(RLIMIT_RTPRIO, &limit) != 0) return -errno;
     return limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > 99 ? 99 : (int)limit.rlim_cur;
+}
+
+/// Tells the CPU the caller is spinning (x86 `pause`, ARM `yield`), which frees resources for a sibling
+/// hyperthread and saves power; a no-op elsewhere.
+static inline void runway_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
 }
 
 /// The calling thread's kernel thread id.

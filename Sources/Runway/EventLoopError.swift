@@ -12,6 +12,7 @@ package struct EventLoopError: Error, CustomStringConvertible {
             case pollInitFailed
             case threadStartFailed
             case invalidPriority
+            case invalidWakeupSpin
         }
 
         private var base: Base
@@ -28,6 +29,8 @@ package struct EventLoopError: Error, CustomStringConvertible {
         package static let threadStartFailed = Code(base: .threadStartFailed)
         /// A `LoopThreadPriority.realtime` priority outside `LoopThreadPriority.realtimePriorities`.
         package static let invalidPriority = Code(base: .invalidPriority)
+        /// A wake-up spin below zero or above `EventLoopThread.maximumWakeupSpin`.
+        package static let invalidWakeupSpin = Code(base: .invalidWakeupSpin)
 
         package var description: String { self.base.rawValue }
     }

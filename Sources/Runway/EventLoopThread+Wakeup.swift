@@ -4,9 +4,10 @@ import RunwayCore
 extension EventLoopThread {
     /// Arms the loop's single wake-up for `deadline`, replacing any armed one; nil disarms. Loop thread only.
     ///
-    /// The wake-up is a timerfd on CLOCK_MONOTONIC armed with the absolute time `origin + deadline`, so its
-    /// resolution is 1 ns and it never fires early: `onWakeup` receives a reading >= `deadline`. A deadline
-    /// at or before now fires on the loop's next poll. Re-arming or disarming also discards an expiry that
+    /// The wake-up is a timerfd on CLOCK_MONOTONIC armed with the absolute time `origin + deadline - wakeupSpin`,
+    /// so its resolution is 1 ns; with a `wakeupSpin` the loop spins on the clock for the rest. It never fires
+    /// early: `onWakeup` receives a reading >= `deadline`. A deadline at or before now fires on the loop's next
+    /// poll. Re-arming or disarming also discards an expiry that
     /// the loop has not delivered yet. `Instant.distantFuture` saturates to ~292 years (never).
     ///
     /// - Parameter deadline: When to call `onWakeup`, or nil for never.
@@ -19,7 +20,8 @@ extension EventLoopThread {
         let status: Int32
         if let deadline {
             let (absolute, overflow) = self.originNanoseconds.addingReportingOverflow(deadline.nanosecondsSinceOrigin)
-            status = runway_timerfd_arm_absolute(self.handles.timerFD, overflow ? .max : absolute)
+            let early = overflow ? .max : absolute - min(absolute, self.wakeupSpinNanoseconds)
+            status = runway_timerfd_arm_absolute(self.handles.timerFD, early)
         } else {
             status = runway_timerfd_disarm(self.handles.timerFD)
         }
@@ -60,7 +62,13 @@ extension EventLoopThread {
         precondition(expirations >= 0, "read(timerfd) failed for loop '\(self.name)': status=\(expirations)")
         // 0: re-armed or disarmed after epoll reported the expiry; nothing is due.
         guard expirations > 0, let deadline = self.loopState.wakeupDeadline else { return }
-        let now = self.now()
+        var now = self.now()
+        // Armed `wakeupSpin` early: spin on the clock to the deadline, at most that long (nothing else runs on
+        // the loop meanwhile; inbox work waits at most `wakeupSpin`).
+        while now < deadline, (deadline - now).nanoseconds <= Int64(clamping: self.wakeupSpinNanoseconds) {
+            runway_cpu_relax()
+            now = self.now()
+        }
         guard now >= deadline else {
             // The kernel expired the timer on the clock we read, so this cannot happen; if it ever did,
             // firing early would break the contract, so wait for the deadline again.

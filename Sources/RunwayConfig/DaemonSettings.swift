@@ -29,8 +29,14 @@ public struct DaemonSettings: Hashable, Sendable {
     /// ``loopRealtimePriorities``); nil (the default) keeps the normal policy. See `LoopThreadPriority` in Runway.
     public var loopRealtimePriority: Int32?
 
+    /// `LoopWakeupSpin`: arm the loop's timer this long before each deadline and spin to it (see
+    /// `RunwayScheduler(wakeupSpin:)`). Default zero; at most ``maximumLoopWakeupSpin``.
+    public var loopWakeupSpin: TimeSpan
+
     /// The SCHED_FIFO priorities Linux accepts.
     public static let loopRealtimePriorities: ClosedRange<Int> = 1...99
+    /// The longest `LoopWakeupSpin`: 1 ms.
+    public static let maximumLoopWakeupSpin = TimeSpan.milliseconds(1)
 
     /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
     /// directly must respect the same ranges, which are checked with preconditions.
@@ -41,7 +47,8 @@ public struct DaemonSettings: Hashable, Sendable {
         memoryCriticalPressure: Double = 30,
         rssCeilingBytes: UInt64? = nil,
         memoryPollInterval: TimeSpan = .seconds(1),
-        loopRealtimePriority: Int32? = nil
+        loopRealtimePriority: Int32? = nil,
+        loopWakeupSpin: TimeSpan = .zero
     ) {
         precondition(
             (0...100).contains(memoryWarningPressure),
@@ -68,6 +75,11 @@ public struct DaemonSettings: Hashable, Sendable {
         self.rssCeilingBytes = rssCeilingBytes
         self.memoryPollInterval = memoryPollInterval
         self.loopRealtimePriority = loopRealtimePriority
+        precondition(
+            loopWakeupSpin >= .zero && loopWakeupSpin <= Self.maximumLoopWakeupSpin,
+            "loopWakeupSpin must be within 0 ... 1 ms, got \(loopWakeupSpin)"
+        )
+        self.loopWakeupSpin = loopWakeupSpin
     }
 
     /// The control socket used when `Runway.plist` has no `ControlSocket`: `/run/runway/control.sock` for

@@ -19,6 +19,7 @@ struct RunwaySettingsPlist: Decodable {
     var rssCeilingBytes: UInt64?
     var memoryPollInterval: Double?
     var loopRealtimePriority: Int?
+    var loopWakeupSpin: Double?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -37,6 +38,7 @@ struct RunwaySettingsPlist: Decodable {
         case rssCeilingBytes = "RSSCeilingBytes"
         case memoryPollInterval = "MemoryPollInterval"
         case loopRealtimePriority = "LoopRealtimePriority"
+        case loopWakeupSpin = "LoopWakeupSpin"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -82,6 +84,9 @@ struct RunwaySettingsPlist: Decodable {
             expected: "an integer from \(DaemonSettings.loopRealtimePriorities.lowerBound) to "
                 + "\(DaemonSettings.loopRealtimePriorities.upperBound) (a SCHED_FIFO priority)"
         )
+        static let loopWakeupSpin = PlistKeySpec(
+            CodingKeys.loopWakeupSpin, expected: "a number of seconds from 0 to 0.001 (real or integer)"
+        )
     }
 
     static let schema = PlistSchema(
@@ -91,6 +96,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.budgetRefillPolicy,
             Key.notificationQueueLimit, Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
+            Key.loopWakeupSpin,
         ],
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
@@ -189,6 +195,10 @@ struct RunwaySettingsPlist: Decodable {
         if let priority = plist.loopRealtimePriority, !DaemonSettings.loopRealtimePriorities.contains(priority) {
             throw file.error(at: .key(Key.loopRealtimePriority.name), expected: Key.loopRealtimePriority.expected)
         }
+        let wakeupSpin = try file.seconds(plist.loopWakeupSpin, key: Key.loopWakeupSpin)
+        if let wakeupSpin, wakeupSpin > DaemonSettings.maximumLoopWakeupSpin {
+            throw file.error(at: .key(Key.loopWakeupSpin.name), expected: Key.loopWakeupSpin.expected)
+        }
         return DaemonSettings(
             controlSocketPath: controlSocketPath ?? DaemonSettings.defaultControlSocketPath(),
             memoryPressureSource: source,
@@ -196,7 +206,8 @@ struct RunwaySettingsPlist: Decodable {
             memoryCriticalPressure: critical,
             rssCeilingBytes: plist.rssCeilingBytes,
             memoryPollInterval: pollInterval ?? .seconds(1),
-            loopRealtimePriority: plist.loopRealtimePriority.map { Int32($0) }
+            loopRealtimePriority: plist.loopRealtimePriority.map { Int32($0) },
+            loopWakeupSpin: wakeupSpin ?? .zero
         )
     }
 }

@@ -73,7 +73,8 @@ public enum Daemon {
                 processOptions: processOptions(for: configuration),
                 logger: logger,
                 name: "runway-loop",
-                loopPriority: configuration.daemon.loopRealtimePriority.map { .realtime(priority: $0) } ?? .inherited
+                loopPriority: configuration.daemon.loopRealtimePriority.map { .realtime(priority: $0) } ?? .inherited,
+                wakeupSpin: .nanoseconds(configuration.daemon.loopWakeupSpin.nanoseconds)
             )
         } catch {
             printError("error: cannot start the event loop: \(error)")
@@ -135,8 +136,11 @@ public enum Daemon {
                 + "termination grace \(settings.terminationGrace), overrun \(settings.overrunPolicy.rawValue); "
                 + "SIGINT/SIGTERM stop, SIGHUP reloads"
         )
-        if configuration.daemon.loopRealtimePriority != nil {
-            printOut("  loop thread: \(scheduler.loopPriorityOutcome) (LoopRealtimePriority)")
+        if configuration.daemon.loopRealtimePriority != nil || configuration.daemon.loopWakeupSpin > .zero {
+            printOut(
+                "  loop thread: \(scheduler.loopPriorityOutcome) (LoopRealtimePriority), "
+                    + "wake-up spin \(configuration.daemon.loopWakeupSpin) (LoopWakeupSpin)"
+            )
         }
         if let note = standInNote(configuration.apps) { printOut("  \(note)") }
         if let scenario {

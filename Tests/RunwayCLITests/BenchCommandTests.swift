@@ -81,11 +81,18 @@ import Testing
             print("not root: the granted case of --realtime-priority is not checked here")
             return
         }
-        let result = try RunwayBinary.run(Self.tinyWorkload() + ["--realtime-priority", "10", "--json", "--compare", "nio"])
+        let result = try RunwayBinary.run(
+            Self.tinyWorkload() + ["--realtime-priority", "10", "--wakeup-spin", "50", "--json", "--compare", "nio"]
+        )
         try #require(result.status == 0, "\(result)")
         let report = try Self.report(result)
         #expect(BenchSchema.problems(in: report, comparing: true) == [])
         #expect((report["configuration"] as? [String: Any])?["realtimePriority"] as? Int == 10)
+        #expect((report["configuration"] as? [String: Any])?["wakeupSpinMicroseconds"] as? Int == 50)
+        // Spinning never serves a deadline early.
+        for kind in ["expirationWarnings", "terminations"] {
+            #expect(((report["runway"] as? [String: Any])?[kind] as? [String: Any])?["early"] as? Int == 0, "\(kind)")
+        }
         #expect(((report["runway"] as? [String: Any])?["loop"] as? [String: Any])?["priority"] as? String == "SCHED_FIFO 10")
         #expect((report["nio"] as? [String: Any])?["loopPriority"] as? String == "SCHED_FIFO 10")
     }
@@ -119,6 +126,13 @@ import Testing
         let result = try RunwayBinary.run("bench", "--realtime-priority", value)
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains("--realtime-priority"), "\(result)")
+    }
+
+    @Test(arguments: ["-1", "1001"])
+    func refusesASpinOutsideZeroToOneMillisecond(value: String) throws {
+        let result = try RunwayBinary.run("bench", "--wakeup-spin", value)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("--wakeup-spin"), "\(result)")
     }
 
     /// `ulimit -r` of this process (what `setpriv` leaves its child), from a shell.

@@ -32,8 +32,9 @@ enum BenchSchema {
                 [
                     "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,
                     "endFraction": .number, "durationSeconds": .number, "seed": .integer, "realtimePriority": .integer,
+                    "wakeupSpinMicroseconds": .integer,
                 ],
-                optional: ["realtimePriority"]
+                optional: ["realtimePriority", "wakeupSpinMicroseconds"]
             ),
             "plan": .object([
                 "finisherApps": .integer, "overrunnerApps": .integer, "tasks": .integer,

@@ -389,6 +389,17 @@ struct BadValueTests {
         )
     }
 
+    @Test(arguments: [("<real>0.002</real>", "real 0.002"), ("<real>-0.00001</real>", "real -1e-05")])
+    func loopWakeupSpinOutsideZeroToOneMillisecondIsRejected(value: String, found: String) throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        let file = try config.write("Runway.plist", plistXML("<key>LoopWakeupSpin</key>\(value)"))
+        let error = loadError(config.path)
+        #expect(error?.file == file)
+        #expect(error?.keyPath == "LoopWakeupSpin")
+        #expect(error?.code == .invalidValue)
+    }
+
     @Test(arguments: ["run/runway.sock", "", "/tmp/" + String(repeating: "s", count: 120) + ".sock"])
     func C2_controlSocketMustBeAShortAbsolutePath(path: String) throws {
         let config = try TemporaryConfig()

@@ -39,6 +39,7 @@ struct KeyMappingTests {
             <key>RSSCeilingBytes</key><integer>1073741824</integer>
             <key>MemoryPollInterval</key><real>0.5</real>
             <key>LoopRealtimePriority</key><integer>20</integer>
+            <key>LoopWakeupSpin</key><real>0.00005</real>
             """))
 
         let configuration = try ConfigLoader.load(directory: config.path)
@@ -62,7 +63,8 @@ struct KeyMappingTests {
             memoryCriticalPressure: 55.5,
             rssCeilingBytes: 1 << 30,
             memoryPollInterval: .milliseconds(500),
-            loopRealtimePriority: 20
+            loopRealtimePriority: 20,
+            loopWakeupSpin: .microseconds(50)
         ))
     }
 

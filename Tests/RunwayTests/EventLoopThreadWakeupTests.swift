@@ -1,3 +1,4 @@
+import CLibUV
 import RunwayCore
 import RunwayTestKit
 import Testing
@@ -130,5 +131,54 @@ struct EventLoopThreadWakeupTests {
         loop.shutdown()
 
         #expect(firings.values.count == 1)
+    }
+}
+
+@Suite("EventLoopThread wake-up spin")
+struct EventLoopThreadWakeupSpinTests {
+    @Test func theTimerIsArmedTheSpinEarlyAndTheWakeupIsStillNeverEarly() async throws {
+        let spin = Duration.microseconds(300)
+        let loop = try EventLoopThread(name: "test-spin", wakeupSpin: spin)
+        let remaining = Recorder<Int64>()
+        let firings = Recorder<(deadline: Instant, now: Instant)>()
+        let latch = Latch(count: 3)
+        let accepted = loop.execute {
+            // A far deadline: the timerfd must be due no later than deadline - spin (time only passes).
+            let far = loop.now() + .seconds(10)
+            loop.setWakeup(at: far)
+            remaining.append(runway_timerfd_remaining_nanoseconds(loop.handles.timerFD))
+            // Then three near ones, each armed from the previous firing.
+            var armed = loop.now() + .milliseconds(2)
+            var fired = 0
+            loop.onWakeup = { now in
+                fired += 1
+                firings.append((armed, now))
+                latch.countDown()
+                guard fired < 3 else { return }
+                armed = now + .microseconds(500)
+                loop.setWakeup(at: armed)
+            }
+            loop.setWakeup(at: armed)
+        }
+        #expect(accepted)
+        #expect(await latch.wait(), "timed out waiting for 3 wake-ups")
+        loop.shutdown()
+
+        let armedFor = try #require(remaining.values.first)
+        #expect(armedFor <= 10_000_000_000 - 300_000, "timerfd due in \(armedFor) ns; expected at most 10 s - 300 us")
+        #expect(armedFor > 5_000_000_000, "timerfd due in \(armedFor) ns")
+        #expect(firings.values.count == 3)
+        for firing in firings.values {
+            #expect(firing.now >= firing.deadline, "fired at \(firing.now), before \(firing.deadline)")
+        }
+    }
+
+    @Test(arguments: [Duration.microseconds(-1), .microseconds(1_001)])
+    func aSpinOutsideZeroToOneMillisecondIsRefused(spin: Duration) {
+        let error = #expect(throws: EventLoopError.self) {
+            _ = try EventLoopThread(name: "test-bad-spin", wakeupSpin: spin)
+        }
+        #expect(error?.code == .invalidWakeupSpin)
+        #expect(error?.description.contains("is outside 0") == true, "\(String(describing: error))")
     }
 }

@@ -23,7 +23,10 @@
 // are measured on the same footing; without it both run at the inherited policy. Each half prints what its thread
 // got.
 //
-// Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10]` (about 10 s). Prints
+// Wake-up spin: `--wakeup-spin MICROSECONDS` arms Runway's timer that much early and spins to each deadline
+// (`RunwayScheduler(wakeupSpin:)`); swift-nio has no equivalent, so its half is unchanged.
+//
+// Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10] [--wakeup-spin 25]` (about 10 s). Prints
 // microseconds. This target is under Sources/, not Benchmarks/, so that package-benchmark does not take it for a
 // benchmark.
 
@@ -73,6 +76,18 @@ let loopPriority: LoopThreadPriority = {
     }
     return .realtime(priority: value)
 }()
+
+/// `--wakeup-spin MICROSECONDS` for Runway's loop (`RunwayScheduler(wakeupSpin:)`; NIO has no equivalent); zero
+/// without it.
+let wakeupSpin: Duration = {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: "--wakeup-spin") else { return .zero }
+    guard index + 1 < arguments.count, let value = Int(arguments[index + 1]), (0...1_000).contains(value) else {
+        print("usage: LatenessComparison [--wakeup-spin MICROSECONDS], 0 to 1000")
+        exit(64)
+    }
+    return .microseconds(value)
+}()
 let offsetsNanoseconds: [Int64] = {
     var random = SeededRandom(seed: 2_026)
     return (0..<count).map { _ in 1_000_000_000 + Int64(random.next() % 2_000_000_000) }
@@ -104,9 +119,10 @@ func measureRunway() async throws -> [Int64] {
             terminationGrace: .seconds(1),
             overrunPolicy: .terminate
         ),
-        loopPriority: loopPriority
+        loopPriority: loopPriority,
+        wakeupSpin: wakeupSpin
     )
-    print("Runway loop thread: \(scheduler.loopPriorityOutcome)")
+    print("Runway loop thread: \(scheduler.loopPriorityOutcome), wake-up spin \(wakeupSpin.components.attoseconds / 1_000_000_000_000) us")
     // Recorded on the loop thread itself (`observeTransitions`), like NIO's samples inside its tasks, so that no
     // other thread is woken per kill while the deadlines are measured.
     let recorded = Mutex(Observed())

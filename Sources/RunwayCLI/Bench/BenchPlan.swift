@@ -17,6 +17,8 @@ struct BenchConfiguration: Sendable {
     /// SCHED_FIFO priority for both loop threads (Runway's, and swift-nio's with `--compare nio`); nil leaves
     /// them at the inherited policy.
     var realtimePriority: Int32? = nil
+    /// `RunwayScheduler(wakeupSpin:)` in microseconds (Runway only: swift-nio has no equivalent); 0 for none.
+    var wakeupSpinMicroseconds: Int = 0
 
     /// From background entry to the expiration warning: `max(0, budget - lead)` (B4).
     var warningOffset: TimeSpan {

@@ -10,7 +10,8 @@ extension BenchReport {
             endFraction: configuration.endFraction,
             durationSeconds: configuration.duration.seconds,
             seed: configuration.seed,
-            realtimePriority: configuration.realtimePriority
+            realtimePriority: configuration.realtimePriority,
+            wakeupSpinMicroseconds: configuration.wakeupSpinMicroseconds > 0 ? configuration.wakeupSpinMicroseconds : nil
         )
         self.plan = Plan(
             finisherApps: plan.finisherCount,

@@ -49,7 +49,8 @@ extension BenchReport {
                 + "deadlines \(utilisation(self.runway.loop.deadlines)) "
                 + "(1 - uv_metrics_idle_time / wall time)"
         )
-        lines.append("loop thread: \(self.runway.loop.priority)")
+        let spin = configuration.wakeupSpinMicroseconds.map { ", wake-up spin \($0) us" } ?? ""
+        lines.append("loop thread: \(self.runway.loop.priority)\(spin)")
         if let nio = self.nio, let ratios = self.ratios {
             lines.append("")
             lines.append(

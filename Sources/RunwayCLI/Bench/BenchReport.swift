@@ -24,6 +24,8 @@ struct BenchReport: Codable, Sendable {
         var seed: UInt64
         /// `--realtime-priority`; absent when not given.
         var realtimePriority: Int32?
+        /// `--wakeup-spin`; absent when not given.
+        var wakeupSpinMicroseconds: Int?
     }
 
     struct Plan: Codable, Sendable {
