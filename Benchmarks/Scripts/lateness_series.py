@@ -7,7 +7,8 @@ across runs of Runway's and swift-nio's p50, p90, p99 and max, and in how many r
 One run's maximum is a single sample, so compare series, not runs.
 
 Usage (from Benchmarks/, after `swift build -c release --product LatenessComparison`):
-    python3 Scripts/lateness_series.py [rounds]        # default 12 rounds, about 6 minutes
+    python3 Scripts/lateness_series.py [rounds] [modes]   # default 12 rounds of normal,fifo,fifo-spin: 6 minutes
+modes is a comma-separated list of normal, fifo, spin (50 us, normal policy) and fifo-spin.
 """
 import re
 import statistics
@@ -15,11 +16,13 @@ import subprocess
 import sys
 
 BINARY = '.build/release/LatenessComparison'
-MODES = (
-    ('normal', []),
-    ('SCHED_FIFO 10', ['--realtime-priority', '10']),
-    ('SCHED_FIFO 10, spin 50 us', ['--realtime-priority', '10', '--wakeup-spin', '50']),
-)
+MODES = {
+    'normal': ('normal', []),
+    'fifo': ('SCHED_FIFO 10', ['--realtime-priority', '10']),
+    'spin': ('spin 50 us', ['--wakeup-spin', '50']),
+    'fifo-spin': ('SCHED_FIFO 10, spin 50 us', ['--realtime-priority', '10', '--wakeup-spin', '50']),
+}
+DEFAULT_MODES = 'normal,fifo,fifo-spin'
 SIDES = (('runway', 'Runway (RunwayScheduler'), ('nio', 'swift-nio (scheduleTask'))
 QUANTILES = ('p50', 'p90', 'p99', 'max')
 
@@ -37,9 +40,10 @@ def run(extra):
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 12
-    series = {mode: [] for mode, _ in MODES}
+    chosen = [MODES[name] for name in (sys.argv[2] if len(sys.argv) > 2 else DEFAULT_MODES).split(',')]
+    series = {mode: [] for mode, _ in chosen}
     for round_number in range(1, rounds + 1):
-        for mode, extra in MODES:
+        for mode, extra in chosen:
             figures = run(extra)
             series[mode].append(figures)
             print(f'{round_number:2} {mode:25} Runway {figures["runway"]}  swift-nio {figures["nio"]}', flush=True)
