@@ -11,6 +11,7 @@ import Synchronization
 /// method may be called from any thread or task and hops to the loop (waiting microseconds for the answer).
 /// Deadlines have nanosecond resolution: the loop wakes through a `timerfd`, never early, typically a few
 /// microseconds late (see Docs/Performance.md); libuv's millisecond timers are not used for expiration.
+/// `loopPriority` and `wakeupSpin` trade privilege and CPU for a shorter tail and median (Decisions 53 and 55).
 ///
 /// Lifecycle: the loop starts in `init`. Call `shutdown()` (or run the scheduler as a `Service` in a
 /// `ServiceGroup`) to terminate every app and stop the loop; a scheduler that is never shut down keeps its
