@@ -35,7 +35,7 @@ struct ConfigDiff {
             )
         }
         if current.daemon != new.daemon {
-            self.needsRestart.append("daemon settings in Runway.plist changed (control socket, memory pressure or loop priority)")
+            self.needsRestart.append("daemon settings in Runway.plist changed (control socket, memory pressure, loop priority or wake-up spin)")
         }
     }
 
