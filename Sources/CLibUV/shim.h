@@ -12,7 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,11 +119,6 @@ static inline void runway_cpu_relax(void) {
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
-}
-
-/// The calling thread's kernel thread id.
-static inline int runway_thread_id(void) {
-    return (int)syscall(SYS_gettid);
 }
 
 /// The layout of Linux's `struct ucred`, which <sys/socket.h> only declares under _GNU_SOURCE (and which
