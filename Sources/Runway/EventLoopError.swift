@@ -29,7 +29,7 @@ package struct EventLoopError: Error, CustomStringConvertible {
         package static let threadStartFailed = Code(base: .threadStartFailed)
         /// A `LoopThreadPriority.realtime` priority outside `LoopThreadPriority.realtimePriorities`.
         package static let invalidPriority = Code(base: .invalidPriority)
-        /// A wake-up spin below zero or above `EventLoopThread.maximumWakeupSpin`.
+        /// A wake-up spin below zero or above `LoopLimits.maximumWakeupSpin`.
         package static let invalidWakeupSpin = Code(base: .invalidWakeupSpin)
 
         package var description: String { self.base.rawValue }

@@ -45,8 +45,6 @@ import Synchronization
 package final class EventLoopThread: Sendable {
     /// The default bound of the inbox: this many accepted, not yet drained work items.
     package static let defaultInboxCapacity = 65_536
-    /// The longest `wakeupSpin`: spinning longer than a millisecond is sleeping's job.
-    package static let maximumWakeupSpin = Duration.milliseconds(1)
 
     /// The thread's name (the kernel keeps the first 15 bytes), also used in error and trap messages.
     package let name: String
@@ -82,12 +80,13 @@ package final class EventLoopThread: Sendable {
     ///   - inboxCapacity: The most accepted, not yet drained `execute` items; see `execute(_:)`.
     ///   - onWakeup: Called on the loop thread with that batch's clock reading when the wake-up fires;
     ///     replaceable later through `onWakeup` (loop thread only).
-    /// - Throws: `EventLoopError` when libuv, the timerfd or the thread cannot be created, or `invalidPriority`
-    ///   for a real-time priority outside `LoopThreadPriority.realtimePriorities`; nothing leaks.
+    /// - Throws: `EventLoopError` when libuv, the timerfd or the thread cannot be created, `invalidPriority` for a
+    ///   real-time priority outside `LoopLimits.realtimePriorities`, or `invalidWakeupSpin` for a spin outside
+    ///   0 ... `LoopLimits.maximumWakeupSpin`; nothing leaks.
     package init(
         name: String,
         priority: LoopThreadPriority = .inherited,
-        wakeupSpin: Duration = .zero,
+        wakeupSpin: TimeSpan = .zero,
         inboxCapacity: Int = EventLoopThread.defaultInboxCapacity,
         onWakeup: @escaping @Sendable (Instant) -> Void = { _ in }
     ) throws(EventLoopError) {
@@ -99,16 +98,15 @@ package final class EventLoopThread: Sendable {
                 detail: "real-time priority \(value) is outside \(range.lowerBound)...\(range.upperBound)"
             )
         }
-        guard wakeupSpin >= .zero, wakeupSpin <= EventLoopThread.maximumWakeupSpin else {
+        guard wakeupSpin >= .zero, wakeupSpin <= LoopLimits.maximumWakeupSpin else {
             throw EventLoopError(
                 .invalidWakeupSpin, loopName: name, status: -EINVAL,
-                detail: "wake-up spin \(wakeupSpin) is outside 0 ... \(EventLoopThread.maximumWakeupSpin)"
+                detail: "wake-up spin \(wakeupSpin) is outside 0 ... \(LoopLimits.maximumWakeupSpin)"
             )
         }
         self.name = name
         self.priority = priority
-        let spin = wakeupSpin.components
-        self.wakeupSpinNanoseconds = UInt64(spin.seconds) * 1_000_000_000 + UInt64(spin.attoseconds / 1_000_000_000)
+        self.wakeupSpinNanoseconds = UInt64(wakeupSpin.nanoseconds)
         self.originNanoseconds = runway_monotonic_nanoseconds()
         self.handles = try LoopHandles.make(
             loopName: name,

@@ -1,4 +1,5 @@
 import CLibUV
+import RunwayCore
 
 #if canImport(Glibc)
 import Glibc
@@ -27,8 +28,8 @@ public enum LoopThreadPriority: Hashable, Sendable, CustomStringConvertible {
     /// thread keeps the inherited policy and ``LoopThreadPriorityOutcome/refused(priority:errno:)`` says why.
     case realtime(priority: Int32)
 
-    /// The SCHED_FIFO priorities Linux accepts.
-    public static let realtimePriorities: ClosedRange<Int32> = 1...99
+    /// The SCHED_FIFO priorities Linux accepts (`LoopLimits.realtimePriorities`).
+    public static let realtimePriorities = LoopLimits.realtimePriorities
 
     public var description: String {
         switch self {

@@ -52,7 +52,7 @@ public final class RunwayScheduler: Sendable {
         metricsFactory: (any MetricsFactory)? = nil,
         name: String = "runway",
         loopPriority: LoopThreadPriority = .inherited,
-        wakeupSpin: Duration = .zero
+        wakeupSpin: TimeSpan = .zero
     ) throws {
         let loop = try EventLoopThread(name: name, priority: loopPriority, wakeupSpin: wakeupSpin)
         let events = EventBroadcaster()

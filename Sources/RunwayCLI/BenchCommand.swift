@@ -116,11 +116,15 @@ struct BenchCommand: AsyncParsableCommand {
         guard self.duration.isFinite, self.duration >= 0, self.duration <= 3_600 else {
             throw ValidationError("--duration must be 0 to 3600 seconds")
         }
-        if let priority = self.realtimePriority, !LoopThreadPriority.realtimePriorities.contains(priority) {
-            throw ValidationError("--realtime-priority must be 1 to 99 (a SCHED_FIFO priority)")
+        let priorities = LoopLimits.realtimePriorities
+        if let priority = self.realtimePriority, !priorities.contains(priority) {
+            throw ValidationError(
+                "--realtime-priority must be \(priorities.lowerBound) to \(priorities.upperBound) (a SCHED_FIFO priority)"
+            )
         }
-        guard (0...1_000).contains(self.wakeupSpin) else {
-            throw ValidationError("--wakeup-spin must be 0 to 1000 microseconds")
+        let maximumSpin = LoopLimits.maximumWakeupSpin.nanoseconds / 1_000
+        guard (0...maximumSpin).contains(Int64(self.wakeupSpin)) else {
+            throw ValidationError("--wakeup-spin must be 0 to \(maximumSpin) microseconds")
         }
         if let plot = self.plot, !plot.lowercased().hasSuffix(".svg") {
             throw ValidationError("--plot writes SVG: the file name must end in .svg")

@@ -26,17 +26,12 @@ public struct DaemonSettings: Hashable, Sendable {
     /// `MemoryPollInterval`: how often pressure is sampled. Default 1 s; greater than zero.
     public var memoryPollInterval: TimeSpan
     /// `LoopRealtimePriority`: run the scheduler's loop thread at SCHED_FIFO this priority (within
-    /// ``loopRealtimePriorities``); nil (the default) keeps the normal policy. See `LoopThreadPriority` in Runway.
+    /// `LoopLimits.realtimePriorities`); nil (the default) keeps the normal policy. See `LoopThreadPriority` in Runway.
     public var loopRealtimePriority: Int32?
 
     /// `LoopWakeupSpin`: arm the loop's timer this long before each deadline and spin to it (see
-    /// `RunwayScheduler(wakeupSpin:)`). Default zero; at most ``maximumLoopWakeupSpin``.
+    /// `RunwayScheduler(wakeupSpin:)`). Default zero; at most `LoopLimits.maximumWakeupSpin`.
     public var loopWakeupSpin: TimeSpan
-
-    /// The SCHED_FIFO priorities Linux accepts.
-    public static let loopRealtimePriorities: ClosedRange<Int> = 1...99
-    /// The longest `LoopWakeupSpin`: 1 ms.
-    public static let maximumLoopWakeupSpin = TimeSpan.milliseconds(1)
 
     /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
     /// directly must respect the same ranges, which are checked with preconditions.
@@ -65,7 +60,7 @@ public struct DaemonSettings: Hashable, Sendable {
         )
         precondition(memoryPollInterval > .zero, "memoryPollInterval must be positive, got \(memoryPollInterval)")
         precondition(
-            loopRealtimePriority.map { Self.loopRealtimePriorities.contains(Int($0)) } ?? true,
+            loopRealtimePriority.map { LoopLimits.realtimePriorities.contains($0) } ?? true,
             "loopRealtimePriority must be within 1...99, got \(String(describing: loopRealtimePriority))"
         )
         self.controlSocketPath = controlSocketPath
@@ -76,7 +71,7 @@ public struct DaemonSettings: Hashable, Sendable {
         self.memoryPollInterval = memoryPollInterval
         self.loopRealtimePriority = loopRealtimePriority
         precondition(
-            loopWakeupSpin >= .zero && loopWakeupSpin <= Self.maximumLoopWakeupSpin,
+            loopWakeupSpin >= .zero && loopWakeupSpin <= LoopLimits.maximumWakeupSpin,
             "loopWakeupSpin must be within 0 ... 1 ms, got \(loopWakeupSpin)"
         )
         self.loopWakeupSpin = loopWakeupSpin

@@ -81,8 +81,8 @@ struct RunwaySettingsPlist: Decodable {
         static let memoryPollInterval = PlistKeySpec(CodingKeys.memoryPollInterval, expected: Expected.positiveSeconds)
         static let loopRealtimePriority = PlistKeySpec(
             CodingKeys.loopRealtimePriority,
-            expected: "an integer from \(DaemonSettings.loopRealtimePriorities.lowerBound) to "
-                + "\(DaemonSettings.loopRealtimePriorities.upperBound) (a SCHED_FIFO priority)"
+            expected: "an integer from \(LoopLimits.realtimePriorities.lowerBound) to "
+                + "\(LoopLimits.realtimePriorities.upperBound) (a SCHED_FIFO priority)"
         )
         static let loopWakeupSpin = PlistKeySpec(
             CodingKeys.loopWakeupSpin, expected: "a number of seconds from 0 to 0.001 (real or integer)"
@@ -192,11 +192,11 @@ struct RunwaySettingsPlist: Decodable {
             break
         }
         let pollInterval = try file.seconds(plist.memoryPollInterval, key: Key.memoryPollInterval, positive: true)
-        if let priority = plist.loopRealtimePriority, !DaemonSettings.loopRealtimePriorities.contains(priority) {
+        if let priority = plist.loopRealtimePriority, !LoopLimits.realtimePriorities.contains(Int32(clamping: priority)) {
             throw file.error(at: .key(Key.loopRealtimePriority.name), expected: Key.loopRealtimePriority.expected)
         }
         let wakeupSpin = try file.seconds(plist.loopWakeupSpin, key: Key.loopWakeupSpin)
-        if let wakeupSpin, wakeupSpin > DaemonSettings.maximumLoopWakeupSpin {
+        if let wakeupSpin, wakeupSpin > LoopLimits.maximumWakeupSpin {
             throw file.error(at: .key(Key.loopWakeupSpin.name), expected: Key.loopWakeupSpin.expected)
         }
         return DaemonSettings(

@@ -74,7 +74,7 @@ public enum Daemon {
                 logger: logger,
                 name: "runway-loop",
                 loopPriority: configuration.daemon.loopRealtimePriority.map { .realtime(priority: $0) } ?? .inherited,
-                wakeupSpin: .nanoseconds(configuration.daemon.loopWakeupSpin.nanoseconds)
+                wakeupSpin: configuration.daemon.loopWakeupSpin
             )
         } catch {
             printError("error: cannot start the event loop: \(error)")

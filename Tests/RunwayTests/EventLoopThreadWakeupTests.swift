@@ -137,7 +137,7 @@ struct EventLoopThreadWakeupTests {
 @Suite("EventLoopThread wake-up spin")
 struct EventLoopThreadWakeupSpinTests {
     @Test func theTimerIsArmedTheSpinEarlyAndTheWakeupIsStillNeverEarly() async throws {
-        let spin = Duration.microseconds(300)
+        let spin = TimeSpan.microseconds(300)
         let loop = try EventLoopThread(name: "test-spin", wakeupSpin: spin)
         let remaining = Recorder<Int64>()
         let firings = Recorder<(deadline: Instant, now: Instant)>()
@@ -173,8 +173,8 @@ struct EventLoopThreadWakeupSpinTests {
         }
     }
 
-    @Test(arguments: [Duration.microseconds(-1), .microseconds(1_001)])
-    func aSpinOutsideZeroToOneMillisecondIsRefused(spin: Duration) {
+    @Test(arguments: [TimeSpan.microseconds(-1), .microseconds(1_001)])
+    func aSpinOutsideZeroToOneMillisecondIsRefused(spin: TimeSpan) {
         let error = #expect(throws: EventLoopError.self) {
             _ = try EventLoopThread(name: "test-bad-spin", wakeupSpin: spin)
         }

@@ -69,7 +69,7 @@ let loopPriority: LoopThreadPriority = {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: "--realtime-priority") else { return .inherited }
     guard index + 1 < arguments.count, let value = Int32(arguments[index + 1]),
-        LoopThreadPriority.realtimePriorities.contains(value)
+        LoopLimits.realtimePriorities.contains(value)
     else {
         print("usage: LatenessComparison [--realtime-priority P], P a SCHED_FIFO priority from 1 to 99")
         exit(64)
@@ -79,11 +79,12 @@ let loopPriority: LoopThreadPriority = {
 
 /// `--wakeup-spin MICROSECONDS` for Runway's loop (`RunwayScheduler(wakeupSpin:)`; NIO has no equivalent); zero
 /// without it.
-let wakeupSpin: Duration = {
+let wakeupSpin: TimeSpan = {
     let arguments = CommandLine.arguments
+    let maximum = LoopLimits.maximumWakeupSpin.nanoseconds / 1_000
     guard let index = arguments.firstIndex(of: "--wakeup-spin") else { return .zero }
-    guard index + 1 < arguments.count, let value = Int(arguments[index + 1]), (0...1_000).contains(value) else {
-        print("usage: LatenessComparison [--wakeup-spin MICROSECONDS], 0 to 1000")
+    guard index + 1 < arguments.count, let value = Int64(arguments[index + 1]), (0...maximum).contains(value) else {
+        print("usage: LatenessComparison [--wakeup-spin MICROSECONDS], 0 to \(maximum)")
         exit(64)
     }
     return .microseconds(value)
@@ -122,7 +123,7 @@ func measureRunway() async throws -> [Int64] {
         loopPriority: loopPriority,
         wakeupSpin: wakeupSpin
     )
-    print("Runway loop thread: \(scheduler.loopPriorityOutcome), wake-up spin \(wakeupSpin.components.attoseconds / 1_000_000_000_000) us")
+    print("Runway loop thread: \(scheduler.loopPriorityOutcome), wake-up spin \(wakeupSpin.nanoseconds / 1_000) us")
     // Recorded on the loop thread itself (`observeTransitions`), like NIO's samples inside its tasks, so that no
     // other thread is woken per kill while the deadlines are measured.
     let recorded = Mutex(Observed())

@@ -64,7 +64,7 @@ struct RunwayWorkload {
             logger: logger,
             name: "runway-bench",
             loopPriority: configuration.realtimePriority.map { .realtime(priority: $0) } ?? .inherited,
-            wakeupSpin: .microseconds(configuration.wakeupSpinMicroseconds)
+            wakeupSpin: .microseconds(Int64(configuration.wakeupSpinMicroseconds))
         )
         let recorder = BenchRecorder(apps: configuration.apps, tasksPerApp: configuration.tasksPerApp)
         let ids = (0..<configuration.apps).map { AppID("bench.app.\($0)") }
