@@ -72,8 +72,9 @@ public final class RunwayScheduler: Sendable {
             loop.onWakeup = { now in driver.wakeupFired(now) }
             driver.startMemoryMonitor()
         }
-        // The thread applied its priority before running any work, so this answer is final.
-        let outcome = self.bridge.sync { _ in loop.priorityOutcome } ?? .inherited
+        // The thread applied its priority before running any work, so this answer is final. Nothing asked, nothing
+        // to ask the loop.
+        let outcome = loopPriority == .inherited ? .inherited : self.bridge.sync { _ in loop.priorityOutcome } ?? .inherited
         self.loopPriorityOutcome = outcome
         switch outcome {
         case .inherited:
