@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
-        .testTarget(name: "RunwayCLITests", dependencies: ["RunwayCLI", "RunwayControl", "RunwayTestKit"]),
+        .testTarget(name: "RunwayCLITests", dependencies: ["CLibUV", "RunwayCLI", "RunwayControl", "RunwayTestKit"]),
         .testTarget(
             name: "RunwayTests",
             dependencies: [

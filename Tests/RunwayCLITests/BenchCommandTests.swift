@@ -1,3 +1,4 @@
+import CLibUV
 import Foundation
 import Testing
 
@@ -103,7 +104,7 @@ import Testing
             print("needs root and \(setpriv) to drop CAP_SYS_NICE: refusal test skipped")
             return
         }
-        guard Self.realtimePriorityLimit < 10 else {
+        guard runway_realtime_priority_limit() < 10 else {
             print("RLIMIT_RTPRIO allows priority 10 without CAP_SYS_NICE: refusal test skipped")
             return
         }
@@ -133,20 +134,6 @@ import Testing
         let result = try RunwayBinary.run("bench", "--wakeup-spin", value)
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains("--wakeup-spin"), "\(result)")
-    }
-
-    /// `ulimit -r` of this process (what `setpriv` leaves its child), from a shell.
-    static var realtimePriorityLimit: Int {
-        let shell = Process()
-        let output = Pipe()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "ulimit -r"]
-        shell.standardOutput = output
-        guard (try? shell.run()) != nil else { return 0 }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return value == "unlimited" ? 99 : Int(value) ?? 0
     }
 
     static func report(_ result: RunResult) throws -> [String: Any] {
