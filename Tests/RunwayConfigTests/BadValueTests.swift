@@ -394,10 +394,11 @@ struct BadValueTests {
         let config = try TemporaryConfig()
         defer { config.remove() }
         let file = try config.write("Runway.plist", plistXML("<key>LoopWakeupSpin</key>\(value)"))
-        let error = loadError(config.path)
-        #expect(error?.file == file)
-        #expect(error?.keyPath == "LoopWakeupSpin")
-        #expect(error?.code == .invalidValue)
+
+        expectError(
+            loadError(config.path), code: .invalidValue, file: file,
+            keyPath: "LoopWakeupSpin", found: found, expectedContains: "a number of seconds from 0 to 0.001"
+        )
     }
 
     @Test(arguments: ["run/runway.sock", "", "/tmp/" + String(repeating: "s", count: 120) + ".sock"])
