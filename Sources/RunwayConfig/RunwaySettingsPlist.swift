@@ -85,7 +85,8 @@ struct RunwaySettingsPlist: Decodable {
                 + "\(LoopLimits.realtimePriorities.upperBound) (a SCHED_FIFO priority)"
         )
         static let loopWakeupSpin = PlistKeySpec(
-            CodingKeys.loopWakeupSpin, expected: "a number of seconds from 0 to 0.001 (real or integer)"
+            CodingKeys.loopWakeupSpin,
+            expected: "a number of seconds from 0 to \(LoopLimits.maximumWakeupSpin.seconds) (real or integer)"
         )
     }
 

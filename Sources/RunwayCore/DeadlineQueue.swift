@@ -6,9 +6,10 @@
 // to scattered slots (a cache miss per comparison in a large queue); a sift moves a hole and writes each
 // moved element once. Four children per node (as in Go's runtime timers) halve the depth, and the four
 // children of a node share two cache lines: on a cold cache, which is what a loop woken for one deadline
-// has, a sift costs about half the misses of a binary heap's. Each slot remembers its heap position, so `cancel` removes from the middle of the heap
-// with one sift instead of a scan. A handle is the slot number plus the slot's generation, so a stale handle
-// (cancelled or fired) is recognised and ignored instead of cancelling whatever reused the slot.
+// has, a sift costs about half the misses of a binary heap's. Each slot remembers its heap position, so
+// `cancel` removes from the middle of the heap with one sift instead of a scan. A handle is the slot number
+// plus the slot's generation, so a stale handle (cancelled or fired) is recognised and ignored instead of
+// cancelling whatever reused the slot.
 //
 // Invariants (checked by `checkInvariants()` in tests):
 // - `heap[i].slot` names a slot whose `heapIndex == i`; a free slot has `heapIndex == -1`.
