@@ -7,8 +7,8 @@ extension EventLoopThread {
     /// The wake-up is a timerfd on CLOCK_MONOTONIC armed with the absolute time `origin + deadline - wakeupSpin`,
     /// so its resolution is 1 ns; with a `wakeupSpin` the loop spins on the clock for the rest. It never fires
     /// early: `onWakeup` receives a reading >= `deadline`. A deadline at or before now fires on the loop's next
-    /// poll. Re-arming or disarming also discards an expiry that
-    /// the loop has not delivered yet. `Instant.distantFuture` saturates to ~292 years (never).
+    /// poll. Re-arming or disarming also discards an expiry that the loop has not delivered yet.
+    /// `Instant.distantFuture` saturates to ~292 years (never).
     ///
     /// - Parameter deadline: When to call `onWakeup`, or nil for never.
     /// - Note: One wake-up per loop: the caller keeps its own deadline queue and arms its earliest entry,
