@@ -1,3 +1,4 @@
+import CLibUV
 import Foundation
 import RunwayControl
 import RunwayTestKit
@@ -138,13 +139,10 @@ import Testing
         defer { daemon.close() }
         try waitUntil("the daemon's header\n\(daemon.output)") { daemon.output.contains("loop thread:") }
         #expect(daemon.output.contains("  loop thread: SCHED_FIFO 10 (LoopRealtimePriority)"), "\(daemon.output)")
-        // The kernel agrees: one thread of the daemon, its loop, is SCHED_FIFO 10 (`chrt -p` on every thread).
+        // The kernel agrees: one thread of the daemon, its loop, is SCHED_FIFO (1) at 10 (`chrt -p` on every thread).
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task")
-        let fifo = tasks.filter { tid in
-            let stat = (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/task/\(tid)/stat", encoding: .utf8)) ?? ""
-            // Fields after the command's closing parenthesis: 18 is rt_priority and 19 policy (proc(5): 40 and 41).
-            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-            return fields.count > 39 && fields[37] == "10" && fields[38] == "1"
+        let fifo = tasks.compactMap { Int32($0) }.filter { tid in
+            runway_thread_policy(tid) == 1 && runway_thread_priority(tid) == 10
         }
         #expect(fifo.count == 1, "threads at SCHED_FIFO 10: \(fifo) of \(tasks)")
         #expect(try daemon.stop() == 0, "\(daemon.output)")
