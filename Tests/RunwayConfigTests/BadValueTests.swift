@@ -374,30 +374,21 @@ struct BadValueTests {
         )
     }
 
+    /// The loop options: `LoopRealtimePriority` within 1...99, `LoopWakeupSpin` within 0 ... 1 ms.
     @Test(arguments: [
-        ("<integer>0</integer>", "integer 0"), ("<integer>100</integer>", "integer 100"),
-        ("<real>10.5</real>", "real 10.5"),
+        ("LoopRealtimePriority", "<integer>0</integer>", "integer 0", "an integer from 1 to 99 (a SCHED_FIFO priority)"),
+        ("LoopRealtimePriority", "<integer>100</integer>", "integer 100", "an integer from 1 to 99 (a SCHED_FIFO priority)"),
+        ("LoopRealtimePriority", "<real>10.5</real>", "real 10.5", "an integer from 1 to 99 (a SCHED_FIFO priority)"),
+        ("LoopWakeupSpin", "<real>0.002</real>", "real 0.002", "a number of seconds from 0 to 0.001"),
+        ("LoopWakeupSpin", "<real>-0.00001</real>", "real -1e-05", "a number of seconds from 0 to 0.001"),
     ])
-    func loopRealtimePriorityOutsideOneToNinetyNineIsRejected(value: String, found: String) throws {
+    func loopOptionsOutOfRangeAreRejected(key: String, value: String, found: String, expected: String) throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Runway.plist", plistXML("<key>LoopRealtimePriority</key>\(value)"))
+        let file = try config.write("Runway.plist", plistXML("<key>\(key)</key>\(value)"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file,
-            keyPath: "LoopRealtimePriority", found: found, expectedContains: "an integer from 1 to 99 (a SCHED_FIFO priority)"
-        )
-    }
-
-    @Test(arguments: [("<real>0.002</real>", "real 0.002"), ("<real>-0.00001</real>", "real -1e-05")])
-    func loopWakeupSpinOutsideZeroToOneMillisecondIsRejected(value: String, found: String) throws {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        let file = try config.write("Runway.plist", plistXML("<key>LoopWakeupSpin</key>\(value)"))
-
-        expectError(
-            loadError(config.path), code: .invalidValue, file: file,
-            keyPath: "LoopWakeupSpin", found: found, expectedContains: "a number of seconds from 0 to 0.001"
+            loadError(config.path), code: .invalidValue, file: file, keyPath: key, found: found, expectedContains: expected
         )
     }
 
