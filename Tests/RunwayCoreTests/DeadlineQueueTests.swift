@@ -74,7 +74,7 @@ import Testing
 
     /// A deep heap (5,000 entries: six levels of four children), where sifts cross many levels and cancels hit
     /// every depth; the small random test above rarely grows past three.
-    @Test func aLargeQueueDrainsInDeadlineThenInsertionOrder() {
+    @Test func B10_aDeepQueueDrainsInDeadlineThenInsertionOrder() {
         var random = SeededRandom(seed: 7)
         var queue = DeadlineQueue<Int>()
         var reference: [(deadline: Instant, sequence: Int, handle: DeadlineHandle)] = []
