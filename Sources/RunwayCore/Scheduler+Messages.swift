@@ -165,6 +165,12 @@ extension Scheduler {
     /// terminating) is sent `didReceiveMemoryWarning`, at most one pending per app.
     public mutating func memoryWarningRaised(now: Instant) -> [Action] {
         self.begin(now)
+        self.warnRunningApps()
+        return self.finish()
+    }
+
+    /// Queues `didReceiveMemoryWarning` for every running app, at most one pending per app (P3).
+    mutating func warnRunningApps() {
         for index in self.apps.indices {
             let record = self.apps[index]
             guard [.active, .inactive, .background].contains(record.state), record.termination == nil else { continue }
@@ -176,6 +182,5 @@ extension Scheduler {
             }
             self.advance(index)
         }
-        return self.finish()
     }
 }

@@ -199,6 +199,12 @@ extension Scheduler {
     /// - Returns: the purged app, or nil when nothing may be purged, and the actions to run.
     public mutating func purgeRequested(now: Instant) -> (purged: AppID?, actions: [Action]) {
         self.begin(now)
+        let purged = self.purgeOne()
+        return (purged, self.finish())
+    }
+
+    /// Purges the first app of the P3 order, if any may be purged; returns it.
+    mutating func purgeOne() -> AppID? {
         let idle = self.apps.indices.filter { self.apps[$0].termination == nil }
         let suspended = idle.filter { self.apps[$0].state == .suspended }
         let backgroundModes = idle.filter { self.apps[$0].state == .background && self.apps[$0].hasBackgroundModes }
@@ -207,9 +213,9 @@ extension Scheduler {
         let byAge = { (candidates: [Int]) in
             candidates.sorted { (apps[$0].stateSince, $0) < (apps[$1].stateSince, $1) }
         }
-        guard let victim = byAge(suspended).first ?? byAge(backgroundModes).first else { return (nil, self.finish()) }
+        guard let victim = byAge(suspended).first ?? byAge(backgroundModes).first else { return nil }
         self.beginTermination(victim, reason: .memoryPressure, graceful: false)
-        return (self.apps[victim].id, self.finish())
+        return self.apps[victim].id
     }
 
     /// The scheduler is stopping (P4): every running app is terminated by the `terminate` rows, in parallel
