@@ -19,7 +19,7 @@ enum Timeline {
         case .action(let action):
             switch action {
             case .deliver(let app, _, _), .spawn(let app), .suspend(let app), .resume(let app), .stop(let app),
-                .sendTerminateSignal(let app), .kill(let app), .endTasks(let app, _):
+                .sendTerminateSignal(let app), .kill(let app), .endTasks(let app, _), .setOOMScoreAdjust(let app, _):
                 return app.bundleIdentifier
             case .publish(let event): return event.app.bundleIdentifier
             case .armWakeup, .cancelWakeup: return nil

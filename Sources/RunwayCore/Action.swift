@@ -19,6 +19,10 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     case sendTerminateSignal(AppID)
     /// Send SIGKILL (or `cgroup.kill`) without thawing first (P2). Report the exit with `processExited`.
     case kill(AppID)
+    /// Set the process app's `oom_score_adj` for its new state (P3): 0 active, 200 inactive, 500 background,
+    /// 1000 suspended, so that the kernel's OOM killer follows the purge order. Follows the `publish` of the
+    /// transition; the driver may decline to write it (`ProcessOptions.adjustsOOMScore`).
+    case setOOMScoreAdjust(AppID, Int)
     /// These tasks were ended by the scheduler, not the app (overrun suspension, termination): drop their
     /// expiration handlers.
     case endTasks(AppID, [BackgroundTaskID])
@@ -38,6 +42,7 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
         case .stop(let app): return "stop(\(app))"
         case .sendTerminateSignal(let app): return "sendTerminateSignal(\(app))"
         case .kill(let app): return "kill(\(app))"
+        case .setOOMScoreAdjust(let app, let value): return "setOOMScoreAdjust(\(app), \(value))"
         case .endTasks(let app, let ids): return "endTasks(\(app), \(ids))"
         case .armWakeup(let instant): return "armWakeup(\(instant))"
         case .cancelWakeup: return "cancelWakeup"

@@ -32,23 +32,28 @@ extension Scheduler {
     public func status(of app: AppID, now: Instant) -> AppStatus? {
         guard let index = self.appIndex[app] else { return nil }
         let record = self.apps[index]
-        let deadline = record.period.flatMap { $0.deadline == .distantFuture ? nil : $0.deadline }
         return AppStatus(
             app: record.id,
             isProcess: record.descriptor.isProcess,
             state: record.state,
-            terminating: record.termination?.reason,
+            terminating: record.lifecycle.termination?.reason,
             timeInState: now - record.stateSince,
             tasks: self.outstandingTasks(index).compactMap { id in
                 self.taskTable.entry(id).map { AppStatus.Task(id: id, name: $0.name, age: now - $0.began) }
             },
             budgetRemaining: self.backgroundTimeRemaining(for: record.id, now: now),
-            deadline: deadline,
-            messageInFlight: record.outbox.inFlight?.message,
-            heldNotifications: record.heldNotifications.count,
+            deadline: record.lifecycle.period?.deadline,
+            messageInFlight: record.lifecycle.running?.outbox.inFlight?.message,
+            heldNotifications: self.heldNotificationCount(record.lifecycle),
             lastTermination: record.lastTermination,
             lastExit: record.lastExit
         )
+    }
+
+    /// Notifications held while suspended (N1).
+    private func heldNotificationCount(_ lifecycle: Lifecycle) -> Int {
+        if case .suspended(let held) = lifecycle { return held.count }
+        return 0
     }
 
     /// Snapshots every app, in registration order.

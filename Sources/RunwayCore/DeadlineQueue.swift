@@ -219,6 +219,15 @@ public struct DeadlineQueue<Payload> {
         self.place(entry, at: index)
     }
 
+    /// Every armed entry in the order it would be served: `(deadline, insertion)`. O(n log n); for test
+    /// harnesses.
+    package var armedInOrder: [(handle: DeadlineHandle, deadline: Instant, payload: Payload)] {
+        self.heap.sorted { $0.precedes($1) }.map { entry in
+            let slot = self.slots[Int(entry.slot)]
+            return (DeadlineHandle(slot: entry.slot, generation: slot.generation), entry.deadline, slot.payload!)
+        }
+    }
+
     /// Traps with the offending values if an invariant of the header comment is broken. O(n); for tests.
     package func checkInvariants() {
         for (index, entry) in self.heap.enumerated() {

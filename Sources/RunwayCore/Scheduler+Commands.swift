@@ -11,7 +11,11 @@ extension Scheduler {
     /// - Throws: `unknownApp`; `illegalCommand` naming the app, its state and the command when the command
     ///   is not legal now (including any command to a terminating app); `stopping` for a launch during
     ///   shutdown. Nothing changes when it throws. `activate` on an active app is a no-op, not an error.
-    public mutating func commandReceived(_ command: Command, for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+    public mutating func commandReceived(
+        _ command: Command,
+        for app: AppID,
+        now: Instant
+    ) throws(SchedulerError) -> [Action] {
         self.begin(now)
         let index = try self.index(of: app)
         let record = self.apps[index]
@@ -19,64 +23,91 @@ extension Scheduler {
             .illegalCommand,
             app: app,
             state: record.state,
-            terminating: record.termination != nil,
+            terminating: record.lifecycle.isTerminating,
             command: command
         )
-        guard record.termination == nil else { throw illegal }
-        let exitsImmediately = self.exitsImmediately(record)
+        let exitsImmediately = self.exitsImmediately(record.descriptor)
 
-        switch (command, record.state) {
-        case (.launch, .notRunning), (.launchInBackground, .notRunning):
-            // notRunning -> active (via inactive), or -> background for `launch --background`.
+        switch (command, record.lifecycle) {
+        case (.launch, .notRunning):
+            // notRunning -> active (via inactive): didFinishLaunching, didBecomeActive (S1).
             guard !self.stopping else { throw SchedulerError(.stopping, app: app, state: record.state) }
-            if command == .launchInBackground && exitsImmediately { throw illegal }
-            self.launch(index, inBackground: command == .launchInBackground)
+            self.launch(index, inBackground: false)
 
-        case (.activate, .active):
+        case (.launchInBackground, .notRunning):
+            // notRunning -> background: didFinishLaunching, didEnterBackground. Never for E1's immediate style.
+            guard !self.stopping else { throw SchedulerError(.stopping, app: app, state: record.state) }
+            guard !exitsImmediately else { throw illegal }
+            self.launch(index, inBackground: true)
+
+        case (.activate, .foreground(.active, _)):
             // L1: activating an active app is a no-op.
             break
 
-        case (.activate, .inactive):
+        case (.activate, .foreground(.inactive, let running)):
             // inactive -> active: didBecomeActive (S5, S7 unlock, S8 cancel, S10 ignored).
-            self.transition(index, to: .active, command: command, messages: [.didBecomeActive])
+            self.changeForeground(index, to: .active, running, command: command, messages: [.didBecomeActive])
 
-        case (.resignActive, .active):
+        case (.resignActive, .foreground(.active, let running)):
             // active -> inactive: willResignActive (S4, S7 lock, S8 offer, S10 alert).
-            self.transition(index, to: .inactive, command: command, messages: [.willResignActive])
+            self.changeForeground(index, to: .inactive, running, command: command, messages: [.willResignActive])
 
-        case (.enterBackground, .active), (.enterBackground, .inactive):
-            let resign: [Message] = record.state == .active ? [.willResignActive] : []
+        case (.enterBackground, .foreground(let mode, let running)):
+            let resign: [Message] = mode == .active ? [.willResignActive] : []
             if exitsImmediately {
-                // E1, immediate style: willResignActive, willTerminate; never in the background.
+                // E1, immediate style: (willResignActive,) willTerminate; never in the background.
                 self.beginTermination(index, reason: .exitsOnSuspend, graceful: true, messages: resign + [.willTerminate])
             } else {
                 // active/inactive -> background: (willResignActive,) didEnterBackground; the budget starts (B3).
-                self.enterBackground(index, command: command, messages: resign + [.didEnterBackground])
+                // Commands are rare: the copies of `running` here cost nothing that matters.
+                var running = running
+                running.outbox.append(resign + [.didEnterBackground])
+                self.enterBackground(index, running, command: command, messages: resign + [.didEnterBackground])
             }
 
         case (.enterForeground, .background), (.enterForeground, .suspended):
             // background/suspended -> active: willEnterForeground, held notifications (N1), didBecomeActive.
             self.enterForeground(index)
 
-        case (.terminate, .active), (.terminate, .inactive), (.terminate, .background), (.terminate, .suspended):
+        case (.terminate, .foreground), (.terminate, .background), (.terminate, .suspended):
             // The terminate rows of the table; a suspended app gets no message (L5).
             self.beginTermination(index, reason: .requested, graceful: true)
 
-        default:
+        case (_, .terminating):
+            // Nothing may be asked of an app that is going away.
             throw illegal
+
+        case (.launch, .foreground), (.launch, .background), (.launch, .suspended),
+            (.launchInBackground, .foreground), (.launchInBackground, .background),
+            (.launchInBackground, .suspended),
+            (.activate, .notRunning), (.activate, .background), (.activate, .suspended),
+            (.resignActive, .notRunning), (.resignActive, .foreground(.inactive, _)), (.resignActive, .background),
+            (.resignActive, .suspended),
+            (.enterBackground, .notRunning), (.enterBackground, .background), (.enterBackground, .suspended),
+            (.enterForeground, .notRunning), (.enterForeground, .foreground),
+            (.terminate, .notRunning):
+            // L1: not a row of the table.
+            throw illegal
+
+        case (_, .modifying):
+            preconditionFailure("app=\(app) is being modified")
         }
         self.advance(index)
         return self.finish()
     }
 
     /// Applies a composite user action of SPEC section 4 (its command).
-    public mutating func userActionReceived(_ action: UserAction, for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+    public mutating func userActionReceived(
+        _ action: UserAction,
+        for app: AppID,
+        now: Instant
+    ) throws(SchedulerError) -> [Action] {
         try self.commandReceived(action.command, for: app, now: now)
     }
 
-    func exitsImmediately(_ record: AppRecord) -> Bool {
-        record.descriptor.exitsOnSuspend
-            && (record.descriptor.exitsOnSuspendStyle ?? self.settings.exitsOnSuspendStyle) == .immediate
+    /// E1's immediate style: the app never enters the background.
+    func exitsImmediately(_ descriptor: AppDescriptor) -> Bool {
+        descriptor.exitsOnSuspend && (descriptor.exitsOnSuspendStyle ?? self.settings.exitsOnSuspendStyle) == .immediate
     }
 
     mutating func launch(_ index: Int, inBackground: Bool) {
@@ -84,74 +115,72 @@ extension Scheduler {
             self.actions.append(.spawn(self.apps[index].id))
         }
         if inBackground {
-            self.enterBackground(
-                index,
-                command: .launchInBackground,
-                messages: [.didFinishLaunching, .didEnterBackground]
-            )
+            let messages: [Message] = [.didFinishLaunching, .didEnterBackground]
+            self.enterBackground(index, RunningApp(messages: messages), command: .launchInBackground, messages: messages)
         } else {
-            self.transition(index, to: .active, command: .launch, messages: [.didFinishLaunching, .didBecomeActive])
+            let messages: [Message] = [.didFinishLaunching, .didBecomeActive]
+            self.enter(index, .foreground(.active, RunningApp(messages: messages)))
+            self.publish(index, from: .notRunning, to: .active, cause: .command(.launch), messages: messages)
         }
     }
 
-    /// A plain foreground transition: set the state, queue the messages, publish.
-    mutating func transition(_ index: Int, to state: AppState, command: Command, messages: [Message]) {
+    /// active <-> inactive: queue the messages, publish.
+    mutating func changeForeground(
+        _ index: Int,
+        to mode: Lifecycle.Foreground,
+        _ running: RunningApp,
+        command: Command,
+        messages: [Message]
+    ) {
         let from = self.apps[index].state
-        self.setState(index, state)
-        self.apps[index].outbox.pending.append(contentsOf: messages)
-        self.publish(index, from: from, to: state, cause: .command(command), messages: messages)
+        var running = running
+        running.outbox.append(messages)
+        self.enter(index, .foreground(mode, running))
+        self.publish(index, from: from, to: self.apps[index].state, cause: .command(command), messages: messages)
     }
 
-    mutating func enterBackground(_ index: Int, command: Command, messages: [Message]) {
-        self.transition(index, to: .background, command: command, messages: messages)
-        self.apps[index].awaitingBackgroundEntry = true
-        self.startBackgroundPeriod(index)
-    }
-
-    /// B3/B4/L7: the budget starts at background entry; the warning is armed before the deadline so that
-    /// with a zero lead it still fires first (B10).
-    mutating func startBackgroundPeriod(_ index: Int) {
+    /// B3/B4/L7: the budget starts at background entry; the warning is armed before the deadline so that with a
+    /// zero lead it still fires first (B10). `running` already holds the messages.
+    mutating func enterBackground(_ index: Int, _ running: RunningApp, command: Command, messages: [Message]) {
+        let from = self.apps[index].state
         let now = self.lastNow
-        let record = self.apps[index]
-        if record.hasBackgroundModes {
-            self.apps[index].period = BackgroundPeriod(entered: now, deadline: .distantFuture)
-            return
+        let budget: BackgroundPeriod.Budget
+        if self.apps[index].hasBackgroundModes {
+            budget = .unlimited
+        } else {
+            let span = self.apps[index].descriptor.backgroundTimeBudget ?? self.settings.backgroundTimeBudget
+            let deadline = now + span
+            let warning = self.arm(.expirationWarning, app: index, at: self.settings.warningInstant(deadline: deadline, notBefore: now))
+            let timer = self.arm(.budgetDeadline, app: index, at: deadline)
+            budget = .limited(deadline: deadline, timer: timer, warning: .armed(warning))
         }
-        let budget = record.descriptor.backgroundTimeBudget ?? self.settings.backgroundTimeBudget
-        let deadline = now + budget
-        let warningAt = Swift.max(now, deadline - self.settings.expirationWarningLead)
-        var period = BackgroundPeriod(entered: now, deadline: deadline)
-        period.warningTimer = self.arm(.expirationWarning, app: index, at: warningAt)
-        period.deadlineTimer = self.arm(.budgetDeadline, app: index, at: deadline)
-        self.apps[index].period = period
+        let period = BackgroundPeriod(entered: now, budget: budget, entry: .awaiting(grace: nil))
+        self.enter(index, .background(period, running))
+        self.publish(index, from: from, to: .background, cause: .command(command), messages: messages)
     }
 
-    /// Ends the background period: no handler fires after this (B7).
-    mutating func endBackgroundPeriod(_ index: Int) {
-        guard var period = self.apps[index].period else { return }
-        disarm(&period.warningTimer, in: &self.timers)
-        disarm(&period.deadlineTimer, in: &self.timers)
-        self.apps[index].period = nil
-    }
-
+    /// background/suspended -> active. B7: the clock stops; tasks stay valid; handlers not yet called are not
+    /// called. N1: held notifications are delivered between `willEnterForeground` and `didBecomeActive`.
     mutating func enterForeground(_ index: Int) {
         let from = self.apps[index].state
-        if from == .suspended {
+        var running: RunningApp
+        switch self.apps[index].lifecycle {
+        case .background(let period, let kept):
+            self.disarm(period.timers)
+            running = kept
+            running.outbox.dropExpirationMessages()
+            running.outbox.append([.willEnterForeground, .didBecomeActive])
+            self.enter(index, .foreground(.active, running))
+            let messages: [Message] = [.willEnterForeground, .didBecomeActive]
+            self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
+        case .suspended(let held):
             self.actions.append(.resume(self.apps[index].id))
+            let messages = [.willEnterForeground] + held.messages + [.didBecomeActive]
+            running = RunningApp(outbox: Outbox(before: [.willEnterForeground], held: held, after: [.didBecomeActive]))
+            self.enter(index, .foreground(.active, running))
+            self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
+        case .notRunning, .foreground, .terminating, .modifying:
+            preconditionFailure("enterForeground from \(from); app=\(self.apps[index].id)")
         }
-        // B7: the clock stops; tasks stay valid; handlers not yet called are not called.
-        self.endBackgroundPeriod(index)
-        self.stopAwaitingBackgroundEntry(index)
-        self.apps[index].outbox.pending.removeAll { message in
-            if case .backgroundTaskWillExpire = message { return true }
-            return false
-        }
-        let held = self.apps[index].heldNotifications.removeAll().map { Message.notification(name: $0.name, payload: $0.payload) }
-        self.transition(
-            index,
-            to: .active,
-            command: .enterForeground,
-            messages: [.willEnterForeground] + held + [.didBecomeActive]
-        )
     }
 }

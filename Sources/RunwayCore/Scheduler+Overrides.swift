@@ -16,13 +16,16 @@ extension Scheduler {
     /// - Returns: The actions to run (a wake-up change).
     /// - Throws: `unknownApp`; `noBudget` (naming the app and its state) when the app has no running budget.
     ///   Nothing changes when it throws.
-    public mutating func budgetExtended(by extra: TimeSpan, for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+    public mutating func budgetExtended(
+        by extra: TimeSpan,
+        for app: AppID,
+        now: Instant
+    ) throws(SchedulerError) -> [Action] {
         precondition(extra > .zero, "budgetExtended needs a positive span, got \(extra)")
         self.begin(now)
-        let index = try self.budgetedIndex(of: app)
-        guard let deadline = self.apps[index].period?.deadline else { preconditionFailure("\(app) has no period") }
+        let (index, deadline) = try self.budgetedIndex(of: app)
         let newDeadline = deadline + extra
-        self.moveDeadline(index, to: newDeadline, warningAt: Swift.max(now, newDeadline - self.settings.expirationWarningLead))
+        self.moveDeadline(index, to: newDeadline, warningAt: self.settings.warningInstant(deadline: newDeadline, notBefore: now))
         return self.finish()
     }
 
@@ -36,34 +39,37 @@ extension Scheduler {
     /// - Throws: `unknownApp`; `noBudget` when the app has no running budget. Nothing changes when it throws.
     public mutating func budgetExpiredByOperator(for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
         self.begin(now)
-        let index = try self.budgetedIndex(of: app)
+        let (index, _) = try self.budgetedIndex(of: app)
         self.moveDeadline(index, to: now, warningAt: now)
         return self.finish()
     }
 
-    /// The index of an app whose budget is running: `background`, a finite deadline, not terminating.
-    private mutating func budgetedIndex(of app: AppID) throws(SchedulerError) -> Int {
+    /// The index and deadline of an app whose budget is running: `background` with a limited budget (a
+    /// terminating app is not in the background).
+    private mutating func budgetedIndex(of app: AppID) throws(SchedulerError) -> (Int, Instant) {
         let index = try self.index(of: app)
         let record = self.apps[index]
-        guard record.state == .background, record.termination == nil, let period = record.period,
-            period.deadline != .distantFuture, period.deadlineTimer != nil
-        else {
-            throw SchedulerError(.noBudget, app: app, state: record.state, terminating: record.termination != nil)
+        guard let deadline = record.lifecycle.period?.deadline else {
+            throw SchedulerError(.noBudget, app: app, state: record.state, terminating: record.lifecycle.isTerminating)
         }
-        return index
+        return (index, deadline)
     }
 
     /// Re-arms the period's timers: the warning (only if it has not fired in this period, B4) at `warningAt`,
     /// then the deadline, so that at equal instants the warning fires first (B10).
     private mutating func moveDeadline(_ index: Int, to deadline: Instant, warningAt: Instant) {
-        guard var period = self.apps[index].period else { preconditionFailure("\(self.apps[index].id) has no period") }
-        disarm(&period.warningTimer, in: &self.timers)
-        disarm(&period.deadlineTimer, in: &self.timers)
-        period.deadline = deadline
-        if !period.warned {
-            period.warningTimer = self.arm(.expirationWarning, app: index, at: warningAt)
+        guard case .limited(_, let timer, let warning) = self.apps[index].lifecycle.period?.budget else {
+            preconditionFailure("\(self.apps[index].id) has no budget")
         }
-        period.deadlineTimer = self.arm(.budgetDeadline, app: index, at: deadline)
-        self.apps[index].period = period
+        self.disarm([timer])
+        var moved = BackgroundPeriod.Warning.fired
+        if case .armed(let handle) = warning {
+            self.disarm([handle])
+            moved = .armed(self.arm(.expirationWarning, app: index, at: warningAt))
+        }
+        let newTimer = self.arm(.budgetDeadline, app: index, at: deadline)
+        self.apps[index].lifecycle.withBackground { period, _ in
+            period.budget = .limited(deadline: deadline, timer: newTimer, warning: moved)
+        }
     }
 }

@@ -19,24 +19,28 @@ extension Scheduler {
         let id = BackgroundTaskID(rawValue: self.nextTaskID)
         self.nextTaskID += 1
         self.taskTable.insert(id, name: name, began: now, app: index)
-        self.apps[index].tasks.began(id)
-        if self.apps[index].state == .background, self.apps[index].period?.warned == true {
-            self.apps[index].outbox.pending.append(.backgroundTaskWillExpire(id))
-            self.advance(index)
+        // B4: after the warning, a new task's handler is called at once.
+        let warned = self.apps[index].lifecycle.period?.isWarned == true
+        self.apps[index].lifecycle.withRunning { running in
+            running.tasks.began(id)
+            if warned { running.outbox.append([.backgroundTaskWillExpire(id)]) }
         }
+        if warned { self.advance(index) }
         return TaskGrant(id: id, refusal: nil, actions: self.finish())
     }
 
+    /// Why a task may not begin now, or nil.
     func refusal(for record: AppRecord, now: Instant) -> TaskRefusal? {
-        if record.termination != nil { return .terminating }
-        if self.exitsImmediately(record) { return .exitsOnSuspendImmediately }
-        switch record.state {
+        switch record.lifecycle {
+        case .terminating: return .terminating
+        case _ where self.exitsImmediately(record.descriptor): return .exitsOnSuspendImmediately
         case .notRunning: return .notRunning
         case .suspended: return .suspended
-        case .active, .inactive: return nil
-        case .background:
-            guard let period = record.period else { return nil }
-            return now >= period.deadline ? .budgetExhausted : nil
+        case .foreground: return nil
+        case .background(let period, _):
+            // B1: not after the budget of this period ran out.
+            return period.deadline.map { now >= $0 } == true ? .budgetExhausted : nil
+        case .modifying: preconditionFailure("app=\(record.id) is being modified")
         }
     }
 
@@ -47,7 +51,11 @@ extension Scheduler {
     ///   another app holds; `alreadyEnded` for an id issued and no longer outstanding. Nothing changes.
     ///   An ended task's owner is not remembered, so ending another app's already-ended task reports
     ///   `alreadyEnded`, not `wrongApp`.
-    public mutating func backgroundTaskEnded(_ id: BackgroundTaskID, by app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+    public mutating func backgroundTaskEnded(
+        _ id: BackgroundTaskID,
+        by app: AppID,
+        now: Instant
+    ) throws(SchedulerError) -> [Action] {
         self.begin(now)
         let index = try self.index(of: app)
         guard self.taskTable.owner(of: id) == index else {
@@ -55,7 +63,7 @@ extension Scheduler {
         }
         self.taskTable.remove(id)
         let table = self.taskTable
-        self.apps[index].tasks.ended { table.owner(of: $0) == index }
+        self.apps[index].lifecycle.withRunning { $0.tasks.ended { table.owner(of: $0) == index } }
         // A handler not yet called for an ended task is not called: `advance` skips its queued message.
         self.advance(index)
         return self.finish()
@@ -71,12 +79,12 @@ extension Scheduler {
         return SchedulerError(.alreadyEnded, app: app, state: state, task: id)
     }
 
-    /// Ends every outstanding task of an app on the scheduler's behalf and tells the driver.
+    /// Ends every outstanding task of a running app on the scheduler's behalf and tells the driver.
     mutating func endAllTasks(_ index: Int) {
-        guard !self.apps[index].tasks.isEmpty else { return }
+        guard let running = self.apps[index].lifecycle.running, !running.tasks.isEmpty else { return }
         let ids = self.outstandingTasks(index)
         for id in ids { self.taskTable.remove(id) }
-        self.apps[index].tasks.removeAll()
+        self.apps[index].lifecycle.withRunning { $0.tasks.removeAll() }
         self.actions.append(.endTasks(self.apps[index].id, ids))
     }
 }

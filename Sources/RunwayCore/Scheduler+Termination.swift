@@ -1,4 +1,4 @@
-// Suspension (B5, B6, E1, P1) and termination (L4, L5, L6, P2, P3, P4).
+// Suspension (B5, B6, E1, P1) and termination (L4, L5, P2, P3, P4).
 
 extension Scheduler {
     /// Wherever an app would be suspended, an exits-on-suspend app is terminated with `willTerminate` (E1).
@@ -11,14 +11,17 @@ extension Scheduler {
         }
     }
 
+    /// background -> suspended. What was queued or in flight is dropped, but notifications are held (N1). A late
+    /// return of the abandoned in-flight message is ignored (its token no longer matches).
     mutating func suspend(_ index: Int, cause: TransitionCause) {
-        precondition(self.apps[index].tasks.isEmpty, "Suspending \(self.apps[index].id) with tasks outstanding")
-        self.endBackgroundPeriod(index)
-        self.abandonOutbox(index)
-        let from = self.apps[index].state
+        guard case .background(let period, let running) = self.apps[index].lifecycle else {
+            preconditionFailure("Suspending \(self.apps[index].id) from \(self.apps[index].state)")
+        }
+        precondition(running.tasks.isEmpty, "Suspending \(self.apps[index].id) with tasks outstanding")
+        self.disarm(period.timers)
         self.actions.append(.suspend(self.apps[index].id))
-        self.setState(index, .suspended)
-        self.publish(index, from: from, to: .suspended, cause: cause, messages: [])
+        self.enter(index, .suspended(held: running.outbox.heldNotifications(limit: self.settings.notificationQueueLimit)))
+        self.publish(index, from: .background, to: .suspended, cause: cause, messages: [])
     }
 
     /// The termination messages of the table in SPEC section 2, by the state termination starts from.
@@ -40,193 +43,110 @@ extension Scheduler {
     ///   - messages: overrides the table (E1 immediate style).
     mutating func beginTermination(_ index: Int, reason: TerminationReason, graceful: Bool, messages: [Message]? = nil) {
         let record = self.apps[index]
-        precondition(record.state != .notRunning, "Terminating \(record.id), which is not running")
-        precondition(record.termination == nil, "Terminating \(record.id) twice; reason=\(reason)")
-        self.endBackgroundPeriod(index)
-        self.stopAwaitingBackgroundEntry(index)
-        _ = self.apps[index].heldNotifications.removeAll()
-
-        guard graceful, record.state != .suspended else {
-            self.apps[index].outbox = Outbox()
-            self.stopRunning(index, reason: reason, messages: [])
+        let from = record.state
+        let running: RunningApp
+        switch record.lifecycle {
+        case .foreground(_, let kept):
+            running = kept
+        case .background(let period, let kept):
+            self.disarm(period.timers)
+            running = kept
+        case .suspended:
+            // L5: no message; held notifications are dropped with the app.
+            self.stopRunning(index, reason: reason, messages: [], from: from, running: RunningApp())
+            return
+        case .notRunning, .terminating, .modifying:
+            preconditionFailure("Terminating \(record.id) from \(from); reason=\(reason)")
+        }
+        guard graceful else {
+            var silent = running
+            silent.outbox = Outbox()
+            self.stopRunning(index, reason: reason, messages: [], from: from, running: silent)
             return
         }
-        let chain = messages ?? self.terminationMessages(from: record.state)
+        let chain = messages ?? self.terminationMessages(from: from)
         // Messages not yet sent are dropped; the one in flight (if any) finishes first (L2).
-        self.apps[index].outbox.pending = MessageQueue(chain)
-        let timer = self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
-        self.apps[index].termination = Termination(
-            reason: reason,
-            phase: .messaging,
-            from: record.state,
-            messages: chain,
-            timer: timer
-        )
+        var terminating = running
+        terminating.outbox.replacePending(with: chain)
+        let grace = self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
+        let termination = Termination(reason: reason, from: from, messages: chain, phase: .messaging(grace: grace))
+        self.enter(index, .terminating(termination, terminating))
     }
 
     /// `willTerminate` returned, or the messages' grace ran out (L4): stop the app.
-    mutating func finishTerminationMessages(_ index: Int) {
-        guard let termination = self.apps[index].termination else { return }
-        var timer = termination.timer
-        disarm(&timer, in: &self.timers)
-        self.apps[index].termination = nil
-        self.apps[index].outbox = Outbox()
-        self.stopRunning(index, reason: termination.reason, messages: termination.messages, from: termination.from)
+    mutating func finishTerminationMessages(_ index: Int, _ termination: Termination) {
+        self.disarm(termination.timer.map { [$0] } ?? [])
+        var running = self.apps[index].lifecycle.running ?? RunningApp()
+        running.outbox = Outbox()
+        self.stopRunning(index, reason: termination.reason, messages: termination.messages, from: termination.from, running: running)
     }
 
     /// Embedded apps stop at once. A running process gets SIGTERM and SIGKILL after `TerminationGrace`; a
     /// suspended one gets SIGKILL at once, without thawing (P2). Processes reach `notRunning` on exit.
-    mutating func stopRunning(_ index: Int, reason: TerminationReason, messages: [Message], from: AppState? = nil) {
-        let record = self.apps[index]
-        let from = from ?? record.state
-        let id = record.id
-        guard record.descriptor.isProcess else {
+    mutating func stopRunning(_ index: Int, reason: TerminationReason, messages: [Message], from: AppState, running: RunningApp) {
+        let id = self.apps[index].id
+        guard self.apps[index].descriptor.isProcess else {
             self.actions.append(.stop(id))
-            self.becomeNotRunning(index, reason: reason, messages: messages, from: from, exit: nil)
+            self.enter(index, .terminating(Termination(reason: reason, from: from, messages: messages, phase: .killed), running))
+            self.becomeNotRunning(index, exit: nil)
             return
         }
-        if record.state == .suspended {
+        let phase: Termination.Phase
+        if from == .suspended {
             self.actions.append(.kill(id))
-            self.apps[index].termination = Termination(reason: reason, phase: .killed, from: from, messages: messages)
+            phase = .killed
         } else {
             self.actions.append(.sendTerminateSignal(id))
-            let timer = self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
-            self.apps[index].termination = Termination(
-                reason: reason,
-                phase: .signaled,
-                from: from,
-                messages: messages,
-                timer: timer
-            )
+            phase = .signaled(killAt: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace))
         }
+        self.enter(index, .terminating(Termination(reason: reason, from: from, messages: messages, phase: phase), running))
     }
 
-    mutating func terminationGraceReached(_ index: Int) {
-        guard let termination = self.apps[index].termination else { return }
+    /// The termination grace ran out.
+    mutating func terminationGraceReached(_ index: Int, _ termination: Termination) {
         switch termination.phase {
         case .messaging:
             // L4: willTerminate (or a message before it) did not return in time.
-            self.finishTerminationMessages(index)
+            self.finishTerminationMessages(index, termination)
         case .signaled:
             // P2: SIGTERM was ignored for TerminationGrace.
             self.actions.append(.kill(self.apps[index].id))
-            self.apps[index].termination?.phase = .killed
+            var killed = termination
+            killed.phase = .killed
+            self.setTermination(index, killed)
         case .killed:
             preconditionFailure("No timer is armed after SIGKILL; app=\(self.apps[index].id)")
         }
     }
 
-    /// The app is gone: its tasks end (L6), every timer and message is dropped, the transition is published.
-    mutating func becomeNotRunning(
-        _ index: Int,
-        reason: TerminationReason,
-        messages: [Message],
-        from: AppState,
-        exit: ProcessExit?
-    ) {
-        self.endAllTasks(index)
-        self.endBackgroundPeriod(index)
-        self.stopAwaitingBackgroundEntry(index)
-        if var termination = self.apps[index].termination {
-            disarm(&termination.timer, in: &self.timers)
+    /// Replaces the termination of a terminating app, keeping its running data.
+    mutating func setTermination(_ index: Int, _ termination: Termination) {
+        guard case .terminating(_, let running) = self.apps[index].lifecycle else {
+            preconditionFailure("app=\(self.apps[index].id) is not terminating")
         }
-        self.apps[index].termination = nil
-        self.apps[index].outbox = Outbox()
-        _ = self.apps[index].heldNotifications.removeAll()
+        self.apps[index].lifecycle = .terminating(termination, running)
+    }
+
+    /// The app is gone: its tasks end (L6), every timer and message is dropped, the transition is published.
+    /// The reason and messages are the termination's when one runs; otherwise how the process ended (L6).
+    mutating func becomeNotRunning(_ index: Int, exit: ProcessExit?, otherwise reason: TerminationReason? = nil) {
+        let record = self.apps[index]
+        let termination = record.lifecycle.termination
+        guard let reason = termination?.reason ?? reason else {
+            preconditionFailure("app=\(record.id) stopped without a reason")
+        }
+        self.endAllTasks(index)
+        self.disarm(record.timers)
         self.apps[index].lastTermination = reason
         self.apps[index].lastExit = exit
-        self.setState(index, .notRunning)
-        self.publish(index, from: from, to: .notRunning, cause: .terminated(reason), messages: messages, exit: exit)
-    }
-
-    // MARK: Events from the driver
-
-    /// A process app's child exited (reaped by the driver). During a termination the reason is the
-    /// termination's; otherwise it is `exited(status)` or `signaled(signal)` (L6). Its tasks end; nothing
-    /// else is disturbed. A report for an app that is not running is ignored.
-    public mutating func processExited(_ app: AppID, exit: ProcessExit, now: Instant) -> [Action] {
-        self.begin(now)
-        guard let index = self.appIndex[app], self.apps[index].state != .notRunning else { return self.finish() }
-        let record = self.apps[index]
-        let reason: TerminationReason
-        if let termination = record.termination {
-            reason = termination.reason
-        } else {
-            switch exit {
-            case .exited(let status): reason = .exited(status)
-            case .signaled(let signal): reason = .signaled(signal)
-            }
-        }
-        self.becomeNotRunning(
+        self.enter(index, .notRunning)
+        self.publish(
             index,
-            reason: reason,
-            messages: record.termination?.messages ?? [],
-            from: record.termination?.from ?? record.state,
+            from: termination?.from ?? record.state,
+            to: .notRunning,
+            cause: .terminated(reason),
+            messages: termination?.messages ?? [],
             exit: exit
         )
-        return self.finish()
-    }
-
-    /// A process app's program could not be started: it goes to `notRunning` with `spawnFailed`.
-    public mutating func spawnFailed(_ app: AppID, error: String, now: Instant) -> [Action] {
-        self.begin(now)
-        guard let index = self.appIndex[app], self.apps[index].state != .notRunning else { return self.finish() }
-        let record = self.apps[index]
-        self.becomeNotRunning(
-            index,
-            reason: .spawnFailed(error),
-            messages: [],
-            from: record.termination?.from ?? record.state,
-            exit: nil
-        )
-        return self.finish()
-    }
-
-    /// A protocol child misbehaved (A5): it is terminated without messages, reason `protocolViolation`.
-    public mutating func protocolViolated(by app: AppID, now: Instant) -> [Action] {
-        self.begin(now)
-        guard let index = self.appIndex[app], self.apps[index].state != .notRunning,
-            self.apps[index].termination == nil
-        else { return self.finish() }
-        self.beginTermination(index, reason: .protocolViolation, graceful: false)
-        return self.finish()
-    }
-
-    /// Memory pressure persists (P3): purge one app, with no message. Suspended apps go first, longest
-    /// suspended first; then background-mode apps in the background (L7), longest in the background first.
-    /// Active and inactive apps are never purged.
-    ///
-    /// - Returns: the purged app, or nil when nothing may be purged, and the actions to run.
-    public mutating func purgeRequested(now: Instant) -> (purged: AppID?, actions: [Action]) {
-        self.begin(now)
-        let purged = self.purgeOne()
-        return (purged, self.finish())
-    }
-
-    /// Purges the first app of the P3 order, if any may be purged; returns it.
-    mutating func purgeOne() -> AppID? {
-        let idle = self.apps.indices.filter { self.apps[$0].termination == nil }
-        let suspended = idle.filter { self.apps[$0].state == .suspended }
-        let backgroundModes = idle.filter { self.apps[$0].state == .background && self.apps[$0].hasBackgroundModes }
-        // Equal times keep registration order.
-        let apps = self.apps
-        let byAge = { (candidates: [Int]) in
-            candidates.sorted { (apps[$0].stateSince, $0) < (apps[$1].stateSince, $1) }
-        }
-        guard let victim = byAge(suspended).first ?? byAge(backgroundModes).first else { return nil }
-        self.beginTermination(victim, reason: .memoryPressure, graceful: false)
-        return self.apps[victim].id
-    }
-
-    /// The scheduler is stopping (P4): every running app is terminated by the `terminate` rows, in parallel
-    /// (each on its own grace). Launches are refused from now on. `allAppsStopped` tells when it is done.
-    public mutating func shutdownRequested(now: Instant) -> [Action] {
-        self.begin(now)
-        self.stopping = true
-        for index in self.apps.indices where self.apps[index].state != .notRunning && self.apps[index].termination == nil {
-            self.beginTermination(index, reason: .shutdown, graceful: true)
-            self.advance(index)
-        }
-        return self.finish()
     }
 }

@@ -8,72 +8,59 @@ extension Scheduler {
     public mutating func clockAdvanced(to now: Instant) -> [Action] {
         self.begin(now)
         for entry in self.timers.drainDue(now: now) {
-            self.fire(entry.payload, handle: entry.handle, deadline: entry.deadline)
+            self.fire(entry.payload, handle: entry.handle)
         }
         return self.finish()
     }
 
-    /// Runs one due timer if its owner still holds it (a timer cancelled by an earlier firing in the same
-    /// batch is skipped).
-    mutating func fire(_ key: TimerKey, handle: DeadlineHandle, deadline: Instant) {
+    /// Runs one due timer if its app still holds it. A timer cancelled by an earlier firing of the same batch
+    /// is skipped: its app has left the state that held the handle.
+    mutating func fire(_ key: TimerKey, handle: DeadlineHandle) {
         let index = key.app
         switch key.kind {
         case .expirationWarning:
-            guard self.apps[index].period?.warningTimer == handle else { return }
-            self.apps[index].period?.warningTimer = nil
-            self.recordFiring(index, key.kind, deadline)
-            self.expirationWarningReached(index)
-        case .budgetDeadline:
-            guard self.apps[index].period?.deadlineTimer == handle else { return }
-            self.apps[index].period?.deadlineTimer = nil
-            self.recordFiring(index, key.kind, deadline)
-            self.budgetDeadlineReached(index)
-        case .backgroundEntryGrace:
-            guard self.apps[index].entryGraceTimer == handle else { return }
-            self.apps[index].entryGraceTimer = nil
-            self.recordFiring(index, key.kind, deadline)
-            // L3: terminated only if it holds no background task; otherwise the budget governs.
-            if self.apps[index].state == .background, self.apps[index].tasks.isEmpty {
-                self.beginTermination(index, reason: .backgroundEntryTimeout, graceful: false)
+            // B4: every outstanding task's handler, once, in the order the tasks began.
+            let holds = self.apps[index].lifecycle.withBackground { period, _ in
+                guard case .limited(let deadline, let timer, .armed(handle)) = period.budget else { return false }
+                period.budget = .limited(deadline: deadline, timer: timer, warning: .fired)
+                return true
             }
+            guard holds == true else { return }
+            let expiring = self.outstandingTasks(index).map(Message.backgroundTaskWillExpire)
+            self.apps[index].lifecycle.withRunning { $0.outbox.append(expiring) }
+            self.advance(index)
+
+        case .budgetDeadline:
+            // B6: suspend (or exit, E1) with no task outstanding; otherwise the overrun policy decides.
+            guard case .background(let period, let running) = self.apps[index].lifecycle,
+                case .limited(_, handle, _) = period.budget
+            else { return }
+            if running.tasks.isEmpty {
+                self.suspendOrExit(index, cause: .budgetExpired)
+                return
+            }
+            switch self.settings.overrunPolicy {
+            case .terminate:
+                self.beginTermination(index, reason: .budgetOverrun, graceful: false)
+            case .suspend:
+                self.endAllTasks(index)
+                self.suspendOrExit(index, cause: .budgetExpired)
+            }
+
+        case .backgroundEntryGrace:
+            // L3: `didEnterBackground` did not return in time: terminated if it holds no background task;
+            // otherwise the budget governs (the app is still not suspended before the message returns).
+            let tasksHeld = self.apps[index].lifecycle.withBackground { period, running -> Bool? in
+                guard case .awaiting(handle?) = period.entry else { return nil }
+                period.entry = .awaiting(grace: nil)
+                return !running.tasks.isEmpty
+            }
+            guard case false?? = tasksHeld else { return }
+            self.beginTermination(index, reason: .backgroundEntryTimeout, graceful: false)
+
         case .termination:
-            guard self.apps[index].termination?.timer == handle else { return }
-            self.apps[index].termination?.timer = nil
-            self.recordFiring(index, key.kind, deadline)
-            self.terminationGraceReached(index)
-        }
-    }
-
-    mutating func recordFiring(_ index: Int, _ kind: TimerKind, _ deadline: Instant) {
-        guard self.recordsTimerFirings else { return }
-        self.firedTimers.append(
-            FiredTimer(app: self.apps[index].id, kind: "\(kind)", deadline: deadline, firedAt: self.lastNow)
-        )
-    }
-
-    /// B4: every outstanding task's handler, once, in the order the tasks began.
-    mutating func expirationWarningReached(_ index: Int) {
-        self.apps[index].period?.warned = true
-        for id in self.outstandingTasks(index) {
-            self.apps[index].outbox.pending.append(.backgroundTaskWillExpire(id))
-        }
-        self.advance(index)
-    }
-
-    /// B6: suspend (or exit, E1) with no task outstanding; otherwise apply the overrun policy.
-    mutating func budgetDeadlineReached(_ index: Int) {
-        if self.apps[index].tasks.isEmpty {
-            self.abandonOutbox(index)
-            self.suspendOrExit(index, cause: .budgetExpired)
-            return
-        }
-        switch self.settings.overrunPolicy {
-        case .terminate:
-            self.beginTermination(index, reason: .budgetOverrun, graceful: false)
-        case .suspend:
-            self.endAllTasks(index)
-            self.abandonOutbox(index)
-            self.suspendOrExit(index, cause: .budgetExpired)
+            guard let termination = self.apps[index].lifecycle.termination, termination.timer == handle else { return }
+            self.terminationGraceReached(index, termination)
         }
     }
 }

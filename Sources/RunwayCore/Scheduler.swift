@@ -3,15 +3,16 @@
 //
 // How a driver uses it: feed each event (a command, a message's return, a task request, a process exit,
 // the clock reaching a wake-up) with the instant it read once for this loop turn; run the returned actions
-// in order; arm one wake-up at the instant of the last `armWakeup` action and call `clockAdvanced(to:)`
-// when it fires (or later: late is measured by the driver, never early).
+// in order; keep one wake-up at the instant of the last `armWakeup` action (none after `cancelWakeup`) and
+// call `clockAdvanced(to:)` when it fires (or later: late is measured by the driver, never early).
+// `ActionRunner` does all of that for the real loop and for the simulation alike.
 //
-// Invariants (checked by `checkInvariants()`):
-// - A `notRunning` app has no tasks, no timers, an empty outbox and no background period.
-// - Only `background` apps have a background period; only they have budget timers.
-// - A `suspended` app has nothing in flight and nothing pending in its outbox (no message reaches it).
-// - Every armed timer is referenced by exactly one app field, and every referenced handle is armed.
-// - Task ids are issued in increasing order, never reused, never `.invalid`.
+// Each app's state is a `Lifecycle` value whose cases carry exactly the data of that state, so what may exist
+// in which state is checked by the compiler. The events are in `Scheduler+<Concern>.swift`, each a `switch` over
+// the lifecycle with a comment per row. What the types cannot say is checked by `checkInvariants()`:
+// - Every armed timer is referenced by exactly one app, and every referenced handle is armed.
+// - The task table and the apps' task lists agree; task ids are issued in increasing order, never reused, never
+//   `.invalid`.
 
 /// The I/O-free scheduler of one event loop.
 ///
@@ -34,17 +35,6 @@ public struct Scheduler {
     /// Actions produced by the current call, returned by `finish()`.
     var actions: [Action] = []
 
-    /// When true, every timer firing is appended to `firedTimers` (for property tests).
-    package var recordsTimerFirings = false
-    package internal(set) var firedTimers: [FiredTimer] = []
-
-    package struct FiredTimer: Hashable, Sendable {
-        package var app: AppID
-        package var kind: String
-        package var deadline: Instant
-        package var firedAt: Instant
-    }
-
     public init(settings: SchedulerSettings = SchedulerSettings()) {
         self.settings = settings
     }
@@ -63,6 +53,11 @@ public struct Scheduler {
     /// The registered apps, in registration order.
     public var appIDs: [AppID] { self.apps.map(\.id) }
 
+    /// The app's descriptor, or nil for an unknown app. O(1).
+    public func descriptor(of app: AppID) -> AppDescriptor? {
+        self.appIndex[app].map { self.apps[$0].descriptor }
+    }
+
     /// The app's state, or nil for an unknown app.
     public func state(of app: AppID) -> AppState? {
         self.appIndex[app].map { self.apps[$0].state }
@@ -70,34 +65,46 @@ public struct Scheduler {
 
     /// True while a termination of the app is running (the `terminating` flag).
     public func isTerminating(_ app: AppID) -> Bool {
-        self.appIndex[app].map { self.apps[$0].termination != nil } ?? false
+        self.appIndex[app].map { self.apps[$0].lifecycle.isTerminating } ?? false
     }
 
     /// The app's outstanding tasks in begin order. O(tasks held in its list).
     func outstandingTasks(_ index: Int) -> [BackgroundTaskID] {
-        self.apps[index].tasks.ids.filter { self.taskTable.owner(of: $0) == index }
+        guard let tasks = self.apps[index].lifecycle.running?.tasks else { return [] }
+        return tasks.ids.filter { self.taskTable.owner(of: $0) == index }
     }
 
+    /// True once `shutdownRequested` was called: launches are refused (P4).
+    public var isStopping: Bool { self.stopping }
+
     /// True when every app is `notRunning` (the end of a shutdown, P4).
-    public var allAppsStopped: Bool { self.apps.allSatisfy { $0.state == .notRunning } }
+    public var allAppsStopped: Bool { self.apps.allSatisfy { $0.lifecycle.isNotRunning } }
 
     /// The earliest armed deadline: the instant of the next wake-up, or nil.
     public var nextWakeup: Instant? { self.timers.earliestDeadline }
 
     /// Remaining background time (B3): `TimeSpan.max` in the foreground and for background-mode apps,
-    /// `max(0, deadline - now)` in the background, zero when suspended, not running or unknown.
+    /// `max(0, deadline - now)` in the background, zero when suspended, not running, terminating or unknown.
     public func backgroundTimeRemaining(for app: AppID, now: Instant) -> TimeSpan {
         guard let index = self.appIndex[app] else { return .zero }
-        let record = self.apps[index]
-        if record.termination != nil { return .zero }
-        switch record.state {
-        case .active, .inactive: return .max
-        case .notRunning, .suspended: return .zero
-        case .background:
-            guard let period = record.period else { return .zero }
-            if period.deadline == .distantFuture { return .max }
-            return now >= period.deadline ? .zero : period.deadline - now
+        switch self.apps[index].lifecycle {
+        case .foreground: return .max
+        case .background(let period, _): return period.remaining(now: now)
+        case .notRunning, .suspended, .terminating: return .zero
+        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
         }
+    }
+
+    /// Every armed deadline with its app and purpose (`expirationWarning`, `budgetDeadline`,
+    /// `backgroundEntryGrace`, `termination`), in the order they would fire. For test harnesses that check when
+    /// deadlines fire (RunwayTestKit). O(n log n) in the armed timers.
+    package var armedTimers: [(handle: DeadlineHandle, app: AppID, kind: String, deadline: Instant)] {
+        self.timers.armedInOrder.map { ($0.handle, self.apps[$0.payload.app].id, "\($0.payload.kind)", $0.deadline) }
+    }
+
+    /// True for a process app (`AppKind.process`). O(1).
+    package func isProcess(_ app: AppID) -> Bool {
+        self.appIndex[app].map { self.apps[$0].descriptor.isProcess } ?? false
     }
 
     // MARK: Call plumbing
@@ -128,7 +135,20 @@ public struct Scheduler {
         self.timers.insert(TimerKey(app: index, kind: kind), at: deadline)
     }
 
+    /// Cancels timers; a handle that already fired is ignored.
+    mutating func disarm(_ handles: [DeadlineHandle]) {
+        for handle in handles { _ = self.timers.cancel(handle) }
+    }
 
+    /// Moves the app to `lifecycle`; "time in state" restarts when the visible state changes.
+    mutating func enter(_ index: Int, _ lifecycle: Lifecycle) {
+        let before = self.apps[index].state
+        self.apps[index].lifecycle = lifecycle
+        if lifecycle.state != before { self.apps[index].stateSince = self.lastNow }
+    }
+
+    /// Publishes a transition (L8) and, for a process app that is still running, the `oom_score_adj` of its new
+    /// state (P3: the kernel's OOM killer follows the purge order).
     mutating func publish(
         _ index: Int,
         from: AppState,
@@ -137,8 +157,9 @@ public struct Scheduler {
         messages: [Message],
         exit: ProcessExit? = nil
     ) {
+        let record = self.apps[index]
         let event = TransitionEvent(
-            app: self.apps[index].id,
+            app: record.id,
             from: from,
             to: to,
             cause: cause,
@@ -147,20 +168,19 @@ public struct Scheduler {
             exit: exit
         )
         self.actions.append(.publish(event))
+        if record.descriptor.isProcess, let score = Self.oomScoreAdjust(for: to) {
+            self.actions.append(.setOOMScoreAdjust(record.id, score))
+        }
     }
 
-    /// Changes state and records the instant (for "time in state").
-    mutating func setState(_ index: Int, _ state: AppState) {
-        self.apps[index].state = state
-        self.apps[index].stateSince = self.lastNow
-    }
-}
-
-/// Cancels an armed timer and clears the field that held it. A free function so that a field of
-/// `Scheduler.apps` and `Scheduler.timers` can be passed together without overlapping access.
-func disarm(_ handle: inout DeadlineHandle?, in timers: inout DeadlineQueue<TimerKey>) {
-    if let armed = handle {
-        timers.cancel(armed)
-        handle = nil
+    /// `oom_score_adj` per state (P3): active apps are the last the kernel kills, suspended ones the first.
+    static func oomScoreAdjust(for state: AppState) -> Int? {
+        switch state {
+        case .active: return 0
+        case .inactive: return 200
+        case .background: return 500
+        case .suspended: return 1000
+        case .notRunning: return nil
+        }
     }
 }

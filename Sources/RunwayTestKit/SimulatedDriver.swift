@@ -1,15 +1,17 @@
 import RunwayCore
 
-/// A driver for the scheduler core on a `ManualClock`: it runs every action the core returns, plays the
-/// apps' side (acknowledging messages, ending tasks in their expiration handlers, processes that exit on
-/// SIGTERM or ignore it) and records everything with its instant.
+/// A driver for the scheduler core on a `ManualClock`: the core's actions run through the same `ActionRunner`
+/// as on the real loop, with `SimulatedApps` playing the apps (acknowledging messages, ending tasks in their
+/// expiration handlers, processes that exit on SIGTERM or ignore it); everything is logged with its instant.
 ///
 /// Time moves only through `advance(to:)`/`advance(by:)`, which stop at every wake-up the core asked for
 /// and every scripted operation, in time order, so every firing happens exactly at its deadline. At equal
 /// instants the core's deadlines fire first, then scripted operations in the order they were scheduled
-/// (like a libuv loop turn: timers, then I/O).
+/// (like a libuv loop turn: timers, then I/O). What an app does "at once" runs after the actions of the event
+/// that caused it, as on a real loop's next turn.
 ///
-/// - Note: Not thread-safe; one test owns it. The same script gives the same log every run.
+/// - Note: Not thread-safe; one test owns it. Copies share one simulation. The same script gives the same log
+///   every run.
 public struct SimulatedDriver {
     /// How an app answers a message.
     public enum Reply: Hashable, Sendable {
@@ -70,114 +72,123 @@ public struct SimulatedDriver {
         }
     }
 
-    public private(set) var scheduler: Scheduler
-    public private(set) var clock: ManualClock
-    public private(set) var log: [Entry] = []
+    private let runner: ActionRunner
+    private let apps: SimulatedApps
+
+    public init(scheduler: Scheduler, clock: ManualClock = ManualClock()) {
+        let apps = SimulatedApps(clock: clock)
+        let runner = ActionRunner(core: scheduler, now: { apps.now })
+        runner.embeddedHost = apps
+        runner.processHost = apps
+        runner.onAction = { apps.record(.action($0)) }
+        self.apps = apps
+        self.runner = runner
+    }
+
+    /// The core, as it is now (a copy).
+    public var scheduler: Scheduler { self.runner.core }
+    public var clock: ManualClock { self.apps.clock }
+    public var log: [Entry] { self.apps.log }
+    public var now: Instant { self.apps.now }
 
     /// Per app and message name (`Message.description` up to the first parenthesis), how the app replies.
     /// Unlisted messages return immediately.
-    public var replies: [AppID: [String: Reply]] = [:]
-    /// Apps whose expiration handlers end their task (the well-behaved app of S11).
-    public var endsTaskOnExpiration: Set<AppID> = []
-    /// How each process app reacts to SIGTERM; default: exits at once.
-    public var terminateBehavior: [AppID: TerminateBehavior] = [:]
-
-    private var script: [(at: Instant, sequence: Int, operation: Operation)] = []
-    private var nextSequence = 0
-    private var wakeup: Instant?
-    private var liveProcesses: Set<AppID> = []
-    /// Shadow of each app's state, from published events, to check that no message reaches a suspended app.
-    private var shadowState: [AppID: AppState] = [:]
-    private var lastEvents: [AppID: TransitionEvent] = [:]
-    /// Messages delivered and not yet returned, by token. Abandoned ones stay (a test-only driver).
-    private var delivered: [MessageToken: Message] = [:]
-    private var pendingActions: [[Action]] = []
-    private var immediate: [Operation] = []
-    private var running = false
-
-    public init(scheduler: Scheduler, clock: ManualClock = ManualClock()) {
-        self.scheduler = scheduler
-        self.clock = clock
+    public var replies: [AppID: [String: Reply]] {
+        get { self.apps.replies }
+        nonmutating set { self.apps.replies = newValue }
     }
-
-    public var now: Instant { self.clock.now }
+    /// Apps whose expiration handlers end their task (the well-behaved app of S11).
+    public var endsTaskOnExpiration: Set<AppID> {
+        get { self.apps.endsTaskOnExpiration }
+        nonmutating set { self.apps.endsTaskOnExpiration = newValue }
+    }
+    /// How each process app reacts to SIGTERM; default: exits at once.
+    public var terminateBehavior: [AppID: TerminateBehavior] {
+        get { self.apps.terminateBehavior }
+        nonmutating set { self.apps.terminateBehavior = newValue }
+    }
+    /// Every deadline the core reached so far, in firing order, with its instant.
+    public var firedTimers: [FiredTimer] { self.apps.firedTimers }
 
     // MARK: Immediate operations (at the current instant)
 
     /// Sends a command now. Refusals are thrown and logged.
     public mutating func send(_ command: Command, to app: AppID) throws(SchedulerError) {
         do {
-            let actions = try self.scheduler.commandReceived(command, for: app, now: self.now)
-            self.run(actions)
+            try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(command, for: app, now: now) }
         } catch {
-            self.log.append(Entry(at: self.now, what: .refused(error.description)))
+            self.apps.record(.refused(error.description))
             throw error
         }
+        self.settle()
     }
 
     /// Begins a background task now, as the app would.
     @discardableResult
     public mutating func beginTask(_ name: String, in app: AppID) -> BackgroundTaskID {
-        let grant = self.scheduler.backgroundTaskRequested(name: name, by: app, now: self.now)
-        if let refusal = grant.refusal {
-            self.log.append(Entry(at: self.now, what: .taskRefused(app, refusal)))
-        } else {
-            self.log.append(Entry(at: self.now, what: .taskBegan(app, grant.id, name)))
-        }
-        self.run(grant.actions)
+        let mark = self.apps.log.count
+        let grant = self.runner.beginTask(name: name, app: app, handler: nil)
+        let what: Entry.What = grant.refusal.map { .taskRefused(app, $0) } ?? .taskBegan(app, grant.id, name)
+        self.apps.log.insert(Entry(at: self.now, what: what), at: mark)
+        self.settle()
         return grant.id
     }
 
     /// Ends a background task now, as the app would.
     public mutating func endTask(_ id: BackgroundTaskID, in app: AppID) throws(SchedulerError) {
+        let mark = self.apps.log.count
         do {
-            let actions = try self.scheduler.backgroundTaskEnded(id, by: app, now: self.now)
-            self.log.append(Entry(at: self.now, what: .taskEnded(app, id)))
-            self.run(actions)
+            try self.runner.endTask(id, app: app)
         } catch {
-            self.log.append(Entry(at: self.now, what: .refused(error.description)))
+            self.apps.record(.refused(error.description))
             throw error
         }
+        self.apps.log.insert(Entry(at: self.now, what: .taskEnded(app, id)), at: mark)
+        self.settle()
     }
 
     /// Posts a notification now.
     public mutating func post(name: String, payload: String, to app: AppID) throws(SchedulerError) {
-        let (_, actions) = try self.scheduler.notificationPosted(name: name, payload: payload, to: app, now: self.now)
-        self.run(actions)
+        _ = try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.notificationPosted(name: name, payload: payload, to: app, now: now)
+        }
+        self.settle()
     }
 
     public mutating func memoryWarning() {
-        self.run(self.scheduler.memoryWarningRaised(now: self.now))
+        self.runner.run { $0.memoryWarningRaised(now: $1) }
+        self.settle()
     }
 
     @discardableResult
     public mutating func purge() -> AppID? {
-        let (purged, actions) = self.scheduler.purgeRequested(now: self.now)
-        self.run(actions)
+        let purged = self.runner.run { $0.purgeRequested(now: $1) }
+        self.settle()
         return purged
     }
 
     public mutating func shutdown() {
-        self.run(self.scheduler.shutdownRequested(now: self.now))
+        self.runner.run { $0.shutdownRequested(now: $1) }
+        self.settle()
     }
 
     /// A process exits on its own now (L6).
     public mutating func processExits(_ app: AppID, _ exit: ProcessExit) {
-        self.liveProcesses.remove(app)
-        self.run(self.scheduler.processExited(app, exit: exit, now: self.now))
+        self.apps.liveProcesses.remove(app)
+        self.runner.run { $0.processExited(app, exit: exit, now: $1) }
+        self.settle()
     }
 
     public mutating func protocolViolation(by app: AppID) {
-        self.run(self.scheduler.protocolViolated(by: app, now: self.now))
+        self.runner.run { $0.protocolViolated(by: app, now: $1) }
+        self.settle()
     }
 
     // MARK: Scripted operations and time
 
     /// Schedules an operation at an instant not before now.
     public mutating func schedule(_ operation: Operation, at instant: Instant) {
-        precondition(instant >= self.now, "Cannot schedule in the past: now=\(self.now); at=\(instant)")
-        self.script.append((instant, self.nextSequence, operation))
-        self.nextSequence += 1
+        self.apps.schedule(operation, at: instant)
     }
 
     public mutating func schedule(_ operation: Operation, after span: TimeSpan) {
@@ -187,20 +198,22 @@ public struct SimulatedDriver {
     /// Moves time forward to `target`, stopping at each wake-up and scripted operation on the way.
     public mutating func advance(to target: Instant) {
         while true {
-            let nextOperation = self.script.min { ($0.at, $0.sequence) < ($1.at, $1.sequence) }
-            let candidates = [self.wakeup, nextOperation?.at].compactMap { $0 }.filter { $0 <= target }
+            let nextOperation = self.apps.script.min { ($0.at, $0.sequence) < ($1.at, $1.sequence) }
+            let candidates = [self.runner.wakeup, nextOperation?.at].compactMap { $0 }.filter { $0 <= target }
             guard let next = candidates.min() else { break }
-            self.clock.advance(to: Swift.max(next, self.now))
-            if let wakeup = self.wakeup, wakeup <= self.now {
-                self.run(self.scheduler.clockAdvanced(to: self.now))
+            self.apps.clock.advance(to: Swift.max(next, self.now))
+            if let wakeup = self.runner.wakeup, wakeup <= self.now {
+                let apps = self.apps
+                self.runner.run { core, now in core.clockAdvanced(to: now, recordingInto: &apps.firedTimers) }
+                self.settle()
                 continue
             }
             if let operation = nextOperation, operation.at <= self.now {
-                self.script.removeAll { $0.sequence == operation.sequence }
+                self.apps.script.removeAll { $0.sequence == operation.sequence }
                 self.perform(operation.operation)
             }
         }
-        self.clock.advance(to: Swift.max(target, self.now))
+        self.apps.clock.advance(to: Swift.max(target, self.now))
     }
 
     public mutating func advance(by span: TimeSpan) {
@@ -209,8 +222,17 @@ public struct SimulatedDriver {
 
     /// Runs until nothing is scheduled and no wake-up is armed, or until `limit`.
     public mutating func runUntilIdle(limit: Instant = .distantFuture) {
-        while let next = ([self.wakeup] + self.script.map { Optional($0.at) }).compactMap({ $0 }).min(), next <= limit {
+        while let next = ([self.runner.wakeup] + self.apps.script.map { Optional($0.at) }).compactMap({ $0 }).min(),
+            next <= limit
+        {
             self.advance(to: next)
+        }
+    }
+
+    /// Feeds what the apps did "at once", one operation at a time, until none is left.
+    private mutating func settle() {
+        while !self.apps.immediate.isEmpty {
+            self.perform(self.apps.immediate.removeFirst())
         }
     }
 
@@ -225,10 +247,14 @@ public struct SimulatedDriver {
         case .endOldestTask(let app):
             if let id = self.outstandingTasks(of: app).first { _ = try? self.endTask(id, in: app) }
         case .processExit(let app, let exit):
-            guard self.liveProcesses.contains(app) else { return }
+            guard self.apps.liveProcesses.contains(app) else { return }
             self.processExits(app, exit)
         case .acknowledge(let app, let token):
-            self.returnMessage(app, token)
+            if let message = self.apps.delivered.removeValue(forKey: token) {
+                self.apps.record(.returned(app, message))
+            }
+            self.runner.run { $0.messageReturned(token, from: app, now: $1) }
+            self.settle()
         case .post(let name, let payload, let app):
             _ = try? self.post(name: name, payload: payload, to: app)
         case .memoryWarning:
@@ -238,88 +264,6 @@ public struct SimulatedDriver {
         case .shutdown:
             self.shutdown()
         }
-    }
-
-    // MARK: Running actions
-
-    /// Runs actions in order. Work they cause at once (an immediate reply, a handler ending its task) is
-    /// queued and done after the whole list, as a real driver does on its next turn, so that a later action
-    /// of the list (a wake-up change) is never applied after the newer state it would overwrite.
-    private mutating func run(_ actions: [Action]) {
-        self.pendingActions.append(actions)
-        guard !self.running else { return }
-        self.running = true
-        defer { self.running = false }
-        while !self.pendingActions.isEmpty || !self.immediate.isEmpty {
-            if !self.pendingActions.isEmpty {
-                self.runNow(self.pendingActions.removeFirst())
-            } else {
-                self.perform(self.immediate.removeFirst())
-            }
-        }
-        precondition(
-            self.wakeup == self.scheduler.nextWakeup,
-            "Wake-up out of sync: driver=\(String(describing: self.wakeup)); core=\(String(describing: self.scheduler.nextWakeup))"
-        )
-    }
-
-    private mutating func runNow(_ actions: [Action]) {
-        for action in actions {
-            self.log.append(Entry(at: self.now, what: .action(action)))
-            switch action {
-            case .deliver(let app, let message, let token):
-                precondition(
-                    self.shadowState[app] != .suspended,
-                    "Delivered \(message) to \(app), which is suspended; now=\(self.now)"
-                )
-                self.deliver(message, to: app, token: token)
-            case .spawn(let app):
-                self.liveProcesses.insert(app)
-            case .sendTerminateSignal(let app):
-                switch self.terminateBehavior[app] ?? .exits(after: .zero) {
-                case .ignores:
-                    break
-                case .exits(let delay):
-                    self.schedule(.processExit(app, .exited(0)), after: delay)
-                }
-            case .kill(let app):
-                // SIGKILL works at once, frozen or not (P2).
-                self.schedule(.processExit(app, .signaled(9)), after: .zero)
-            case .armWakeup(let instant):
-                self.wakeup = instant
-            case .cancelWakeup:
-                self.wakeup = nil
-            case .publish(let event):
-                self.shadowState[event.app] = event.to
-                self.lastEvents[event.app] = event
-            case .suspend, .resume, .stop, .endTasks:
-                break
-            }
-        }
-    }
-
-    private mutating func deliver(_ message: Message, to app: AppID, token: MessageToken) {
-        self.delivered[token] = message
-        let name = String(message.description.prefix { $0 != "(" })
-        switch self.replies[app]?[name] ?? .immediately {
-        case .never:
-            break
-        case .after(let delay):
-            self.schedule(.acknowledge(app, token), after: delay)
-        case .immediately:
-            self.immediate.append(.acknowledge(app, token))
-        }
-        // The handler runs when the message is delivered; a well-behaved handler ends its task.
-        if case .backgroundTaskWillExpire(let id) = message, self.endsTaskOnExpiration.contains(app) {
-            self.immediate.append(.endTask(id, app))
-        }
-    }
-
-    private mutating func returnMessage(_ app: AppID, _ token: MessageToken) {
-        if let message = self.delivered.removeValue(forKey: token) {
-            self.log.append(Entry(at: self.now, what: .returned(app, message)))
-        }
-        self.run(self.scheduler.messageReturned(token, from: app, now: self.now))
     }
 
     // MARK: Reading the log
@@ -355,16 +299,11 @@ public struct SimulatedDriver {
 
     /// The last transition published for `app`. O(1).
     public func lastEvent(of app: AppID) -> TransitionEvent? {
-        self.lastEvents[app]
+        self.apps.lastEvents[app]
     }
 
     /// The app's outstanding tasks, in begin order (from the core's status).
     public func outstandingTasks(of app: AppID) -> [BackgroundTaskID] {
         self.scheduler.status(of: app, now: self.now)?.tasks.map(\.id) ?? []
-    }
-
-    /// Lets a test or the property checker mutate the core directly (for `recordsTimerFirings`).
-    public mutating func withScheduler<R>(_ body: (inout Scheduler) -> R) -> R {
-        body(&self.scheduler)
     }
 }

@@ -245,7 +245,8 @@ import Testing
         let due = Instant(nanosecondsSinceOrigin: 25_000_000_007)
         let deadline = Instant(nanosecondsSinceOrigin: 30_000_000_007)
         #expect(driver.scheduler.nextWakeup == due)
-        driver.withScheduler { scheduler in
+        do {
+            var scheduler = driver.scheduler
             #expect(scheduler.clockAdvanced(to: due - .nanoseconds(1)).isEmpty)
             let actions = scheduler.clockAdvanced(to: due)
             guard case .deliver(mail, .backgroundTaskWillExpire(task), _) = actions.first else {

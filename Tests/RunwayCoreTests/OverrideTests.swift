@@ -9,7 +9,6 @@ import Testing
     /// t=25, deadline at t=30.
     private func backgrounded() throws -> (Scheduler, BackgroundTaskID) {
         var scheduler = Scheduler()
-        scheduler.recordsTimerFirings = true
         try scheduler.register(process(mail, speaksProtocol: false))
         _ = try scheduler.commandReceived(.launch, for: mail, now: at(0))
         let task = scheduler.backgroundTaskRequested(name: "upload", by: mail, now: at(0))
@@ -19,37 +18,39 @@ import Testing
 
     @Test func extendBeforeTheWarningMovesWarningAndDeadline() throws {
         var (scheduler, _) = try self.backgrounded()
+        var fired: [FiredTimer] = []
         let actions = try scheduler.budgetExtended(by: .seconds(10), for: mail, now: at(10))
         // The earliest deadline is now the warning at 40 - 5 = 35.
         #expect(actions == [.armWakeup(at(35))])
         #expect(scheduler.status(of: mail, now: at(10))?.deadline == at(40))
         #expect(scheduler.status(of: mail, now: at(10))?.budgetRemaining == .seconds(30))
         // Nothing fires at the old instants.
-        _ = scheduler.clockAdvanced(to: at(30))
-        #expect(scheduler.firedTimers.isEmpty)
+        _ = scheduler.clockAdvanced(to: at(30), recordingInto: &fired)
+        #expect(fired.isEmpty)
         #expect(scheduler.state(of: mail) == .background)
         // Warning exactly at 35, not at 35 - 1 ns; the deadline exactly at 40.
-        _ = scheduler.clockAdvanced(to: at(35) - .nanoseconds(1))
-        #expect(scheduler.firedTimers.isEmpty)
-        _ = scheduler.clockAdvanced(to: at(35))
-        #expect(scheduler.firedTimers.map(\.kind) == ["expirationWarning"])
-        #expect(scheduler.firedTimers.map(\.firedAt) == [at(35)])
-        _ = scheduler.clockAdvanced(to: at(40))
-        #expect(scheduler.firedTimers.map(\.kind) == ["expirationWarning", "budgetDeadline"])
-        #expect(scheduler.firedTimers.last?.deadline == at(40))
+        _ = scheduler.clockAdvanced(to: at(35) - .nanoseconds(1), recordingInto: &fired)
+        #expect(fired.isEmpty)
+        _ = scheduler.clockAdvanced(to: at(35), recordingInto: &fired)
+        #expect(fired.map(\.kind) == ["expirationWarning"])
+        #expect(fired.map(\.firedAt) == [at(35)])
+        _ = scheduler.clockAdvanced(to: at(40), recordingInto: &fired)
+        #expect(fired.map(\.kind) == ["expirationWarning", "budgetDeadline"])
+        #expect(fired.last?.deadline == at(40))
         scheduler.checkInvariants()
     }
 
     @Test func extendAfterTheWarningDoesNotWarnAgain() throws {
         var (scheduler, _) = try self.backgrounded()
-        _ = scheduler.clockAdvanced(to: at(26))
-        #expect(scheduler.firedTimers.map(\.kind) == ["expirationWarning"])
+        var fired: [FiredTimer] = []
+        _ = scheduler.clockAdvanced(to: at(26), recordingInto: &fired)
+        #expect(fired.map(\.kind) == ["expirationWarning"])
         let actions = try scheduler.budgetExtended(by: .milliseconds(2_500), for: mail, now: at(27))
         #expect(actions == [.armWakeup(at(milliseconds: 32_500))])
-        _ = scheduler.clockAdvanced(to: at(milliseconds: 32_500))
+        _ = scheduler.clockAdvanced(to: at(milliseconds: 32_500), recordingInto: &fired)
         // B4: handlers are called once per period; the deadline fires at the extended instant.
-        #expect(scheduler.firedTimers.map(\.kind) == ["expirationWarning", "budgetDeadline"])
-        #expect(scheduler.firedTimers.last?.firedAt == at(milliseconds: 32_500))
+        #expect(fired.map(\.kind) == ["expirationWarning", "budgetDeadline"])
+        #expect(fired.last?.firedAt == at(milliseconds: 32_500))
         // B6 with a task outstanding and OverrunPolicy.terminate: SIGTERM.
         #expect(scheduler.isTerminating(mail))
         scheduler.checkInvariants()
@@ -57,16 +58,17 @@ import Testing
 
     @Test func expireCallsHandlersThenAppliesTheDeadlineAtTheSameInstant() throws {
         var (scheduler, task) = try self.backgrounded()
+        var fired: [FiredTimer] = []
         // Expected order at t=7: the operator's expire arms a wake-up at 7; the warning (task's handler) fires
         // first, then the deadline; the task is still outstanding, so the app is terminated (budgetOverrun).
         let actions = try scheduler.budgetExpiredByOperator(for: mail, now: at(7))
         #expect(actions == [.armWakeup(at(7))])
         #expect(scheduler.status(of: mail, now: at(7))?.deadline == at(7))
         #expect(scheduler.status(of: mail, now: at(7))?.budgetRemaining == .zero)
-        let fired = scheduler.clockAdvanced(to: at(7))
-        #expect(scheduler.firedTimers.map(\.kind) == ["expirationWarning", "budgetDeadline"])
-        #expect(scheduler.firedTimers.map(\.firedAt) == [at(7), at(7)])
-        #expect(fired.contains(.sendTerminateSignal(mail)))
+        let actions7 = scheduler.clockAdvanced(to: at(7), recordingInto: &fired)
+        #expect(fired.map(\.kind) == ["expirationWarning", "budgetDeadline"])
+        #expect(fired.map(\.firedAt) == [at(7), at(7)])
+        #expect(actions7.contains(.sendTerminateSignal(mail)))
         #expect(scheduler.status(of: mail, now: at(7))?.terminating == .budgetOverrun)
         #expect(task != .invalid)
         scheduler.checkInvariants()

@@ -28,7 +28,6 @@ import Testing
             notificationQueueLimit: 3
         )
         var driver = makeDriver(Self.apps, settings: settings)
-        driver.withScheduler { $0.recordsTimerFirings = true }
         let ids = Self.apps.map(\.id)
         let replies: [SimulatedDriver.Reply] = [.immediately, .immediately, .after(.milliseconds(300)), .never]
         for app in ids {
@@ -80,7 +79,7 @@ import Testing
         driver.runUntilIdle()
         #expect(driver.scheduler.allAppsStopped)
         driver.scheduler.checkInvariants()
-        let firings = driver.scheduler.firedTimers
+        let firings = driver.firedTimers
         #expect(firings.allSatisfy { $0.firedAt == $0.deadline }, "a deadline fired late or early")
         let keys = firings.map { "\($0.app) \($0.kind) \($0.deadline)" }
         #expect(Set(keys).count == keys.count, "a deadline fired twice")

@@ -306,17 +306,6 @@ final class ProcessSupervisor: ChildProcessDelegate {
         _ = runway_kill(child.pid, SIGKILL)
     }
 
-    /// A transition was published: keep `oom_score_adj` in line with the state (P3).
-    func stateChanged(_ app: AppID, to state: AppState) {
-        guard var managed = self.apps[app] else { return }
-        managed.state = state
-        self.apps[app] = managed
-        guard self.options.adjustsOOMScore, let child = managed.child, !child.hasExited,
-            let value = Self.oomScoreAdjust(for: state)
-        else { return }
-        ProcFS.setOOMScoreAdjust(child.pid, value)
-    }
-
     // MARK: ChildProcessDelegate
 
     func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool) {

@@ -1,0 +1,116 @@
+import RunwayCore
+import RunwayProtocol
+
+/// The `AppHost` of process apps: hands the core's actions to the `ProcessSupervisor`. Loop thread only.
+final class ProcessAppHost: AppHost {
+    let supervisor: ProcessSupervisor
+
+    init(supervisor: ProcessSupervisor) {
+        self.supervisor = supervisor
+    }
+
+    func deliver(_ message: Message, token: MessageToken, to app: AppID) {
+        self.supervisor.deliver(message, token: token, to: app)
+    }
+
+    func spawn(_ app: AppID) { self.supervisor.spawn(app) }
+
+    func suspend(_ app: AppID) { self.supervisor.suspend(app) }
+
+    func resume(_ app: AppID) { self.supervisor.resume(app) }
+
+    func sendTerminateSignal(_ app: AppID) { self.supervisor.terminate(app) }
+
+    func kill(_ app: AppID) { self.supervisor.kill(app) }
+
+    func setOOMScoreAdjust(_ value: Int, for app: AppID) {
+        guard self.supervisor.options.adjustsOOMScore, let pid = self.supervisor.status(of: app)?.pid else { return }
+        _ = ProcFS.setOOMScoreAdjust(pid, value)
+    }
+
+    func stop(_ app: AppID) { preconditionFailure("stop for process app \(app)") }
+}
+
+extension LoopDriver {
+    /// Registers a process app (`AppKind.process`); its child starts on `launch`.
+    func register(process descriptor: AppDescriptor) throws(SchedulerError) {
+        self.assertOnLoop()
+        guard case .process(let spec) = descriptor.kind else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
+        guard !self.runner.core.isStopping else { throw SchedulerError(.stopping, app: descriptor.id) }
+        try self.runner.register(descriptor)
+        let supervisor = self.supervisor ?? {
+            let made = ProcessSupervisor(
+                loop: self.loop,
+                options: self.processOptions,
+                mechanism: self.runner.core.settings.suspensionMechanism,
+                logger: self.logger
+            )
+            made.delegate = self
+            self.supervisor = made
+            self.runner.processHost = ProcessAppHost(supervisor: made)
+            return made
+        }()
+        supervisor.register(descriptor.id, spec: spec)
+    }
+
+    func processStatus() -> [AppID: ProcessStatus] {
+        self.assertOnLoop()
+        guard let supervisor = self.supervisor else { return [:] }
+        var result: [AppID: ProcessStatus] = [:]
+        for app in supervisor.apps.keys { result[app] = supervisor.status(of: app) }
+        return result
+    }
+
+    /// Starts sampling memory pressure if configured (P3). Called once, on the loop, after init.
+    func startMemoryMonitor() {
+        self.assertOnLoop()
+        guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
+        let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
+        monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
+        monitor.onWarning = { [unowned self] in self.memoryWarning() }
+        monitor.onCritical = { [unowned self] in self.purge() }
+        monitor.start()
+        self.memoryMonitor = monitor
+    }
+}
+
+extension LoopDriver: ProcessSupervisorDelegate {
+    func processExited(_ app: AppID, exit: ProcessExit) {
+        self.runner.run { $0.processExited(app, exit: exit, now: $1) }
+    }
+
+    func processFailedToStart(_ app: AppID, error: String) {
+        self.logger.info("process app failed to start", metadata: ["app": "\(app)", "error": "\(error)"])
+        self.runner.run { $0.spawnFailed(app, error: error, now: $1) }
+    }
+
+    func processViolatedProtocol(_ app: AppID, reason: String) {
+        self.runner.run { $0.protocolViolated(by: app, now: $1) }
+    }
+
+    func processAcknowledged(_ token: MessageToken, app: AppID) {
+        self.messageReturned(token, from: app)
+    }
+
+    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp? {
+        switch request {
+        case .ack(let token):
+            self.processAcknowledged(MessageToken(rawValue: token), app: app)
+            return nil
+        case .beginBackgroundTask(let request, let name):
+            let id = self.beginTask(name: name, app: app, handler: nil)
+            let refusal = id == .invalid ? "beginBackgroundTask refused for \(app)" : nil
+            return .taskBegun(request: request, task: id.rawValue, refusal: refusal)
+        case .endBackgroundTask(let request, let task):
+            do {
+                try self.endTask(BackgroundTaskID(rawValue: task), app: app)
+                return .taskEnded(request: request)
+            } catch {
+                return .error(request: request, code: error.code.description, message: error.description)
+            }
+        case .backgroundTimeRemaining(let request):
+            let remaining = self.backgroundTimeRemaining(for: app)
+            return .timeRemaining(request: request, seconds: remaining == .max ? nil : remaining.seconds)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+/// Runs the scheduler core: feeds it events with the driver's instant and performs the actions it returns,
+/// through one `AppHost` per kind of app. The real loop (`LoopDriver`) and the simulation (`SimulatedDriver`)
+/// both run actions with this code, so what a test on a manual clock sees is what the loop does.
+///
+/// Order: the actions of one event run in order; events fed while they run (an expiration handler that ends
+/// its task, a host's immediate return) are fed to the core at once and their actions queued behind the
+/// current ones, so an action never runs against a state newer than the one that produced the actions before
+/// it. The wake-up follows the `armWakeup`/`cancelWakeup` actions; `onWakeupChanged` is called once the queue
+/// is empty, and only when it changed.
+///
+/// Expiration handlers: a task begun with a handler (`beginTask(name:app:handler:)`) has its
+/// `backgroundTaskWillExpire` served here by calling the handler and returning the message at once; other
+/// expiration messages go to the app's host like any message.
+///
+/// - Note: Not thread-safe: one thread (the loop thread) owns it, its hosts and every closure it calls.
+package final class ActionRunner {
+    package private(set) var core: Scheduler
+    /// The wake-up the actions asked for (the core's earliest deadline once the queue is empty).
+    package private(set) var wakeup: Instant?
+    /// Hosts by kind of app; the process host may be set when the first process app registers.
+    package var embeddedHost: (any AppHost)?
+    package var processHost: (any AppHost)?
+    /// Called for every action before it is performed (simulation logs).
+    package var onAction: (Action) -> Void = { _ in }
+    /// Called for every transition, after the app's host.
+    package var onTransition: (TransitionEvent) -> Void = { _ in }
+    /// Called for every message handed to a host, with the instant.
+    package var onMessage: (AppID, Message, Instant) -> Void = { _, _, _ in }
+    /// Called each time an expiration handler held here runs.
+    package var onHandlerCalled: () -> Void = {}
+    /// Called when the queue is empty and the wake-up changed.
+    package var onWakeupChanged: (Instant?) -> Void = { _ in }
+    /// Called whenever the queue has been drained.
+    package var onDrained: () -> Void = {}
+
+    private let now: () -> Instant
+    private var handlers: [BackgroundTaskID: () -> Void] = [:]
+    private var pending = FIFO<[Action]>()
+    private var running = false
+    private var announcedWakeup: Instant?
+
+    /// - Parameters:
+    ///   - core: the scheduler, usually with its apps not yet registered.
+    ///   - now: the driver's clock reading for the current turn; read once per event.
+    package init(core: Scheduler, now: @escaping () -> Instant) {
+        self.core = core
+        self.now = now
+    }
+
+    // MARK: Events
+
+    /// Registers an app in `notRunning` (`Scheduler.register`).
+    package func register(_ descriptor: AppDescriptor) throws(SchedulerError) {
+        try self.core.register(descriptor)
+    }
+
+    /// Feeds one event to the core with the current instant and runs its actions.
+    package func run(_ event: (inout Scheduler, Instant) -> [Action]) {
+        self.perform(event(&self.core, self.now()))
+    }
+
+    /// Feeds one event that returns a value beside its actions (a purge, a notification) and runs the actions.
+    @discardableResult
+    package func run<Result>(_ event: (inout Scheduler, Instant) -> (Result, [Action])) -> Result {
+        let (result, actions) = event(&self.core, self.now())
+        self.perform(actions)
+        return result
+    }
+
+    /// Feeds one event that may be refused; nothing runs when it throws.
+    package func attempt<Result>(
+        _ event: (inout Scheduler, Instant) throws(SchedulerError) -> (Result, [Action])
+    ) throws(SchedulerError) -> Result {
+        let (result, actions) = try event(&self.core, self.now())
+        self.perform(actions)
+        return result
+    }
+
+    /// Feeds one event that may be refused and returns only actions.
+    package func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError) {
+        let actions = try event(&self.core, self.now())
+        self.perform(actions)
+    }
+
+    /// `beginBackgroundTask` (B1); `handler`, if any, is kept until the task ends and is called on this thread
+    /// for the task's `backgroundTaskWillExpire` (B4).
+    package func beginTask(name: String, app: AppID, handler: (() -> Void)?) -> TaskGrant {
+        let grant = self.core.backgroundTaskRequested(name: name, by: app, now: self.now())
+        if grant.refusal == nil, let handler { self.handlers[grant.id] = handler }
+        self.perform(grant.actions)
+        return grant
+    }
+
+    /// `endBackgroundTask` (B8); drops the task's handler.
+    package func endTask(_ id: BackgroundTaskID, app: AppID) throws(SchedulerError) {
+        let actions = try self.core.backgroundTaskEnded(id, by: app, now: self.now())
+        self.handlers[id] = nil
+        self.perform(actions)
+    }
+
+    /// Forgets the hosts, handlers and closures (which may refer back to the driver), so that a stopped driver
+    /// can be freed.
+    package func release() {
+        self.embeddedHost = nil
+        self.processHost = nil
+        self.handlers = [:]
+        self.pending = FIFO()
+        self.onAction = { _ in }
+        self.onTransition = { _ in }
+        self.onMessage = { _, _, _ in }
+        self.onHandlerCalled = {}
+        self.onWakeupChanged = { _ in }
+        self.onDrained = {}
+    }
+
+    // MARK: Actions
+
+    private func perform(_ actions: [Action]) {
+        self.pending.append(actions)
+        guard !self.running else { return }
+        self.running = true
+        while let list = self.pending.popFirst() {
+            for action in list { self.perform(action) }
+        }
+        self.running = false
+        precondition(
+            self.wakeup == self.core.nextWakeup,
+            "Wake-up out of sync: actions=\(String(describing: self.wakeup)); core=\(String(describing: self.core.nextWakeup))"
+        )
+        if self.wakeup != self.announcedWakeup {
+            self.announcedWakeup = self.wakeup
+            self.onWakeupChanged(self.wakeup)
+        }
+        self.onDrained()
+    }
+
+    private func host(for app: AppID) -> any AppHost {
+        let host = self.core.isProcess(app) ? self.processHost : self.embeddedHost
+        guard let host else { preconditionFailure("No host for \(app) (process: \(self.core.isProcess(app)))") }
+        return host
+    }
+
+    private func perform(_ action: Action) {
+        self.onAction(action)
+        switch action {
+        case .deliver(let app, .backgroundTaskWillExpire(let id), let token) where self.handlers[id] != nil:
+            // B4: the handler of a task begun here runs on this thread, like UIKit's on the main thread; the
+            // message returns when it does.
+            self.onHandlerCalled()
+            self.handlers[id]?()
+            self.run { $0.messageReturned(token, from: app, now: $1) }
+        case .deliver(let app, let message, let token):
+            self.onMessage(app, message, self.now())
+            self.host(for: app).deliver(message, token: token, to: app)
+        case .spawn(let app):
+            self.host(for: app).spawn(app)
+        case .suspend(let app):
+            self.host(for: app).suspend(app)
+        case .resume(let app):
+            self.host(for: app).resume(app)
+        case .stop(let app):
+            self.host(for: app).stop(app)
+        case .sendTerminateSignal(let app):
+            self.host(for: app).sendTerminateSignal(app)
+        case .kill(let app):
+            self.host(for: app).kill(app)
+        case .setOOMScoreAdjust(let app, let value):
+            self.host(for: app).setOOMScoreAdjust(value, for: app)
+        case .endTasks(_, let ids):
+            for id in ids { self.handlers[id] = nil }
+        case .armWakeup(let instant):
+            self.wakeup = instant
+        case .cancelWakeup:
+            self.wakeup = nil
+        case .publish(let event):
+            self.host(for: event.app).transitioned(event)
+            self.onTransition(event)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+/// Where one app is in the lifecycle of SPEC section 2, with the data that exists only there.
+///
+/// The shape is the invariant: a not-running app has no task, timer or message; a suspended app has no task and
+/// nothing to deliver, only held notifications (N1); only a background app has a budget (B3) and an entry grace
+/// (L3); only a terminating app has a termination. Changing state means building the next case from the parts
+/// that carry over, so a field cannot outlive the state it belongs to.
+enum Lifecycle {
+    /// Not running (the app has not launched, or has ended).
+    case notRunning
+    /// `active` or `inactive`: messages flow and tasks cost nothing (B2).
+    case foreground(Foreground, RunningApp)
+    /// In the background: the budget runs (B3–B6) unless the app has background modes (L7).
+    case background(BackgroundPeriod, RunningApp)
+    /// Suspended: no task, no message; notifications are held for the resume (N1).
+    case suspended(held: NotificationQueue)
+    /// A termination runs (the `terminating` flag); the visible state stays the one it began in.
+    case terminating(Termination, RunningApp)
+    /// Only inside `withRunning(_:)`, while a payload is changed in place so that its storage stays uniquely
+    /// referenced (no copy per change). No other code ever sees it.
+    case modifying
+
+    /// The foreground states.
+    enum Foreground: Hashable {
+        case active
+        case inactive
+    }
+
+    /// The state as the spec names it (a terminating app shows the state its termination began in).
+    var state: AppState {
+        switch self {
+        case .notRunning: return .notRunning
+        case .foreground(.active, _): return .active
+        case .foreground(.inactive, _): return .inactive
+        case .background: return .background
+        case .suspended: return .suspended
+        case .terminating(let termination, _): return termination.from
+        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
+        }
+    }
+
+    /// The running app's messages and tasks, in the states that have them.
+    var running: RunningApp? {
+        switch self {
+        case .foreground(_, let running), .background(_, let running), .terminating(_, let running): return running
+        case .notRunning, .suspended: return nil
+        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
+        }
+    }
+
+    var period: BackgroundPeriod? {
+        if case .background(let period, _) = self { return period }
+        return nil
+    }
+
+    var termination: Termination? {
+        if case .terminating(let termination, _) = self { return termination }
+        return nil
+    }
+
+    var isTerminating: Bool { self.termination != nil }
+
+    var isNotRunning: Bool {
+        if case .notRunning = self { return true }
+        return false
+    }
+
+    /// Changes the running app's messages and tasks in place; nil (and `body` not called) when the app is not
+    /// running or is suspended.
+    mutating func withRunning<R>(_ body: (inout RunningApp) -> R) -> R? {
+        switch self {
+        case .foreground(let mode, var running):
+            self = .modifying
+            defer { self = .foreground(mode, running) }
+            return body(&running)
+        case .background(let period, var running):
+            self = .modifying
+            defer { self = .background(period, running) }
+            return body(&running)
+        case .terminating(let termination, var running):
+            self = .modifying
+            defer { self = .terminating(termination, running) }
+            return body(&running)
+        case .notRunning, .suspended:
+            return nil
+        case .modifying:
+            preconditionFailure("Lifecycle modified re-entrantly")
+        }
+    }
+
+    /// Changes a background app's period and running data in place; nil (and `body` not called) in any
+    /// other state.
+    mutating func withBackground<R>(_ body: (inout BackgroundPeriod, inout RunningApp) -> R) -> R? {
+        guard case .background(var period, var running) = self else { return nil }
+        self = .modifying
+        defer { self = .background(period, running) }
+        return body(&period, &running)
+    }
+}
+
+/// What a running app holds in every running state.
+struct RunningApp {
+    var outbox = Outbox()
+    /// Outstanding background tasks (B1), in begin order; their records are in `Scheduler.taskTable`.
+    var tasks = AppTasks()
+
+    init(outbox: Outbox = Outbox(), tasks: AppTasks = AppTasks()) {
+        self.outbox = outbox
+        self.tasks = tasks
+    }
+
+    init(messages: [Message]) {
+        self.outbox.append(messages)
+    }
+}
