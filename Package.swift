@@ -4,13 +4,14 @@ import PackageDescription
 let package = Package(
     name: "Runway",
     platforms: [.macOS(.v15)],
+    // Library products are what an embedder or app author imports: the scheduler (Runway) with its core value
+    // types, the test kit for driving it on a manual clock, and the client for Swift process apps. RunwayConfig,
+    // RunwayProtocol and RunwayControl serve only the `runway` CLI, the daemon and this package's tests: they
+    // are targets with `package` access, not products.
     products: [
-        .library(name: "RunwayCore", targets: ["RunwayCore"]),
-        .library(name: "RunwayConfig", targets: ["RunwayConfig"]),
-        .library(name: "RunwayTestKit", targets: ["RunwayTestKit"]),
         .library(name: "Runway", targets: ["Runway"]),
-        .library(name: "RunwayControl", targets: ["RunwayControl"]),
-        .library(name: "RunwayProtocol", targets: ["RunwayProtocol"]),
+        .library(name: "RunwayCore", targets: ["RunwayCore"]),
+        .library(name: "RunwayTestKit", targets: ["RunwayTestKit"]),
         .library(name: "RunwayClient", targets: ["RunwayClient"]),
         .executable(name: "runway-sample-app", targets: ["RunwaySampleApp"]),
         .executable(name: "runway", targets: ["RunwayCLI"]),

@@ -4,9 +4,9 @@
 ///
 ///     Config/Apps/com.example.sync.plist: RunwayBackgroundTimeBudget: expected a finite number of seconds
 ///     >= 0 (real or integer), found string "thirty"
-public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of problem this is. Opaque so that new kinds can be added; compare with the static members.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case missingDirectory
             case unreadableFile
@@ -24,33 +24,33 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
         }
 
         /// The config directory, or its `Apps/` folder, does not exist or is not a directory.
-        public static let missingDirectory = Code(.missingDirectory)
+        package static let missingDirectory = Code(.missingDirectory)
         /// A file exists but cannot be read (permissions, too large, not a regular file).
-        public static let unreadableFile = Code(.unreadableFile)
+        package static let unreadableFile = Code(.unreadableFile)
         /// A file is not a property list in XML or binary format, or its root is not a dictionary.
-        public static let malformedFile = Code(.malformedFile)
+        package static let malformedFile = Code(.malformedFile)
         /// A key holds a value of the wrong type (a string for a duration, a number in an array of strings).
-        public static let wrongType = Code(.wrongType)
+        package static let wrongType = Code(.wrongType)
         /// A key holds a value of the right type that is out of range or not allowed.
-        public static let invalidValue = Code(.invalidValue)
+        package static let invalidValue = Code(.invalidValue)
         /// A required key is absent (`CFBundleIdentifier`; `RSSCeilingBytes` when the source is `rss`).
-        public static let missingValue = Code(.missingValue)
+        package static let missingValue = Code(.missingValue)
         /// Two app files declare the same `CFBundleIdentifier` (compared ignoring case).
-        public static let duplicateIdentifier = Code(.duplicateIdentifier)
+        package static let duplicateIdentifier = Code(.duplicateIdentifier)
 
-        public var description: String { self.base.rawValue }
+        package var description: String { self.base.rawValue }
     }
 
     /// What kind of problem this is.
-    public var code: Code
+    package var code: Code
     /// Path of the offending file, or of the directory when the directory itself is the problem.
-    public var file: String
+    package var file: String
     /// The key path, e.g. `UIBackgroundModes[1]` or `CFBundleIdentifier`; nil for whole-file problems.
-    public var keyPath: String?
+    package var keyPath: String?
     /// What was found, e.g. `string "thirty"`, `real -3.0`, `nothing`; nil when there is nothing useful to say.
-    public var found: String?
+    package var found: String?
     /// What was expected, e.g. `a finite number of seconds >= 0 (real or integer)`.
-    public var expected: String
+    package var expected: String
 
     init(code: Code, file: String, keyPath: String?, found: String?, expected: String) {
         self.code = code
@@ -62,7 +62,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `<file>: <keyPath>: expected <expected>, found <found>`; the key path and the found part are left out
     /// when they are nil.
-    public var description: String {
+    package var description: String {
         var text = self.file + ": "
         if let keyPath = self.keyPath { text += keyPath + ": " }
         text += "expected " + self.expected

@@ -22,7 +22,7 @@ import RunwayCore
 /// Loads and validates a Runway configuration directory (C1, C2).
 ///
 /// Stateless and thread-safe: every call does its own synchronous file I/O and shares nothing.
-public enum ConfigLoader {
+package enum ConfigLoader {
     /// Loads `<directory>/Runway.plist` (optional: defaults if absent) and every `<directory>/Apps/*.plist`
     /// (sorted by file name). Validates everything before returning; throws the FIRST error found with nothing
     /// partially applied (it returns a value only when every file is good). Synchronous, does file I/O,
@@ -38,7 +38,7 @@ public enum ConfigLoader {
     ///   ignored values) in file order.
     /// - Throws: A ``ConfigError`` naming the file, the key path, what was found and what was expected. A
     ///   missing directory or `Apps/` folder is a `missingDirectory` error naming that path.
-    public static func load(directory: String) throws(ConfigError) -> RunwayConfiguration {
+    package static func load(directory: String) throws(ConfigError) -> RunwayConfiguration {
         guard Self.isDirectory(directory) else {
             throw ConfigError(
                 code: .missingDirectory, file: directory, keyPath: nil, found: Self.describeMissing(directory),
@@ -92,7 +92,7 @@ public enum ConfigLoader {
     ///   - file: Path of the plist; it appears as given in the result and in errors.
     /// - Returns: The app, and the file's warnings sorted by key path.
     /// - Throws: A ``ConfigError`` for the first problem in the file.
-    public static func loadApp(file: String) throws(ConfigError) -> (ConfiguredApp, [ConfigWarning]) {
+    package static func loadApp(file: String) throws(ConfigError) -> (ConfiguredApp, [ConfigWarning]) {
         let (descriptor, warnings) = try AppInfoPlist.load(PlistFile.read(path: file))
         return (ConfiguredApp(descriptor: descriptor, file: file), warnings)
     }

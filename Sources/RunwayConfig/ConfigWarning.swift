@@ -1,12 +1,12 @@
 /// Something in a config file that is accepted but ignored: an unknown key (C2), or a key that has no effect
 /// given the rest of the file. Warnings never stop a load.
-public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
+package struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
     /// Path of the file the warning is about.
-    public var file: String
+    package var file: String
     /// The key path, e.g. `WorkingDirectory` or `UIBackgroundModes[1]`; empty for whole-file warnings.
-    public var keyPath: String
+    package var keyPath: String
     /// What is wrong and what happens instead, e.g. `unknown key, ignored`.
-    public var message: String
+    package var message: String
 
     init(file: String, keyPath: String, message: String) {
         self.file = file
@@ -15,7 +15,7 @@ public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `<file>: <keyPath>: <message>`, without the key path when it is empty.
-    public var description: String {
+    package var description: String {
         self.keyPath.isEmpty ? "\(self.file): \(self.message)" : "\(self.file): \(self.keyPath): \(self.message)"
     }
 }

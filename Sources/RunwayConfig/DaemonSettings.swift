@@ -9,33 +9,33 @@ import RunwayCore
 
 /// Settings of the daemon around the scheduler: its control socket (K1) and memory pressure handling (P3).
 /// Read from `Runway.plist` next to the scheduler settings; the core never sees them.
-public struct DaemonSettings: Hashable, Sendable {
+package struct DaemonSettings: Hashable, Sendable {
     /// `ControlSocket`: absolute path of the Unix control socket (K1). Default: ``defaultControlSocketPath(uid:)``,
     /// `/run/runway/control.sock` for root and `/tmp/runway-<uid>.sock` for anyone else.
-    public var controlSocketPath: String
+    package var controlSocketPath: String
     /// `MemoryPressureSource`: `psi` (default), `rss` or `off`.
-    public var memoryPressureSource: MemoryPressureSource
+    package var memoryPressureSource: MemoryPressureSource
     /// `MemoryWarningPressure`: PSI `some avg10` percentage at or above which running apps are sent
     /// `didReceiveMemoryWarning`. Default 10; within 0...100.
-    public var memoryWarningPressure: Double
+    package var memoryWarningPressure: Double
     /// `MemoryCriticalPressure`: PSI percentage at or above which suspended apps are purged, longest-suspended
     /// first (P3). Default 30; within `memoryWarningPressure...100`.
-    public var memoryCriticalPressure: Double
+    package var memoryCriticalPressure: Double
     /// `RSSCeilingBytes`: the resident-set ceiling used when the source is `rss`; nil otherwise. Greater than 0.
-    public var rssCeilingBytes: UInt64?
+    package var rssCeilingBytes: UInt64?
     /// `MemoryPollInterval`: how often pressure is sampled. Default 1 s; greater than zero.
-    public var memoryPollInterval: TimeSpan
+    package var memoryPollInterval: TimeSpan
     /// `LoopRealtimePriority`: run the scheduler's loop thread at SCHED_FIFO this priority (within
     /// `LoopLimits.realtimePriorities`); nil (the default) keeps the normal policy. See `LoopThreadPriority` in Runway.
-    public var loopRealtimePriority: Int32?
+    package var loopRealtimePriority: Int32?
 
     /// `LoopWakeupSpin`: arm the loop's timer this long before each deadline and spin to it (see
     /// `RunwayScheduler(wakeupSpin:)`). Default zero; at most `LoopLimits.maximumWakeupSpin`.
-    public var loopWakeupSpin: TimeSpan
+    package var loopWakeupSpin: TimeSpan
 
     /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
     /// directly must respect the same ranges, which are checked with preconditions.
-    public init(
+    package init(
         controlSocketPath: String = DaemonSettings.defaultControlSocketPath(),
         memoryPressureSource: MemoryPressureSource = .psi,
         memoryWarningPressure: Double = 10,
@@ -83,7 +83,7 @@ public struct DaemonSettings: Hashable, Sendable {
     /// - Parameters:
     ///   - uid: The user the daemon runs as; defaults to the calling process's real uid.
     /// - Returns: An absolute path. The daemon, not the loader, creates `/run/runway` if needed.
-    public static func defaultControlSocketPath(uid: UInt32 = UInt32(getuid())) -> String {
+    package static func defaultControlSocketPath(uid: UInt32 = UInt32(getuid())) -> String {
         uid == 0 ? "/run/runway/control.sock" : "/tmp/runway-\(uid).sock"
     }
 

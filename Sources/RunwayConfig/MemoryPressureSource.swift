@@ -1,5 +1,5 @@
 /// Where the daemon reads memory pressure from (P3). `Runway.plist` key `MemoryPressureSource`.
-public enum MemoryPressureSource: String, Hashable, Sendable, CaseIterable {
+package enum MemoryPressureSource: String, Hashable, Sendable, CaseIterable {
     /// Linux pressure stall information: the cgroup's `memory.pressure`, else `/proc/pressure/memory`. The
     /// `some avg10` percentage is compared with `MemoryWarningPressure` and `MemoryCriticalPressure`. The default.
     case psi

@@ -4,21 +4,21 @@ import RunwayCore
 ///
 /// Only ``ConfigLoader/load(directory:)`` produces one from disk, and only when every file in the directory is
 /// good, so holding a `RunwayConfiguration` means the whole directory validated (C2, C3).
-public struct RunwayConfiguration: Sendable {
+package struct RunwayConfiguration: Sendable {
     /// The configuration directory, exactly as it was given to the loader.
-    public var directory: String
+    package var directory: String
     /// Scheduler settings from `Runway.plist`; the defaults of `SchedulerSettings.init` when the file is absent.
-    public var settings: SchedulerSettings
+    package var settings: SchedulerSettings
     /// Daemon settings (control socket, memory pressure) from `Runway.plist`.
-    public var daemon: DaemonSettings
+    package var daemon: DaemonSettings
     /// One entry per `Apps/*.plist`, sorted by bundle identifier.
-    public var apps: [ConfiguredApp]
+    package var apps: [ConfiguredApp]
     /// Unknown keys and ignored values: `Runway.plist` first, then the app files by file name; within one file,
     /// sorted by key path.
-    public var warnings: [ConfigWarning]
+    package var warnings: [ConfigWarning]
 
     /// Creates a configuration from values that are already valid (for hosts and tests that build one in code).
-    public init(
+    package init(
         directory: String,
         settings: SchedulerSettings = SchedulerSettings(),
         daemon: DaemonSettings = DaemonSettings(),

@@ -4,12 +4,12 @@ import Glibc
 #endif
 
 /// A blocking client of the control socket, for the CLI and tests. Not thread-safe: one user at a time.
-public final class ControlClient {
+package final class ControlClient {
     private let fd: Int32
     private let replyTimeoutSeconds: Int?
     private var buffered: [UInt8] = []
     /// Longest reply line accepted (status of many apps stays far below it).
-    public static let maxReplyBytes = 16 << 20
+    package static let maxReplyBytes = 16 << 20
 
     /// Connects to the daemon's socket.
     ///
@@ -20,7 +20,7 @@ public final class ControlClient {
     ///   - path: The daemon's control socket.
     ///   - replyTimeoutSeconds: How long `readLine` waits for data before it throws; nil waits for ever (the
     ///     `events` stream). Default 30 s, so that a daemon that never answers cannot hang a command.
-    public init(path: String, replyTimeoutSeconds: Int? = 30) throws(ControlClientError) {
+    package init(path: String, replyTimeoutSeconds: Int? = 30) throws(ControlClientError) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ControlClientError(.unreachable, "socket() failed: \(String(cString: strerror(errno)))") }
         if let seconds = replyTimeoutSeconds {
@@ -64,7 +64,7 @@ public final class ControlClient {
     }
 
     /// Sends one request and reads its reply line.
-    public func request(_ request: ControlRequest) throws(ControlClientError) -> ControlReply {
+    package func request(_ request: ControlRequest) throws(ControlClientError) -> ControlReply {
         do throws(ControlClientError) {
             try self.send(ControlProtocol.encodedLine(request))
         } catch {
@@ -80,7 +80,7 @@ public final class ControlClient {
     }
 
     /// Writes raw bytes (tests send malformed input with it).
-    public func send(_ bytes: [UInt8]) throws(ControlClientError) {
+    package func send(_ bytes: [UInt8]) throws(ControlClientError) {
         var offset = 0
         while offset < bytes.count {
             // MSG_NOSIGNAL: a daemon that closed the connection is an EPIPE error here, not a SIGPIPE.
@@ -94,7 +94,7 @@ public final class ControlClient {
     }
 
     /// The next line from the daemon without its newline, or nil when it closed the connection.
-    public func readLine() throws(ControlClientError) -> [UInt8]? {
+    package func readLine() throws(ControlClientError) -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             if let newline = self.buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -119,7 +119,7 @@ public final class ControlClient {
         }
     }
 
-    public static func decode<T: Decodable>(_ type: T.Type, _ line: [UInt8]) throws(ControlClientError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, _ line: [UInt8]) throws(ControlClientError) -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(line))
         } catch {
@@ -129,20 +129,20 @@ public final class ControlClient {
 }
 
 /// Why the client could not talk to the daemon.
-public struct ControlClientError: Error, CustomStringConvertible {
-    public enum Kind: Sendable {
+package struct ControlClientError: Error, CustomStringConvertible {
+    package enum Kind: Sendable {
         case unreachable
         case permissionDenied
         case badReply
     }
 
-    public var kind: Kind
-    public var message: String
+    package var kind: Kind
+    package var message: String
 
     init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { self.message }
+    package var description: String { self.message }
 }

@@ -5,14 +5,14 @@ import Foundation
 import RunwayCore
 
 /// Protocol constants.
-public enum ControlProtocol {
+package enum ControlProtocol {
     /// The version this daemon and client speak. A request with another `v` is refused (`unsupportedVersion`).
-    public static let version = 1
+    package static let version = 1
     /// Longest request line in bytes, without its newline (64 KiB).
-    public static let maxLineBytes = 65_536
+    package static let maxLineBytes = 65_536
 
     /// One line: compact JSON with sorted keys, then a newline.
-    public static func encodedLine(_ value: some Encodable) -> [UInt8] {
+    package static func encodedLine(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every value here is plain data (strings, numbers, arrays): encoding cannot fail.
@@ -22,25 +22,25 @@ public enum ControlProtocol {
 }
 
 /// A request line. Only `command` is required; which other fields matter depends on it.
-public struct ControlRequest: Codable, Hashable, Sendable {
+package struct ControlRequest: Codable, Hashable, Sendable {
     /// The protocol version; absent means 1.
-    public var v: Int?
+    package var v: Int?
     /// Echoed in the reply, so a client can match replies to requests.
-    public var id: Int?
+    package var id: Int?
     /// What to do: see `ControlCommand`.
-    public var command: String
+    package var command: String
     /// The app's bundle identifier, for app commands (and optionally `status`).
-    public var app: String?
+    package var app: String?
     /// For `extend`: seconds to add (> 0).
-    public var seconds: Double?
+    package var seconds: Double?
     /// For `reload`: report what would change without applying it.
-    public var dryRun: Bool?
+    package var dryRun: Bool?
     /// For `beginTask`: the task's name.
-    public var task: String?
+    package var task: String?
     /// For `endTask`: the id `beginTask` returned.
-    public var taskID: UInt64?
+    package var taskID: UInt64?
 
-    public init(
+    package init(
         command: String,
         app: String? = nil,
         seconds: Double? = nil,
@@ -61,7 +61,7 @@ public struct ControlRequest: Codable, Hashable, Sendable {
 }
 
 /// Every `command` a request may name.
-public enum ControlCommand: Hashable, Sendable {
+package enum ControlCommand: Hashable, Sendable {
     case status
     case events
     case reload
@@ -75,7 +75,7 @@ public enum ControlCommand: Hashable, Sendable {
     /// A composite user action of SPEC section 4 (`home`, `lock`, ...).
     case userAction(UserAction)
 
-    public init?(_ name: String) {
+    package init?(_ name: String) {
         switch name {
         case "status": self = .status
         case "events": self = .events
@@ -96,7 +96,7 @@ public enum ControlCommand: Hashable, Sendable {
     }
 
     /// Every valid name, for the `unknownCommand` error.
-    public static var allNames: [String] {
+    package static var allNames: [String] {
         ["status", "events", "reload", "extend", "expire", "beginTask", "endTask"] + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
@@ -110,111 +110,111 @@ public enum ControlCommand: Hashable, Sendable {
 }
 
 /// A reply line: `ok` with the fields of the command, or `error`.
-public struct ControlReply: Codable, Hashable, Sendable {
-    public var v = ControlProtocol.version
-    public var id: Int?
-    public var ok: Bool
-    public var error: ControlErrorPayload?
+package struct ControlReply: Codable, Hashable, Sendable {
+    package var v = ControlProtocol.version
+    package var id: Int?
+    package var ok: Bool
+    package var error: ControlErrorPayload?
     /// `status`: the daemon.
-    public var daemon: DaemonInfo?
+    package var daemon: DaemonInfo?
     /// `status`: every app (or the one asked for), in registration order.
-    public var apps: [AppStatusPayload]?
+    package var apps: [AppStatusPayload]?
     /// App commands: the app's state once the command was accepted (messages are delivered afterwards).
-    public var state: String?
+    package var state: String?
     /// `reload`: what changed (or, with `dryRun`, would change).
-    public var reload: ReloadReport?
+    package var reload: ReloadReport?
     /// `beginTask`: the new task's id.
-    public var task: UInt64?
+    package var task: UInt64?
     /// `events`: true; event lines follow until the client disconnects.
-    public var subscribed: Bool?
+    package var subscribed: Bool?
 
-    public init(id: Int?, ok: Bool) {
+    package init(id: Int?, ok: Bool) {
         self.id = id
         self.ok = ok
     }
 
-    public static func failure(_ code: String, _ message: String, id: Int? = nil) -> ControlReply {
+    package static func failure(_ code: String, _ message: String, id: Int? = nil) -> ControlReply {
         var reply = ControlReply(id: id, ok: false)
         reply.error = ControlErrorPayload(code: code, message: message)
         return reply
     }
 }
 
-public struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
+package struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
     /// Machine-readable: `invalidJSON`, `invalidRequest`, `unsupportedVersion`, `unknownCommand`, `lineTooLong`,
     /// `peerNotAllowed`, `tooManyClients`, `reloadFailed`, or a scheduler code (`unknownApp`, `illegalCommand`,
     /// `noBudget`, `stopping`, ...).
-    public var code: String
+    package var code: String
     /// For people: names the field, app, state or limit involved.
-    public var message: String
+    package var message: String
 
-    public init(code: String, message: String) {
+    package init(code: String, message: String) {
         self.code = code
         self.message = message
     }
 }
 
-public struct DaemonInfo: Codable, Hashable, Sendable {
-    public var pid: Int32
-    public var config: String
-    public var socket: String
-    public var uptimeSeconds: Double
+package struct DaemonInfo: Codable, Hashable, Sendable {
+    package var pid: Int32
+    package var config: String
+    package var socket: String
+    package var uptimeSeconds: Double
 }
 
 /// One app in a `status` reply (K2). Absent optional fields mean "not applicable".
-public struct AppStatusPayload: Codable, Hashable, Sendable {
-    public struct Task: Codable, Hashable, Sendable {
-        public var id: UInt64
-        public var name: String
-        public var ageSeconds: Double
+package struct AppStatusPayload: Codable, Hashable, Sendable {
+    package struct Task: Codable, Hashable, Sendable {
+        package var id: UInt64
+        package var name: String
+        package var ageSeconds: Double
     }
 
-    public var app: String
+    package var app: String
     /// `embedded` or `process`.
-    public var kind: String
-    public var state: String
+    package var kind: String
+    package var state: String
     /// The reason of the termination in progress (the `terminating` flag).
-    public var terminating: String?
-    public var pid: Int32?
+    package var terminating: String?
+    package var pid: Int32?
     /// `freezer` or `signal`: how the process is (or would be) suspended.
-    public var suspension: String?
+    package var suspension: String?
     /// True when the suspension was confirmed (cgroup.events `frozen 1`, or state `T`).
-    public var suspensionConfirmed: Bool?
-    public var timeInStateSeconds: Double
+    package var suspensionConfirmed: Bool?
+    package var timeInStateSeconds: Double
     /// Outstanding background tasks in the order they began.
-    public var tasks: [Task]
+    package var tasks: [Task]
     /// Budget left in this background period; absent when unlimited (foreground, background modes).
-    public var budgetRemainingSeconds: Double?
+    package var budgetRemainingSeconds: Double?
     /// The budget deadline in seconds since the daemon started (the clock of `atSeconds` in events); absent
     /// outside a budgeted background period.
-    public var deadlineAtSeconds: Double?
-    public var messageInFlight: String?
-    public var heldNotifications: Int
-    public var lastTermination: String?
-    public var lastExit: String?
+    package var deadlineAtSeconds: Double?
+    package var messageInFlight: String?
+    package var heldNotifications: Int
+    package var lastTermination: String?
+    package var lastExit: String?
 }
 
 /// An event line: `{"v":1,"event":{...}}`.
-public struct ControlEventLine: Codable, Hashable, Sendable {
-    public var v = ControlProtocol.version
-    public var event: TransitionPayload
+package struct ControlEventLine: Codable, Hashable, Sendable {
+    package var v = ControlProtocol.version
+    package var event: TransitionPayload
 }
 
 /// One transition (L8).
-public struct TransitionPayload: Codable, Hashable, Sendable {
-    public var app: String
-    public var from: String
-    public var to: String
+package struct TransitionPayload: Codable, Hashable, Sendable {
+    package var app: String
+    package var from: String
+    package var to: String
     /// `command(enterBackground)`, `noOutstandingTasks`, `budgetExpired` or `terminated(<reason>)`.
-    public var cause: String
+    package var cause: String
     /// The termination reason when `to` is `notRunning`.
-    public var reason: String?
+    package var reason: String?
     /// Seconds since the daemon started (its monotonic clock).
-    public var atSeconds: Double
-    public var messages: [String]
-    public var exit: String?
+    package var atSeconds: Double
+    package var messages: [String]
+    package var exit: String?
 
-    public init(_ event: TransitionEvent) {
+    package init(_ event: TransitionEvent) {
         self.app = event.app.bundleIdentifier
         self.from = event.from.rawValue
         self.to = event.to.rawValue
@@ -227,15 +227,15 @@ public struct TransitionPayload: Codable, Hashable, Sendable {
 }
 
 /// What a reload changes (C3).
-public struct ReloadReport: Codable, Hashable, Sendable {
+package struct ReloadReport: Codable, Hashable, Sendable {
     /// True when the changes were applied; false for a dry run.
-    public var applied: Bool
+    package var applied: Bool
     /// Changes that take effect at once (new apps are registered in notRunning).
-    public var live: [String]
+    package var live: [String]
     /// Changes that take effect only when the daemon restarts; the running values are kept.
-    public var needsRestart: [String]
+    package var needsRestart: [String]
 
-    public init(applied: Bool, live: [String], needsRestart: [String]) {
+    package init(applied: Bool, live: [String], needsRestart: [String]) {
         self.applied = applied
         self.live = live
         self.needsRestart = needsRestart

@@ -17,17 +17,17 @@ import RunwayConfig
 import RunwayCore
 
 /// What `runway run` was asked to do.
-public struct DaemonOptions: Sendable {
+package struct DaemonOptions: Sendable {
     /// The configuration directory (`Runway.plist`, `Apps/*.plist`).
-    public var config: String
+    package var config: String
     /// A scenario file to play; the daemon stops when it is done.
-    public var scenario: String?
+    package var scenario: String?
     /// Overrides `ControlSocket` of `Runway.plist`.
-    public var socket: String?
+    package var socket: String?
     /// Log level of the scheduler's logger (standard error).
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
 
-    public init(config: String, scenario: String? = nil, socket: String? = nil, logLevel: Logger.Level = .notice) {
+    package init(config: String, scenario: String? = nil, socket: String? = nil, logLevel: Logger.Level = .notice) {
         self.config = config
         self.scenario = scenario
         self.socket = socket
@@ -36,17 +36,17 @@ public struct DaemonOptions: Sendable {
 }
 
 /// The daemon's exit statuses (documented in `runway run --help` and README).
-public enum DaemonExit {
-    public static let success: Int32 = 0
+package enum DaemonExit {
+    package static let success: Int32 = 0
     /// The configuration or the scenario is bad, or a scenario step failed.
-    public static let failure: Int32 = 1
+    package static let failure: Int32 = 1
     /// The control socket could not be set up (for example another daemon serves it).
-    public static let socketUnavailable: Int32 = 69
+    package static let socketUnavailable: Int32 = 69
 }
 
-public enum Daemon {
+package enum Daemon {
     /// Runs the daemon until SIGINT/SIGTERM (or the scenario's end); returns the exit status.
-    public static func run(_ options: DaemonOptions) async -> Int32 {
+    package static func run(_ options: DaemonOptions) async -> Int32 {
         let configuration: RunwayConfiguration
         do {
             configuration = try ConfigLoader.load(directory: options.config)

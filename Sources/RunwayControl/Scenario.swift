@@ -12,9 +12,9 @@ import RunwayCore
 /// {"at": 0.5, "app": "com.example.sync", "do": "home"}
 /// {"at": 5,   "app": "com.example.sync", "expect": "notRunning", "reason": "budgetOverrun"}
 /// ```
-public struct Scenario: Sendable {
-    public struct Step: Sendable {
-        public enum Action: Sendable, Equatable {
+package struct Scenario: Sendable {
+    package struct Step: Sendable {
+        package enum Action: Sendable, Equatable {
             case lifecycle(Command)
             case userAction(UserAction)
             /// Begin a background task with this name on the app's behalf.
@@ -30,19 +30,19 @@ public struct Scenario: Sendable {
         }
 
         /// Seconds after the scenario starts.
-        public var at: Double
-        public var app: AppID?
-        public var action: Action
+        package var at: Double
+        package var app: AppID?
+        package var action: Action
         /// Where it was read: `file:line`.
-        public var location: String
+        package var location: String
     }
 
-    public var file: String
+    package var file: String
     /// In time order (equal times keep file order).
-    public var steps: [Step]
+    package var steps: [Step]
 
     /// Seconds from the start to the last step.
-    public var duration: Double { self.steps.last?.at ?? 0 }
+    package var duration: Double { self.steps.last?.at ?? 0 }
 
     /// What `do` may name besides lifecycle commands and user actions.
     static let operations = ["beginTask", "endTask", "extend", "expire", "purge", "memoryWarning"]
@@ -51,7 +51,7 @@ public struct Scenario: Sendable {
     /// Reads and checks a scenario against the apps of `configuration`.
     ///
     /// - Throws: `ScenarioError` naming the file, the line and the field, what was found and what was expected.
-    public static func load(file: String, configuration: RunwayConfiguration) throws(ScenarioError) -> Scenario {
+    package static func load(file: String, configuration: RunwayConfiguration) throws(ScenarioError) -> Scenario {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ScenarioError(location: file, message: "cannot read the file")
         }
@@ -161,9 +161,9 @@ private struct RawStep: Decodable {
 }
 
 /// A scenario file that cannot be played: where (`file:line`) and what is wrong.
-public struct ScenarioError: Error, CustomStringConvertible {
-    public var location: String
-    public var message: String
+package struct ScenarioError: Error, CustomStringConvertible {
+    package var location: String
+    package var message: String
 
-    public var description: String { "\(self.location): \(self.message)" }
+    package var description: String { "\(self.location): \(self.message)" }
 }

@@ -40,9 +40,9 @@ struct Timeline: Sendable {
 }
 
 /// Timeline texts shared by the daemon and `runway demo`'s simulated timeline.
-public enum TimelineText {
+package enum TimelineText {
     /// `active -> background  [command(enterBackground)]  {willResignActive, didEnterBackground}`
-    public static func transition(_ event: TransitionEvent) -> String {
+    package static func transition(_ event: TransitionEvent) -> String {
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.map(\.description).joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
         return "\(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"

@@ -14,19 +14,19 @@ import Foundation
 import RunwayCore
 
 /// Constants of the app protocol, version 1.
-public enum AppProtocol {
+package enum AppProtocol {
     /// The protocol version this module speaks (plist `RunwayProtocol = 1`).
-    public static let version = 1
+    package static let version = 1
     /// The environment variable that holds the inherited descriptor's number.
-    public static let descriptorEnvironmentKey = "RUNWAY_FD"
+    package static let descriptorEnvironmentKey = "RUNWAY_FD"
     /// The environment variable that holds the app's bundle identifier.
-    public static let appEnvironmentKey = "RUNWAY_APP"
+    package static let appEnvironmentKey = "RUNWAY_APP"
     /// The longest line either side may send, in bytes without the newline: 64 KiB.
-    public static let maximumLineBytes = 65_536
+    package static let maximumLineBytes = 65_536
 }
 
 /// A line from Runway to the app.
-public enum RunwayToApp: Hashable, Sendable {
+package enum RunwayToApp: Hashable, Sendable {
     /// The first line on the channel: who the app is and which protocol version is spoken.
     case hello(app: String, version: Int)
     /// A lifecycle message. The app answers `ack` with the same token when it has handled it (L2); nothing
@@ -43,7 +43,7 @@ public enum RunwayToApp: Hashable, Sendable {
 }
 
 /// A line from the app to Runway.
-public enum AppToRunway: Hashable, Sendable {
+package enum AppToRunway: Hashable, Sendable {
     /// The message with this token has been handled.
     case ack(token: UInt64)
     case beginBackgroundTask(request: Int64, name: String)
@@ -51,7 +51,7 @@ public enum AppToRunway: Hashable, Sendable {
     case backgroundTimeRemaining(request: Int64)
 
     /// The request id, for the error reply to a request that failed.
-    public var request: Int64? {
+    package var request: Int64? {
         switch self {
         case .ack: return nil
         case .beginBackgroundTask(let request, _), .endBackgroundTask(let request, _), .backgroundTimeRemaining(let request):
@@ -61,20 +61,20 @@ public enum AppToRunway: Hashable, Sendable {
 }
 
 /// A line that does not follow the protocol; `description` names the field and what was expected.
-public struct AppProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct AppProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable code for the error line: `invalidJSON`, `missingField`, `invalidField`, `unknownType`, `lineTooLong`.
-    public var code: String
-    public var message: String
+    package var code: String
+    package var message: String
     /// The request id, when the line had a readable one.
-    public var request: Int64?
+    package var request: Int64?
 
-    public init(code: String, message: String, request: Int64? = nil) {
+    package init(code: String, message: String, request: Int64? = nil) {
         self.code = code
         self.message = message
         self.request = request
     }
 
-    public var description: String { "\(self.code): \(self.message)" }
+    package var description: String { "\(self.code): \(self.message)" }
 }
 
 /// Every field any line may carry; each line uses a few. Absent fields are omitted when encoding.
@@ -98,9 +98,9 @@ struct WireLine: Codable {
 }
 
 /// Encodes and decodes protocol lines. Stateless and thread-safe.
-public enum AppProtocolCodec {
+package enum AppProtocolCodec {
     /// One line of JSON for `line`, without the newline.
-    public static func encode(_ line: RunwayToApp) -> [UInt8] {
+    package static func encode(_ line: RunwayToApp) -> [UInt8] {
         var wire: WireLine
         switch line {
         case .hello(let app, let version):
@@ -134,7 +134,7 @@ public enum AppProtocolCodec {
     }
 
     /// One line of JSON for `line`, without the newline.
-    public static func encode(_ line: AppToRunway) -> [UInt8] {
+    package static func encode(_ line: AppToRunway) -> [UInt8] {
         var wire: WireLine
         switch line {
         case .ack(let token):
@@ -158,7 +158,7 @@ public enum AppProtocolCodec {
     /// Decodes a line the app sent.
     ///
     /// - Throws: `AppProtocolError` naming the field and what was expected.
-    public static func decodeAppLine(_ bytes: [UInt8]) throws(AppProtocolError) -> AppToRunway {
+    package static func decodeAppLine(_ bytes: [UInt8]) throws(AppProtocolError) -> AppToRunway {
         let wire = try Self.decodeWire(bytes)
         switch wire.type {
         case "ack":
@@ -183,7 +183,7 @@ public enum AppProtocolCodec {
     /// Decodes a line Runway sent (for clients).
     ///
     /// - Throws: `AppProtocolError` naming the field and what was expected.
-    public static func decodeRunwayLine(_ bytes: [UInt8]) throws(AppProtocolError) -> RunwayToApp {
+    package static func decodeRunwayLine(_ bytes: [UInt8]) throws(AppProtocolError) -> RunwayToApp {
         let wire = try Self.decodeWire(bytes)
         switch wire.type {
         case "hello":
