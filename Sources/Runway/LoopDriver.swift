@@ -210,8 +210,18 @@ final class LoopDriver: @unchecked Sendable {
         guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
         let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
         monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
-        monitor.onWarning = { [unowned self] in self.memoryWarning() }
-        monitor.onCritical = { [unowned self] in self.purge() }
+        monitor.onSample = { [unowned self] sample in
+            let before = self.core.memoryPressureLevel
+            let (purged, actions) = self.core.memoryPressureSampled(sample, now: self.now)
+            if self.core.memoryPressureLevel != before {
+                self.logger.info(
+                    "memory pressure level changed",
+                    metadata: ["from": "\(before)", "to": "\(self.core.memoryPressureLevel)", "sample": "\(sample)"]
+                )
+            }
+            if let purged { self.logger.info("purged under memory pressure", metadata: ["app": "\(purged)"]) }
+            self.run(actions)
+        }
         monitor.start()
         self.memoryMonitor = monitor
     }
