@@ -67,8 +67,18 @@ extension LoopDriver {
         guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
         let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
         monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
-        monitor.onWarning = { [unowned self] in self.memoryWarning() }
-        monitor.onCritical = { [unowned self] in self.purge() }
+        monitor.onSample = { [unowned self] sample in
+            let before = self.runner.core.memoryPressureLevel
+            let purged = self.runner.run { $0.memoryPressureSampled(sample, now: $1) }
+            let after = self.runner.core.memoryPressureLevel
+            if after != before {
+                self.logger.info(
+                    "memory pressure level changed",
+                    metadata: ["from": "\(before)", "to": "\(after)", "sample": "\(sample)"]
+                )
+            }
+            if let purged { self.logger.info("purged under memory pressure", metadata: ["app": "\(purged)"]) }
+        }
         monitor.start()
         self.memoryMonitor = monitor
     }

@@ -24,7 +24,8 @@ func standInNote(_ apps: [ConfiguredApp]) -> String? {
 }
 
 /// How the daemon starts process apps: relative programs against the configuration directory, bare names beside
-/// the `runway` executable first (the sample apps are built there), memory pressure from `Runway.plist` (P3).
+/// the `runway` executable first (the sample apps are built there), where and how often memory pressure is read
+/// from `Runway.plist` (P3; its thresholds go to the scheduler: `schedulerSettings(for:)`).
 func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
     // /proc/self/exe, not argv[0]: `runway` may have been found through PATH.
     let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -37,8 +38,6 @@ func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
     case .psi:
         memory = MemoryPressureOptions(
             source: .psi(path: "/proc/pressure/memory"),
-            warningPercent: daemon.memoryWarningPressure,
-            criticalPercent: daemon.memoryCriticalPressure,
             pollInterval: daemon.memoryPollInterval
         )
     case .rss:
@@ -51,6 +50,18 @@ func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
         searchDirectories: [executable.deletingLastPathComponent().path],
         memoryPressure: memory
     )
+}
+
+/// The scheduler settings of `Runway.plist` with its memory pressure thresholds (`MemoryWarningPressure`,
+/// `MemoryCriticalPressure`, read into `DaemonSettings`) put where the core decides P3. The loader has validated
+/// them (0 ... 100, warning not above critical).
+func schedulerSettings(for configuration: RunwayConfiguration) -> SchedulerSettings {
+    var settings = configuration.settings
+    settings.memoryPressure = MemoryPressurePolicy(
+        warningPercent: configuration.daemon.memoryWarningPressure,
+        criticalPercent: configuration.daemon.memoryCriticalPressure
+    )
+    return settings
 }
 
 /// pid and suspension details per process app.

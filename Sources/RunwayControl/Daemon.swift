@@ -69,7 +69,7 @@ package enum Daemon {
         let scheduler: RunwayScheduler
         do {
             scheduler = try RunwayScheduler(
-                settings: configuration.settings,
+                settings: schedulerSettings(for: configuration),
                 processOptions: processOptions(for: configuration),
                 logger: logger,
                 name: "runway-loop",

@@ -32,6 +32,7 @@ public struct Scheduler {
     var lastNow: Instant = .origin
     var announcedWakeup: Instant?
     var stopping = false
+    var pressureLevel = MemoryPressureLevel.normal
     /// Actions produced by the current call, returned by `finish()`.
     var actions: [Action] = []
 

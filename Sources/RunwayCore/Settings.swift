@@ -53,6 +53,8 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var budgetRefillPolicy: BudgetRefillPolicy
     /// Most distinct notification names queued for one suspended app (N1). Default 64; at least 1.
     public var notificationQueueLimit: Int
+    /// When memory pressure warns running apps and purges suspended ones (P3). Default 10 % and 30 % PSI.
+    public var memoryPressure: MemoryPressurePolicy
 
     public init(
         backgroundTimeBudget: TimeSpan = .seconds(30),
@@ -63,7 +65,8 @@ public struct SchedulerSettings: Hashable, Sendable {
         suspensionMechanism: SuspensionMechanism = .auto,
         exitsOnSuspendStyle: ExitsOnSuspendStyle = .drain,
         budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
-        notificationQueueLimit: Int = 64
+        notificationQueueLimit: Int = 64,
+        memoryPressure: MemoryPressurePolicy = MemoryPressurePolicy()
     ) {
         precondition(notificationQueueLimit >= 1, "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)")
         for (name, span) in [
@@ -81,6 +84,7 @@ public struct SchedulerSettings: Hashable, Sendable {
         self.exitsOnSuspendStyle = exitsOnSuspendStyle
         self.budgetRefillPolicy = budgetRefillPolicy
         self.notificationQueueLimit = notificationQueueLimit
+        self.memoryPressure = memoryPressure
     }
 }
 

@@ -30,11 +30,11 @@ struct MemoryPressureTests {
         try Self.writePSI(psi, some: 0)
 
         var options = ProcessTestSupport.options(.auto)
-        options.memoryPressure = MemoryPressureOptions(
-            source: .psi(path: psi), warningPercent: 10, criticalPercent: 30, pollInterval: .milliseconds(20)
-        )
+        options.memoryPressure = MemoryPressureOptions(source: .psi(path: psi), pollInterval: .milliseconds(20))
+        var settings = ProcessProtocolTests.settings
+        settings.memoryPressure = MemoryPressurePolicy(warningPercent: 10, criticalPercent: 30)
         let log = Recorder<String>()
-        let scheduler = try RunwayScheduler(settings: ProcessProtocolTests.settings, processOptions: options, logger: .recording(log))
+        let scheduler = try RunwayScheduler(settings: settings, processOptions: options, logger: .recording(log))
         let watcher = TransitionWatcher(scheduler)
         let first: AppID = "com.test.p3.first"
         let second: AppID = "com.test.p3.second"
