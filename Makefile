@@ -3,8 +3,10 @@
 
 SWIFT ?= swift
 CONFIG ?= Config
+# The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
+SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate test clean
+.PHONY: all deps build demo simulate validate lint format test clean
 
 all: build
 
@@ -34,9 +36,24 @@ simulate: build
 validate: build
 	$(SWIFT) run runway validate --config $(CONFIG)
 
-# Serial: the real-loop tests run delegate calls on the shared cooperative pool, and CPU-heavy property tests
-# in parallel could delay them past their (short) budgets. The whole suite takes a few seconds either way.
-test: deps
+# The tree against .swift-format, with the swift-format that ships with the toolchain; any finding fails. Then
+# every line at most 120 characters: swift-format neither wraps nor reports a comment or string literal it cannot
+# break, so the second command catches those.
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_FORMAT_PATHS)
+	@long=$$(find $(SWIFT_FORMAT_PATHS) -name '*.swift' -not -path '*/.*' \
+		-exec env LC_ALL=C.UTF-8 grep -nHE '^.{121,}' {} + | sort -u); \
+	if [ -n "$$long" ]; then echo "$$long"; echo "lines over 120 columns: wrap them by hand"; exit 1; fi
+
+# Rewrites the same files in place to .swift-format. It does not wrap comments or string literals: lines over 120
+# columns there still fail `make lint` and are shortened by hand.
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_FORMAT_PATHS)
+
+# `make lint` first (about 2 s). Serial: the real-loop tests run delegate calls on the shared cooperative pool, and
+# CPU-heavy property tests in parallel could delay them past their (short) budgets. The whole suite takes a few
+# seconds either way.
+test: deps lint
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
