@@ -85,7 +85,6 @@ final class LoopDriver: @unchecked Sendable {
             let made = ProcessSupervisor(
                 loop: self.loop,
                 options: self.processOptions,
-                mechanism: self.core.settings.suspensionMechanism,
                 logger: self.logger
             )
             made.delegate = self
@@ -249,6 +248,19 @@ final class LoopDriver: @unchecked Sendable {
         self.supervisor = nil
     }
 
+    // Moves to the core with Action.setOOMScoreAdjust
+    /// `oom_score_adj` per state of a process app (P3): active apps are the last the kernel kills, suspended
+    /// ones the first; nil for `notRunning` (no child).
+    private static func oomScoreAdjust(for state: AppState) -> Int? {
+        switch state {
+        case .active: return 0
+        case .inactive: return 200
+        case .background: return 500
+        case .suspended: return 1000
+        case .notRunning: return nil
+        }
+    }
+
     private func processSupervisor(for action: Action) -> ProcessSupervisor {
         guard let supervisor = self.supervisor else { preconditionFailure("Process action \(action) without a process app") }
         return supervisor
@@ -325,7 +337,9 @@ final class LoopDriver: @unchecked Sendable {
                     "messages": "\(event.messages.map(\.description))",
                 ]
             )
-            if self.apps[event.app] == nil { self.supervisor?.stateChanged(event.app, to: event.to) }
+            if self.apps[event.app] == nil, let value = Self.oomScoreAdjust(for: event.to) {
+                self.supervisor?.setOOMScoreAdjust(value, for: event.app)
+            }
             for observer in self.observers { observer(event) }
             self.events.yield(event)
         case .spawn(let app):
