@@ -23,10 +23,7 @@ final class ProcessAppHost: AppHost {
 
     func kill(_ app: AppID) { self.supervisor.kill(app) }
 
-    func setOOMScoreAdjust(_ value: Int, for app: AppID) {
-        guard self.supervisor.options.adjustsOOMScore, let pid = self.supervisor.status(of: app)?.pid else { return }
-        _ = ProcFS.setOOMScoreAdjust(pid, value)
-    }
+    func setOOMScoreAdjust(_ value: Int, for app: AppID) { self.supervisor.setOOMScoreAdjust(value, for: app) }
 
     func stop(_ app: AppID) { preconditionFailure("stop for process app \(app)") }
 }
@@ -39,12 +36,7 @@ extension LoopDriver {
         guard !self.runner.core.isStopping else { throw SchedulerError(.stopping, app: descriptor.id) }
         try self.runner.register(descriptor)
         let supervisor = self.supervisor ?? {
-            let made = ProcessSupervisor(
-                loop: self.loop,
-                options: self.processOptions,
-                mechanism: self.runner.core.settings.suspensionMechanism,
-                logger: self.logger
-            )
+            let made = ProcessSupervisor(loop: self.loop, options: self.processOptions, logger: self.logger)
             made.delegate = self
             self.supervisor = made
             self.runner.processHost = ProcessAppHost(supervisor: made)

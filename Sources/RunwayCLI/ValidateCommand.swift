@@ -38,7 +38,8 @@ struct ValidateCommand: ParsableCommand {
         print(
             "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
                 + "entry grace \(settings.backgroundEntryGrace), termination grace \(settings.terminationGrace), "
-                + "overrun \(settings.overrunPolicy.rawValue), suspension \(settings.suspensionMechanism.rawValue)"
+                + "overrun \(settings.overrunPolicy.rawValue), "
+                + "suspension \(configuration.daemon.suspensionMechanism.rawValue)"
         )
         let width = configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0
         for app in configuration.apps {

@@ -7,8 +7,8 @@ import Darwin
 #endif
 import RunwayCore
 
-/// Settings of the daemon around the scheduler: its control socket (K1) and memory pressure handling (P3).
-/// Read from `Runway.plist` next to the scheduler settings; the core never sees them.
+/// Settings of the daemon around the scheduler: its control socket (K1), how process apps are suspended (P1) and
+/// memory pressure handling (P3). Read from `Runway.plist` next to the scheduler settings; the core never sees them.
 package struct DaemonSettings: Hashable, Sendable {
     /// `ControlSocket`: absolute path of the Unix control socket (K1). Default: ``defaultControlSocketPath(uid:)``,
     /// `/run/runway/control.sock` for root and `/tmp/runway-<uid>.sock` for anyone else.
@@ -33,6 +33,10 @@ package struct DaemonSettings: Hashable, Sendable {
     /// `RunwayScheduler(wakeupSpin:)`). Default zero; at most `LoopLimits.maximumWakeupSpin`.
     package var loopWakeupSpin: TimeSpan
 
+    /// `SuspensionMechanism`: how process apps are suspended (P1), passed to `ProcessOptions.suspensionMechanism`.
+    /// Default `.auto`.
+    package var suspensionMechanism: SuspensionMechanism
+
     /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
     /// directly must respect the same ranges, which are checked with preconditions.
     package init(
@@ -43,7 +47,8 @@ package struct DaemonSettings: Hashable, Sendable {
         rssCeilingBytes: UInt64? = nil,
         memoryPollInterval: TimeSpan = .seconds(1),
         loopRealtimePriority: Int32? = nil,
-        loopWakeupSpin: TimeSpan = .zero
+        loopWakeupSpin: TimeSpan = .zero,
+        suspensionMechanism: SuspensionMechanism = .auto
     ) {
         precondition(
             (0...100).contains(memoryWarningPressure),
@@ -75,6 +80,7 @@ package struct DaemonSettings: Hashable, Sendable {
             "loopWakeupSpin must be within 0 ... 1 ms, got \(loopWakeupSpin)"
         )
         self.loopWakeupSpin = loopWakeupSpin
+        self.suspensionMechanism = suspensionMechanism
     }
 
     /// The control socket used when `Runway.plist` has no `ControlSocket`: `/run/runway/control.sock` for

@@ -142,13 +142,14 @@ struct RunwaySettingsPlist: Decodable {
             backgroundEntryGrace: backgroundEntryGrace ?? defaults.backgroundEntryGrace,
             terminationGrace: terminationGrace ?? defaults.terminationGrace,
             overrunPolicy: overrunPolicy ?? defaults.overrunPolicy,
-            suspensionMechanism: suspensionMechanism ?? defaults.suspensionMechanism,
             exitsOnSuspendStyle: exitsOnSuspendStyle ?? defaults.exitsOnSuspendStyle,
             budgetRefillPolicy: budgetRefillPolicy ?? defaults.budgetRefillPolicy,
             notificationQueueLimit: plist.notificationQueueLimit ?? defaults.notificationQueueLimit
         )
 
-        let daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
+        var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
+        // Checked above, in key order, but a setting of the daemon's process options, not of the core.
+        daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
     }
 

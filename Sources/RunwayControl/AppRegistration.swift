@@ -48,6 +48,7 @@ func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
     return ProcessOptions(
         baseDirectory: configuration.directory,
         searchDirectories: [executable.deletingLastPathComponent().path],
+        suspensionMechanism: daemon.suspensionMechanism,
         memoryPressure: memory
     )
 }

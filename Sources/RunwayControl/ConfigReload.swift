@@ -35,7 +35,10 @@ struct ConfigDiff {
             )
         }
         if current.daemon != new.daemon {
-            self.needsRestart.append("daemon settings in Runway.plist changed (control socket, memory pressure, loop priority or wake-up spin)")
+            self.needsRestart.append(
+                "daemon settings in Runway.plist changed (control socket, suspension mechanism, memory pressure, "
+                    + "loop priority or wake-up spin)"
+            )
         }
     }
 
@@ -46,7 +49,6 @@ struct ConfigDiff {
         if old.backgroundEntryGrace != new.backgroundEntryGrace { names.append("BackgroundEntryGrace") }
         if old.terminationGrace != new.terminationGrace { names.append("TerminationGrace") }
         if old.overrunPolicy != new.overrunPolicy { names.append("OverrunPolicy") }
-        if old.suspensionMechanism != new.suspensionMechanism { names.append("SuspensionMechanism") }
         if old.exitsOnSuspendStyle != new.exitsOnSuspendStyle { names.append("ExitsOnSuspendStyle") }
         if old.budgetRefillPolicy != new.budgetRefillPolicy { names.append("BudgetRefillPolicy") }
         if old.notificationQueueLimit != new.notificationQueueLimit { names.append("NotificationQueueLimit") }

@@ -6,7 +6,8 @@ public enum OverrunPolicy: String, Hashable, Sendable, CaseIterable {
     case suspend
 }
 
-/// How a process app is suspended (P1). The core only says "suspend"; the driver picks the mechanism.
+/// How a process app is suspended (P1). The core only says "suspend" and never reads this: the setting is
+/// `ProcessOptions.suspensionMechanism` of the driver (`SuspensionMechanism` in `Runway.plist`).
 public enum SuspensionMechanism: String, Hashable, Sendable, CaseIterable {
     /// The cgroup v2 freezer where the scheduler may use it, otherwise SIGSTOP.
     case auto
@@ -45,8 +46,6 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var terminationGrace: TimeSpan
     /// What happens at the deadline to an app with outstanding tasks (B6). Default `.terminate`.
     public var overrunPolicy: OverrunPolicy
-    /// How process apps are suspended (P1). Default `.auto`.
-    public var suspensionMechanism: SuspensionMechanism
     /// Default style for apps with `UIApplicationExitsOnSuspend` (E1). Default `.drain`.
     public var exitsOnSuspendStyle: ExitsOnSuspendStyle
     /// How budgets refill between background periods (B7). Default `.fullEachPeriod`.
@@ -62,7 +61,6 @@ public struct SchedulerSettings: Hashable, Sendable {
         backgroundEntryGrace: TimeSpan = .seconds(5),
         terminationGrace: TimeSpan = .seconds(5),
         overrunPolicy: OverrunPolicy = .terminate,
-        suspensionMechanism: SuspensionMechanism = .auto,
         exitsOnSuspendStyle: ExitsOnSuspendStyle = .drain,
         budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
         notificationQueueLimit: Int = 64,
@@ -80,7 +78,6 @@ public struct SchedulerSettings: Hashable, Sendable {
         self.backgroundEntryGrace = backgroundEntryGrace
         self.terminationGrace = terminationGrace
         self.overrunPolicy = overrunPolicy
-        self.suspensionMechanism = suspensionMechanism
         self.exitsOnSuspendStyle = exitsOnSuspendStyle
         self.budgetRefillPolicy = budgetRefillPolicy
         self.notificationQueueLimit = notificationQueueLimit

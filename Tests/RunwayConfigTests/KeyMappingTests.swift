@@ -51,7 +51,6 @@ struct KeyMappingTests {
             backgroundEntryGrace: .zero,
             terminationGrace: .milliseconds(250),
             overrunPolicy: .suspend,
-            suspensionMechanism: .signal,
             exitsOnSuspendStyle: .immediate,
             budgetRefillPolicy: .fullEachPeriod,
             notificationQueueLimit: 8
@@ -64,7 +63,8 @@ struct KeyMappingTests {
             rssCeilingBytes: 1 << 30,
             memoryPollInterval: .milliseconds(500),
             loopRealtimePriority: 20,
-            loopWakeupSpin: .microseconds(50)
+            loopWakeupSpin: .microseconds(50),
+            suspensionMechanism: .signal
         ))
     }
 

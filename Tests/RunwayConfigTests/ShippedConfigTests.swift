@@ -29,13 +29,13 @@ struct ShippedConfigTests {
             backgroundEntryGrace: .seconds(2),
             terminationGrace: .seconds(2),
             overrunPolicy: .terminate,
-            suspensionMechanism: .auto,
             // Not in the shipped file: defaults.
             exitsOnSuspendStyle: .drain,
             budgetRefillPolicy: .fullEachPeriod,
             notificationQueueLimit: 64
         ))
         #expect(configuration.daemon == DaemonSettings())
+        #expect(configuration.daemon.suspensionMechanism == .auto)
         #expect(configuration.daemon.controlSocketPath == DaemonSettings.defaultControlSocketPath())
         #expect(configuration.daemon.memoryPressureSource == .psi)
         #expect(configuration.daemon.memoryWarningPressure == 10)

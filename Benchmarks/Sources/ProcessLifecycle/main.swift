@@ -33,7 +33,7 @@ for round in 0..<rounds {
     var logger = Logger(label: "lifecycle")
     logger.logLevel = .error
     let scheduler = try RunwayScheduler(
-        settings: SchedulerSettings(terminationGrace: .seconds(5), suspensionMechanism: mechanism),
+        settings: SchedulerSettings(terminationGrace: .seconds(5)),
         processOptions: ProcessOptions(suspensionMechanism: mechanism, adjustsOOMScore: true),
         logger: logger
     )

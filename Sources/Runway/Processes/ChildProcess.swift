@@ -35,18 +35,18 @@ final class ChildProcess {
     weak var delegate: (any ChildProcessDelegate)?
 
     private let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
-    private let stdoutPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
-    private let stderrPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
-    private let channel = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
-    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+    // The pipes and the reading state below belong to ChildProcess; they are internal, not private, only so that
+    // ChildProcess+Streams.swift reaches them.
+    let stdoutPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+    let stderrPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+    let channel = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
     private var openHandles = 0
-    private var channelOpen = false
-
-    /// True while the protocol channel is open for reading and writing.
-    var isChannelOpen: Bool { self.channelOpen }
-    private var stdoutFramer: LineFramer
-    private var stderrFramer: LineFramer
-    private var channelFramer = LineFramer(maximumLineBytes: 65_536)
+    /// True while the protocol channel is open for reading and writing. Set only by ChildProcess.
+    var isChannelOpen = false
+    var stdoutFramer: LineFramer
+    var stderrFramer: LineFramer
+    var channelFramer: LineFramer
 
     /// - Parameters:
     ///   - outputLineLimitBytes: stdout/stderr lines longer than this are logged cut, marked truncated.
@@ -152,34 +152,13 @@ final class ChildProcess {
             self.retainForHandle()
             status = uv_pipe_open(self.channel, pair[0])
             if status == 0 {
-                self.channelOpen = true
+                self.isChannelOpen = true
                 self.startReading(self.channel)
             } else {
                 close(pair[0])
                 uv_close(runway_pipe_as_handle(self.channel), ChildProcess.handleClosed)
             }
         }
-    }
-
-    // MARK: Protocol channel
-
-    /// Bytes queued for the child and not yet written (a child that does not read lets this grow).
-    var channelQueuedBytes: Int {
-        self.channelOpen ? uv_stream_get_write_queue_size(runway_pipe_as_stream(self.channel)) : 0
-    }
-
-    /// Writes one line (a newline is added). Dropped when the channel is closed.
-    func send(line: [UInt8]) {
-        guard self.channelOpen else { return }
-        // A failed write means the child's end is gone; its exit or the channel's EOF reports that.
-        _ = writeCopy(of: line, terminator: UInt8(ascii: "\n"), to: runway_pipe_as_stream(self.channel))
-    }
-
-    /// Stops reading the protocol channel and closes it (after a violation, or once the child is gone).
-    func closeChannel() {
-        guard self.channelOpen else { return }
-        self.channelOpen = false
-        uv_close(runway_pipe_as_handle(self.channel), ChildProcess.handleClosed)
     }
 
     /// Sends `signal` to the child's process group (the child and what it started), falling back to the
@@ -191,14 +170,7 @@ final class ChildProcess {
         return status == 0 || self.hasExited ? status : runway_kill(self.pid, signal)
     }
 
-    /// Closes the output pipes (once the exit has been handled and the last output read or abandoned).
-    func closeOutput() {
-        for pipe in [self.stdoutPipe, self.stderrPipe] where uv_is_closing(runway_pipe_as_handle(pipe)) == 0 {
-            uv_close(runway_pipe_as_handle(pipe), ChildProcess.handleClosed)
-        }
-    }
-
-    // MARK: Callbacks
+    // MARK: Lifetime
 
     private func exited(status: Int64, signal: Int32) {
         self.hasExited = true
@@ -207,74 +179,13 @@ final class ChildProcess {
         self.delegate?.child(self, exited: exit)
     }
 
-    private func startReading(_ pipe: UnsafeMutablePointer<uv_pipe_t>) {
-        _ = uv_read_start(
-            runway_pipe_as_stream(pipe),
-            { handle, _, buffer in
-                guard let handle, let buffer, let data = handle.pointee.data else { return }
-                let child = Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue()
-                buffer.pointee = uv_buf_init(
-                    child.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self),
-                    UInt32(child.readBuffer.count)
-                )
-            },
-            { stream, count, _ in
-                guard let stream, let data = stream.pointee.data else { return }
-                let child = Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue()
-                child.read(from: stream, count: count)
-            }
-        )
-    }
-
-    private func read(from stream: UnsafeMutablePointer<uv_stream_t>, count: Int) {
-        let isChannel = stream == runway_pipe_as_stream(self.channel)
-        let isError = stream == runway_pipe_as_stream(self.stderrPipe)
-        if count < 0 {
-            // EOF or a read error: the other end is gone.
-            if isChannel {
-                for frame in self.channelFramer.finish() { self.delegate?.child(self, sent: frame) }
-                self.closeChannel()
-                self.delegate?.childClosedChannel(self)
-            } else {
-                self.deliverOutput(isError ? self.stderrFramer.finish() : self.stdoutFramer.finish(), isError: isError)
-                let pipe = isError ? self.stderrPipe : self.stdoutPipe
-                if uv_is_closing(runway_pipe_as_handle(pipe)) == 0 {
-                    uv_close(runway_pipe_as_handle(pipe), ChildProcess.handleClosed)
-                }
-            }
-            return
-        }
-        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(self.readBuffer)[0..<count])
-        if isChannel {
-            for frame in self.channelFramer.append(bytes) {
-                // A delegate may close the channel while handling a frame (violation): stop there.
-                guard self.channelOpen else { return }
-                self.delegate?.child(self, sent: frame)
-            }
-        } else if isError {
-            self.deliverOutput(self.stderrFramer.append(bytes), isError: true)
-        } else {
-            self.deliverOutput(self.stdoutFramer.append(bytes), isError: false)
-        }
-    }
-
-    private func deliverOutput(_ frames: [LineFramer.Frame], isError: Bool) {
-        for frame in frames {
-            switch frame {
-            case .line(let bytes):
-                self.delegate?.child(self, printed: String(decoding: bytes, as: UTF8.self), isError: isError, truncated: false)
-            case .tooLong(let seen):
-                self.delegate?.child(self, printed: "(a line of more than \(seen - 1) bytes was cut)", isError: isError, truncated: true)
-            }
-        }
-    }
-
     private func retainForHandle() {
         self.openHandles += 1
         _ = Unmanaged.passUnretained(self).retain()
     }
 
-    private static let handleClosed: uv_close_cb = { handle in
+    /// The close callback of every handle: gives up that handle's share of the object.
+    static let handleClosed: uv_close_cb = { handle in
         guard let handle, let data = handle.pointee.data else { return }
         let child = Unmanaged<ChildProcess>.fromOpaque(data)
         child.takeUnretainedValue().openHandles -= 1
@@ -288,23 +199,4 @@ struct ProcessStartError: Error, CustomStringConvertible {
     var status: Int32
 
     var description: String { "\(self.call) failed: \(String(cString: uv_strerror(self.status)))" }
-}
-
-/// A NULL-terminated array of C strings that lives as long as this value.
-final class CStringArray {
-    let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
-
-    init(_ strings: [String]) {
-        self.pointer = .allocate(capacity: strings.count + 1)
-        for (index, string) in strings.enumerated() { self.pointer[index] = strdup(string) }
-        self.pointer[strings.count] = nil
-        self.count = strings.count
-    }
-
-    private let count: Int
-
-    deinit {
-        for index in 0..<self.count { free(self.pointer[index]) }
-        self.pointer.deallocate()
-    }
 }

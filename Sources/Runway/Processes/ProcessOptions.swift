@@ -8,10 +8,13 @@ public struct ProcessOptions: Sendable {
     /// Directories searched, in order and before `PATH`, for a `ProgramArguments[0]` without a `/` (the
     /// daemon passes the directory of the `runway` executable, so sample apps built beside it are found).
     public var searchDirectories: [String]
-    /// Overrides the scheduler's `SuspensionMechanism` for process apps; nil uses the settings' value.
-    public var suspensionMechanism: SuspensionMechanism?
+    /// How process apps are suspended (P1; `SuspensionMechanism` in `Runway.plist`): the cgroup v2 freezer
+    /// where usable else SIGSTOP (`auto`, the default), the freezer only, or SIGSTOP/SIGCONT only. The only
+    /// source of this setting; it is resolved per app when the app is registered and again at each launch.
+    public var suspensionMechanism: SuspensionMechanism
     /// How long a freeze, thaw, SIGSTOP or SIGCONT may take to be confirmed before it is reported as
-    /// unconfirmed in the log and status. Default 2 s.
+    /// unconfirmed in the log and status. Default 2 s. Checked every `confirmationPollMilliseconds`, so a
+    /// confirmation is reported up to that much after the kernel shows it.
     public var confirmationTimeout: TimeSpan
     /// How often pending confirmations are checked: every 1 ms (libuv's timer resolution).
     public var confirmationPollMilliseconds: UInt64
@@ -32,13 +35,18 @@ public struct ProcessOptions: Sendable {
     /// Makes this process a child subreaper, so that processes orphaned by an app's exit are re-parented here
     /// and reaped (no zombie is left: P2). Process-wide; default true.
     public var reapsOrphans: Bool
+    /// How long after an app's exit a process it left behind (killed with it) is waited for, to be reaped once
+    /// re-parented here; after that it is forgotten and logged (it has an owner that is not Runway, or it
+    /// cannot die). A stop (P4) waits for these too, so this bounds how long leftovers can delay it.
+    /// Default 5 s; not negative.
+    public var orphanReapTimeout: TimeSpan
     /// Memory pressure handling (P3): nil (the default) turns it off.
     public var memoryPressure: MemoryPressureOptions?
 
     public init(
         baseDirectory: String? = nil,
         searchDirectories: [String] = [],
-        suspensionMechanism: SuspensionMechanism? = nil,
+        suspensionMechanism: SuspensionMechanism = .auto,
         confirmationTimeout: TimeSpan = .seconds(2),
         outputLineLimitBytes: Int = 16_384,
         protocolLineLimitBytes: Int = 65_536,
@@ -47,10 +55,12 @@ public struct ProcessOptions: Sendable {
         protocolLineRateLimit: Int = 1_000,
         adjustsOOMScore: Bool = true,
         reapsOrphans: Bool = true,
+        orphanReapTimeout: TimeSpan = .seconds(5),
         memoryPressure: MemoryPressureOptions? = nil
     ) {
         precondition(outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
             "ProcessOptions limits must be positive")
+        precondition(orphanReapTimeout >= .zero, "orphanReapTimeout must not be negative, got \(orphanReapTimeout)")
         self.baseDirectory = baseDirectory
         self.searchDirectories = searchDirectories
         self.suspensionMechanism = suspensionMechanism
@@ -63,6 +73,7 @@ public struct ProcessOptions: Sendable {
         self.protocolLineRateLimit = protocolLineRateLimit
         self.adjustsOOMScore = adjustsOOMScore
         self.reapsOrphans = reapsOrphans
+        self.orphanReapTimeout = orphanReapTimeout
         self.memoryPressure = memoryPressure
     }
 }

@@ -1,0 +1,102 @@
+import RunwayCore
+import RunwayProtocol
+
+/// The protocol channel and output: `.deliver` to a protocol child, the lines it sends (A4), their policing
+/// and the replies (A5, decided by the app's `ProtocolPolicer`), and the children's stdout and stderr, logged
+/// line by line. Loop thread only; the policer is given `loop.turnNow`.
+extension ProcessSupervisor {
+    /// `.deliver` to a protocol child: one `message` line. A child whose channel is closed cannot answer, so
+    /// the message is acknowledged at once (as for a plain process) and logged.
+    func deliver(_ message: Message, token: MessageToken, to app: AppID) {
+        guard let child = self.apps[app]?.child, !child.hasExited else {
+            self.delegate?.processAcknowledged(token, app: app)
+            return
+        }
+        guard child.isChannelOpen else {
+            self.logger.info(
+                "protocol channel closed; message acknowledged for the app",
+                metadata: ["app": "\(app)", "message": "\(message)"]
+            )
+            self.delegate?.processAcknowledged(token, app: app)
+            return
+        }
+        self.send(RunwayToApp.message(token: token.rawValue, message), to: child)
+    }
+
+    // MARK: ChildProcessDelegate
+
+    func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool) {
+        self.logger.info(
+            "app output",
+            metadata: [
+                "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")", "line": "\(line)",
+                "truncated": "\(truncated)",
+            ]
+        )
+    }
+
+    func child(_ child: ChildProcess, sent frame: LineFramer.Frame) {
+        let app = child.app
+        guard var managed = self.apps[app], managed.child === child else { return }
+        let now = self.loop.turnNow
+        let verdict: ProtocolPolicer.Verdict
+        var reply: RunwayToApp?
+        var request: AppToRunway?
+        switch frame {
+        case .tooLong(let seen):
+            verdict = managed.policer.malformedLineReceived(now: now)
+            let limit = self.options.protocolLineLimitBytes
+            reply = .error(
+                request: nil,
+                code: "lineTooLong",
+                message: "a line of \(seen) or more bytes exceeds the limit of \(limit)"
+            )
+        case .line(let bytes):
+            do {
+                request = try AppProtocolCodec.decodeAppLine(bytes)
+                verdict = managed.policer.lineReceived(now: now)
+            } catch {
+                verdict = managed.policer.malformedLineReceived(now: now)
+                reply = .error(request: error.request, code: error.code, message: error.message)
+            }
+        }
+        self.apps[app] = managed
+        if let reply {
+            self.logger.info("malformed protocol line", metadata: ["app": "\(app)", "error": "\(reply)"])
+            child.send(line: AppProtocolCodec.encode(reply))
+        }
+        if case .violation(let reason) = verdict {
+            self.logger.info("protocol violation; terminating", metadata: ["app": "\(app)", "reason": "\(reason)"])
+            self.violated(child, reason: reason)
+            return
+        }
+        guard let request, let answer = self.delegate?.processRequested(request, app: app) else { return }
+        self.send(answer, to: child)
+    }
+
+    func childClosedChannel(_ child: ChildProcess) {
+        self.logger.debug("protocol channel closed by the app", metadata: ["app": "\(child.app)"])
+    }
+
+    // MARK: Writing
+
+    /// Writes one line and reports the write queue to the app's policer, which decides whether a child that
+    /// does not read has crossed `options.protocolWriteQueueLimitBytes` (A5).
+    private func send(_ line: RunwayToApp, to child: ChildProcess) {
+        child.send(line: AppProtocolCodec.encode(line))
+        guard let policer = self.apps[child.app]?.policer else { return }
+        let queued = child.channelQueuedBytes
+        guard case .violation(let reason) = policer.bytesQueued(queued) else { return }
+        self.logger.info(
+            "protocol child does not read; terminating",
+            metadata: ["app": "\(child.app)", "queued": "\(queued)"]
+        )
+        self.violated(child, reason: reason)
+    }
+
+    /// Closes the channel and reports `processViolatedProtocol`; the core decides what follows.
+    private func violated(_ child: ChildProcess, reason: String) {
+        child.closeChannel()
+        self.delegate?.processViolatedProtocol(child.app, reason: reason)
+    }
+}

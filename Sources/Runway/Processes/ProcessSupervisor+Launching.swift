@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import RunwayCore
+import RunwayProtocol
+
+/// Launching: `.spawn`, each app's suspension mechanism and cgroup, the program, its environment and the
+/// cgroup placement (SPEC section 5, P1, A4). Loop thread only.
+extension ProcessSupervisor {
+    /// Run by `/bin/sh -c` with `$1` = the cgroup's `cgroup.procs` and the program and its arguments after it:
+    /// moves the shell into the cgroup, then replaces it with the program (same pid). Exit status 126 when
+    /// the move fails.
+    static let cgroupEnterScript = #"echo 0 > "$1" || exit 126; shift; exec "$@""#
+
+    /// `.spawn`: starts the program. Reports `processFailedToStart` when it cannot: the required freezer is
+    /// unavailable, the program is not found, or `uv_spawn` fails.
+    func spawn(_ app: AppID) {
+        guard var managed = self.apps[app] else { preconditionFailure("spawn of unregistered process app \(app)") }
+        precondition(managed.child == nil || managed.child!.hasExited, "spawn of \(app) while its child runs")
+        let spec = managed.spec
+        if let reason = self.prepareMechanism(app, &managed) {
+            self.delegate?.processFailedToStart(app, error: "SuspensionMechanism freezer: \(reason)")
+            return
+        }
+        let locator = ProgramLocator(options: self.options)
+        guard let executable = locator.executable(spec.arguments[0]) else {
+            self.delegate?.processFailedToStart(
+                app,
+                error: "ProgramArguments[0] '\(spec.arguments[0])' is not an executable file"
+                    + " (searched \(locator.describeSearch(spec.arguments[0])))"
+            )
+            return
+        }
+        let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
+        let (program, arguments) = Self.command(executable, spec.arguments, enteringCgroup: freezerCgroup)
+        let child = ChildProcess(
+            app: app,
+            loop: self.loop.handles.loop,
+            outputLineLimitBytes: self.options.outputLineLimitBytes,
+            protocolLineLimitBytes: self.options.protocolLineLimitBytes
+        )
+        child.delegate = self
+        do {
+            try child.start(
+                executable: program,
+                arguments: arguments,
+                environment: Self.environment(for: app, spec: spec),
+                workingDirectory: spec.workingDirectory.map(locator.resolvePath),
+                speaksProtocol: spec.speaksProtocol
+            )
+        } catch {
+            self.delegate?.processFailedToStart(app, error: "\(error) (\(executable))")
+            return
+        }
+        managed.child = child
+        managed.confirmation = nil
+        managed.policer = self.makePolicer()
+        self.apps[app] = managed
+        self.logger.info(
+            "process started",
+            metadata: [
+                "app": "\(app)", "pid": "\(child.pid)", "mechanism": "\(managed.choice?.mechanism.rawValue ?? "-")",
+                "executable": "\(executable)",
+            ]
+        )
+        if spec.speaksProtocol {
+            let hello = RunwayToApp.hello(app: app.bundleIdentifier, version: AppProtocol.version)
+            child.send(line: AppProtocolCodec.encode(hello))
+        }
+    }
+
+    /// Resolves the app's mechanism with `SuspensionMechanismChoice.resolve` and, when that is the freezer,
+    /// creates the app's cgroup if it has none (so `auto` falls back to signals, with the reason, when it
+    /// cannot be created).
+    ///
+    /// - Returns: Why the required freezer (`freezer`) is unavailable; nil once a mechanism is chosen. On
+    ///   failure `managed` keeps its previous choice.
+    @discardableResult
+    func prepareMechanism(_ app: AppID, _ managed: inout Managed) -> CgroupUnavailable? {
+        let resolution = SuspensionMechanismChoice.resolve(requested: self.options.suspensionMechanism) {
+            self.freezerCgroup(for: app, &managed)
+        }
+        switch resolution {
+        case .success(let choice):
+            managed.choice = choice
+            return nil
+        case .failure(let reason):
+            return reason
+        }
+    }
+
+    /// The app's cgroup directory, created under Runway's own on first use, or why the freezer is unusable.
+    private func freezerCgroup(for app: AppID, _ managed: inout Managed) -> Result<String, CgroupUnavailable> {
+        if let cgroup = managed.cgroup { return .success(cgroup.path) }
+        let created = self.discoverRunwayCgroupDirectory().flatMap { parent in
+            AppCgroup.create(in: parent, name: app.bundleIdentifier)
+        }
+        if case .success(let cgroup) = created { managed.cgroup = cgroup }
+        return created.map(\.path)
+    }
+
+    /// Runway's cgroup directory: discovered and created at the first call, then remembered (success or
+    /// failure); a failure is logged once.
+    private func discoverRunwayCgroupDirectory() -> Result<String, CgroupUnavailable> {
+        if let known = self.runwayCgroupDirectory { return known }
+        let discovered = CgroupHierarchy.discover().flatMap { $0.makeRunwayDirectory() }
+        if case .failure(let reason) = discovered {
+            self.logger.info("cgroup v2 freezer unavailable", metadata: ["reason": "\(reason)"])
+        }
+        self.runwayCgroupDirectory = discovered
+        return discovered
+    }
+
+    /// The program and `argv` to spawn. With a cgroup the child enters it before it runs the program, through
+    /// a one-line `/bin/sh` wrapper (`cgroupEnterScript`), so that nothing it starts can escape the cgroup
+    /// (libuv cannot spawn into a cgroup: no CLONE_INTO_CGROUP).
+    static func command(
+        _ executable: String,
+        _ arguments: [String],
+        enteringCgroup cgroup: AppCgroup?
+    ) -> (program: String, arguments: [String]) {
+        guard let cgroup else { return (executable, arguments) }
+        let wrapper = [
+            "/bin/sh", "-c", Self.cgroupEnterScript, "runway-cgroup-enter", "\(cgroup.path)/cgroup.procs", executable,
+        ]
+        return ("/bin/sh", wrapper + arguments.dropFirst())
+    }
+
+    /// The child's environment as `KEY=value`, sorted by key: this process's, overridden by the app's
+    /// `EnvironmentVariables`, then `RUNWAY_APP` and, for a protocol app, `RUNWAY_FD=3` (A4).
+    static func environment(for app: AppID, spec: ProcessSpec) -> [String] {
+        var environment = Self.currentEnvironment()
+        for (key, value) in spec.environment { environment[key] = value }
+        environment[AppProtocol.appEnvironmentKey] = app.bundleIdentifier
+        if spec.speaksProtocol { environment[AppProtocol.descriptorEnvironmentKey] = "3" }
+        return environment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+    }
+
+    /// This process's environment (`environ`).
+    static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+}
