@@ -1,0 +1,274 @@
+import RunwayCore
+import Testing
+
+/// The rows of the table of SPEC section 2 that keep an app running (launch, resignActive, activate,
+/// enterBackground, suspension, enterForeground), as the exact action list of every call. Embedded apps and
+/// protocol processes await each message (L2); plain processes get no deliveries. Defaults: budget 30 s,
+/// warning lead 5 s, BackgroundEntryGrace 5 s.
+@Suite struct TransitionActionTests {
+    private let launchMessages: [Message] = [.didFinishLaunching, .didBecomeActive]
+
+    // MARK: notRunning -> active (launch)
+
+    @Test func S2_launchEmbeddedPublishesThenDeliversDidFinishLaunchingThenDidBecomeActive() throws {
+        var scheduler = try makeScheduler()
+        let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
+        // Expected: the transition is published at once, then didFinishLaunching alone is delivered (L2).
+        #expect(launch == [
+            published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+        ])
+        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
+        // Expected: didBecomeActive, only when didFinishLaunching returned.
+        #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
+        // Expected: nothing left.
+        #expect(scheduler.acknowledge(.didBecomeActive, of: mail, in: finished, now: at(2)) == [])
+        #expect(scheduler.state(of: mail) == .active)
+    }
+
+    @Test func S2_launchProtocolProcessSpawnsThenPublishesThenDelivers() throws {
+        var scheduler = try makeScheduler([protocolApp])
+        let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
+        // Expected: spawn, publish notRunning -> active, didFinishLaunching.
+        #expect(launch == [
+            .spawn(mail),
+            published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+        ])
+        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
+        // Expected: didBecomeActive.
+        #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
+        #expect(scheduler.acknowledge(.didBecomeActive, of: mail, in: finished, now: at(1)) == [])
+    }
+
+    @Test func S2_launchPlainProcessSpawnsAndPublishesWithoutDeliveries() throws {
+        var scheduler = try makeScheduler([plainApp])
+        // Expected: spawn, publish (the messages are recorded, never delivered nor awaited: L2, A4).
+        #expect(try scheduler.commandReceived(.launch, for: mail, now: at(0)) == [
+            .spawn(mail),
+            published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+        ])
+        #expect(scheduler.state(of: mail) == .active)
+    }
+
+    @Test func S2_launchProcessThatCannotStartGoesBackToNotRunning() throws {
+        var scheduler = try makeScheduler([protocolApp])
+        let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
+        // Expected: publish active -> notRunning, reason spawnFailed, no message, no exit status.
+        #expect(scheduler.spawnFailed(mail, error: "ENOENT", now: at(0)) == [
+            published(mail, .active, .notRunning, .terminated(.spawnFailed("ENOENT")), at: at(0)),
+        ])
+        // Expected: the abandoned didFinishLaunching's late return is ignored.
+        #expect(scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1)) == [])
+    }
+
+    // MARK: notRunning -> background (launch --background), then suspended
+
+    @Test func S2_launchInBackgroundEmbeddedArmsTheBudgetThenTheEntryGraceThenSuspends() throws {
+        var scheduler = try makeScheduler()
+        let launch = try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0))
+        // Expected: publish notRunning -> background, didFinishLaunching, wake-up at the warning (0 + 30 - 5).
+        #expect(launch == [
+            published(
+                mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
+                [.didFinishLaunching, .didEnterBackground]
+            ),
+            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+            .armWakeup(at(25)),
+        ])
+        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
+        // Expected: didEnterBackground, wake-up at its grace, armed when it is sent (1 + 5, L3).
+        #expect(finished == [
+            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: finished)),
+            .armWakeup(at(6)),
+        ])
+        // Expected: no task when didEnterBackground returns: suspend, publish, no deadline left (B5).
+        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(2)) == [
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(2)),
+            .cancelWakeup,
+        ])
+    }
+
+    @Test func S2_launchInBackgroundProtocolProcessSpawnsFirst() throws {
+        var scheduler = try makeScheduler([protocolApp])
+        let launch = try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0))
+        // Expected: spawn, publish, didFinishLaunching, wake-up at the warning.
+        #expect(launch == [
+            .spawn(mail),
+            published(
+                mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
+                [.didFinishLaunching, .didEnterBackground]
+            ),
+            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+            .armWakeup(at(25)),
+        ])
+        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(0))
+        // Expected: didEnterBackground and its grace (0 + 5).
+        #expect(finished == [
+            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: finished)),
+            .armWakeup(at(5)),
+        ])
+        // Expected: suspend (freeze or SIGSTOP), publish, cancel the wake-up.
+        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(3)) == [
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(3)),
+            .cancelWakeup,
+        ])
+    }
+
+    @Test func S2_launchInBackgroundPlainProcessIsSuspendedInTheSameCall() throws {
+        var scheduler = try makeScheduler([plainApp])
+        // Expected: spawn, publish notRunning -> background, suspend, publish background -> suspended; the
+        // budget's timers are armed and disarmed within the call, so no wake-up action.
+        #expect(try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0)) == [
+            .spawn(mail),
+            published(
+                mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
+                [.didFinishLaunching, .didEnterBackground]
+            ),
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(0)),
+        ])
+    }
+
+    // MARK: active <-> inactive
+
+    /// The apps that await their messages: embedded, and a process that speaks the protocol.
+    static let awaiting: [AppDescriptor] = [AppDescriptor(id: mail), protocolApp]
+
+    @Test(arguments: Self.awaiting)
+    func S2_resignActiveThenActivateDeliverOneMessageEach(descriptor: AppDescriptor) throws {
+        var scheduler = try makeScheduler([descriptor])
+        try scheduler.run(.launch, for: mail, now: at(0))
+        let resign = try scheduler.commandReceived(.resignActive, for: mail, now: at(10))
+        // Expected: publish active -> inactive, willResignActive.
+        #expect(resign == [
+            published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: resign)),
+        ])
+        #expect(scheduler.acknowledge(.willResignActive, of: mail, in: resign, now: at(11)) == [])
+        let activate = try scheduler.commandReceived(.activate, for: mail, now: at(12))
+        // Expected: publish inactive -> active, didBecomeActive.
+        #expect(activate == [
+            published(mail, .inactive, .active, .command(.activate), at: at(12), [.didBecomeActive]),
+            .deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: activate)),
+        ])
+        #expect(scheduler.acknowledge(.didBecomeActive, of: mail, in: activate, now: at(13)) == [])
+    }
+
+    @Test func S2_resignActiveThenActivatePlainProcessOnlyPublishes() throws {
+        var scheduler = try makeScheduler([plainApp])
+        try scheduler.run(.launch, for: mail, now: at(0))
+        // Expected: publish only; no signal is sent for these rows.
+        #expect(try scheduler.commandReceived(.resignActive, for: mail, now: at(10)) == [
+            published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+        ])
+        #expect(try scheduler.commandReceived(.activate, for: mail, now: at(11)) == [
+            published(mail, .inactive, .active, .command(.activate), at: at(11), [.didBecomeActive]),
+        ])
+    }
+
+    // MARK: active/inactive -> background -> suspended
+
+    @Test func S2_homeFromActiveEmbeddedSendsWillResignActiveThenDidEnterBackgroundThenSuspends() throws {
+        var scheduler = try makeScheduler()
+        try scheduler.run(.launch, for: mail, now: at(0))
+        let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
+        // Expected: publish active -> background, willResignActive, wake-up at the warning (10 + 30 - 5).
+        #expect(home == [
+            published(
+                mail, .active, .background, .command(.enterBackground), at: at(10),
+                [.willResignActive, .didEnterBackground]
+            ),
+            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
+            .armWakeup(at(35)),
+        ])
+        let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: home, now: at(11))
+        // Expected: didEnterBackground, its grace armed at the send (11 + 5).
+        #expect(resigned == [
+            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
+            .armWakeup(at(16)),
+        ])
+        // Expected: suspend, publish background -> suspended at the return, cancel the wake-up.
+        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(12)) == [
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(12)),
+            .cancelWakeup,
+        ])
+    }
+
+    @Test func S2_homeFromActiveProtocolProcessSuspendsWhenDidEnterBackgroundIsAcknowledged() throws {
+        var scheduler = try makeScheduler([protocolApp])
+        try scheduler.run(.launch, for: mail, now: at(0))
+        let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
+        // Expected: publish, willResignActive, wake-up at the warning.
+        #expect(home == [
+            published(
+                mail, .active, .background, .command(.enterBackground), at: at(10),
+                [.willResignActive, .didEnterBackground]
+            ),
+            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
+            .armWakeup(at(35)),
+        ])
+        let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: home, now: at(10))
+        // Expected: didEnterBackground, grace 10 + 5.
+        #expect(resigned == [
+            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
+            .armWakeup(at(15)),
+        ])
+        // Expected: suspend, publish, cancel the wake-up.
+        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(14)) == [
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(14)),
+            .cancelWakeup,
+        ])
+    }
+
+    @Test func S2_homeFromActivePlainProcessIsSuspendedInTheSameCall() throws {
+        var scheduler = try makeScheduler([plainApp])
+        try scheduler.run(.launch, for: mail, now: at(0))
+        // Expected: publish active -> background, suspend, publish background -> suspended; no wake-up.
+        #expect(try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
+            published(
+                mail, .active, .background, .command(.enterBackground), at: at(10),
+                [.willResignActive, .didEnterBackground]
+            ),
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
+        ])
+    }
+
+    @Test(arguments: Self.awaiting)
+    func S2_enterBackgroundFromInactiveSendsOnlyDidEnterBackground(descriptor: AppDescriptor) throws {
+        var scheduler = try makeScheduler([descriptor])
+        try scheduler.run(.launch, for: mail, now: at(0))
+        try scheduler.run(.resignActive, for: mail, now: at(1))
+        let other = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
+        // Expected: publish inactive -> background, didEnterBackground, wake-up at its grace (10 + 5), which is
+        // earlier than the warning (35).
+        #expect(other == [
+            published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
+            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
+            .armWakeup(at(15)),
+        ])
+        // Expected: suspend, publish, cancel the wake-up.
+        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(12)) == [
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(12)),
+            .cancelWakeup,
+        ])
+    }
+
+    @Test func S2_enterBackgroundFromInactivePlainProcessIsSuspendedInTheSameCall() throws {
+        var scheduler = try makeScheduler([plainApp])
+        try scheduler.run(.launch, for: mail, now: at(0))
+        try scheduler.run(.resignActive, for: mail, now: at(1))
+        // Expected: publish inactive -> background, suspend, publish background -> suspended; no wake-up.
+        #expect(try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
+            published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
+            .suspend(mail),
+            published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
+        ])
+    }
+}
