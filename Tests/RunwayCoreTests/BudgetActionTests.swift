@@ -91,6 +91,7 @@ import Testing
         #expect(try scheduler.backgroundTaskEnded(first, by: mail, now: at(4)) == [
             .suspend(mail),
             published(mail, .background, .suspended, .noOutstandingTasks, at: at(4)),
+            .setOOMScoreAdjust(mail, 1000),
             .cancelWakeup,
         ])
     }
@@ -127,6 +128,7 @@ import Testing
             .endTasks(mail, [task]),
             .suspend(mail),
             published(mail, .background, .suspended, .budgetExpired, at: at(30)),
+            .setOOMScoreAdjust(mail, 1000),
             .cancelWakeup,
         ])
     }

@@ -41,6 +41,7 @@ import Testing
                 mail, .suspended, .active, .command(.enterForeground), at: at(5),
                 [.willEnterForeground, .didBecomeActive]
             ),
+            .setOOMScoreAdjust(mail, 0),
             .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
         ])
         let entered = scheduler.acknowledge(.willEnterForeground, of: mail, in: summon, now: at(5))
@@ -57,6 +58,7 @@ import Testing
                 mail, .suspended, .active, .command(.enterForeground), at: at(5),
                 [.willEnterForeground, .didBecomeActive]
             ),
+            .setOOMScoreAdjust(mail, 0),
         ])
     }
 

@@ -116,3 +116,11 @@ func unlocated(_ error: SchedulerError) -> SchedulerError {
     copy.line = 0
     return copy
 }
+
+/// What follows a transition of `descriptor`'s app to `state`: for a process app, its OOM score (P3: active 0,
+/// inactive 200, background 500, suspended 1000); nothing for an embedded app.
+func oomScore(_ descriptor: AppDescriptor, _ state: AppState) -> [Action] {
+    guard descriptor.isProcess else { return [] }
+    let scores: [AppState: Int] = [.active: 0, .inactive: 200, .background: 500, .suspended: 1_000]
+    return scores[state].map { [.setOOMScoreAdjust(descriptor.id, $0)] } ?? []
+}

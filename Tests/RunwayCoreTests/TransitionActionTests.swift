@@ -33,6 +33,7 @@ import Testing
         #expect(launch == [
             .spawn(mail),
             published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+            .setOOMScoreAdjust(mail, 0),
             .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
         ])
         let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
@@ -47,6 +48,7 @@ import Testing
         #expect(try scheduler.commandReceived(.launch, for: mail, now: at(0)) == [
             .spawn(mail),
             published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+            .setOOMScoreAdjust(mail, 0),
         ])
         #expect(scheduler.state(of: mail) == .active)
     }
@@ -100,6 +102,7 @@ import Testing
                 mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
                 [.didFinishLaunching, .didEnterBackground]
             ),
+            .setOOMScoreAdjust(mail, 500),
             .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
             .armWakeup(at(25)),
         ])
@@ -113,6 +116,7 @@ import Testing
         #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(3)) == [
             .suspend(mail),
             published(mail, .background, .suspended, .noOutstandingTasks, at: at(3)),
+            .setOOMScoreAdjust(mail, 1000),
             .cancelWakeup,
         ])
     }
@@ -127,8 +131,10 @@ import Testing
                 mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
                 [.didFinishLaunching, .didEnterBackground]
             ),
+            .setOOMScoreAdjust(mail, 500),
             .suspend(mail),
             published(mail, .background, .suspended, .noOutstandingTasks, at: at(0)),
+            .setOOMScoreAdjust(mail, 1000),
         ])
     }
 
@@ -143,17 +149,19 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let resign = try scheduler.commandReceived(.resignActive, for: mail, now: at(10))
         // Expected: publish active -> inactive, willResignActive.
-        #expect(resign == [
-            published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: resign)),
-        ])
+        #expect(
+            resign == [published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive])]
+                + oomScore(descriptor, .inactive)
+                + [.deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: resign))]
+        )
         #expect(scheduler.acknowledge(.willResignActive, of: mail, in: resign, now: at(11)) == [])
         let activate = try scheduler.commandReceived(.activate, for: mail, now: at(12))
         // Expected: publish inactive -> active, didBecomeActive.
-        #expect(activate == [
-            published(mail, .inactive, .active, .command(.activate), at: at(12), [.didBecomeActive]),
-            .deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: activate)),
-        ])
+        #expect(
+            activate == [published(mail, .inactive, .active, .command(.activate), at: at(12), [.didBecomeActive])]
+                + oomScore(descriptor, .active)
+                + [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: activate))]
+        )
         #expect(scheduler.acknowledge(.didBecomeActive, of: mail, in: activate, now: at(13)) == [])
     }
 
@@ -163,9 +171,11 @@ import Testing
         // Expected: publish only; no signal is sent for these rows.
         #expect(try scheduler.commandReceived(.resignActive, for: mail, now: at(10)) == [
             published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+            .setOOMScoreAdjust(mail, 200),
         ])
         #expect(try scheduler.commandReceived(.activate, for: mail, now: at(11)) == [
             published(mail, .inactive, .active, .command(.activate), at: at(11), [.didBecomeActive]),
+            .setOOMScoreAdjust(mail, 0),
         ])
     }
 
@@ -208,6 +218,7 @@ import Testing
                 mail, .active, .background, .command(.enterBackground), at: at(10),
                 [.willResignActive, .didEnterBackground]
             ),
+            .setOOMScoreAdjust(mail, 500),
             .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
             .armWakeup(at(35)),
         ])
@@ -221,6 +232,7 @@ import Testing
         #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(14)) == [
             .suspend(mail),
             published(mail, .background, .suspended, .noOutstandingTasks, at: at(14)),
+            .setOOMScoreAdjust(mail, 1000),
             .cancelWakeup,
         ])
     }
@@ -234,8 +246,10 @@ import Testing
                 mail, .active, .background, .command(.enterBackground), at: at(10),
                 [.willResignActive, .didEnterBackground]
             ),
+            .setOOMScoreAdjust(mail, 500),
             .suspend(mail),
             published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
+            .setOOMScoreAdjust(mail, 1000),
         ])
     }
 
@@ -247,17 +261,19 @@ import Testing
         let other = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: publish inactive -> background, didEnterBackground, wake-up at its grace (10 + 5), which is
         // earlier than the warning (35).
-        #expect(other == [
-            published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            other == [
+                published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground])
+            ]
+                + oomScore(descriptor, .background)
+                + [.deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)), .armWakeup(at(15))]
+        )
         // Expected: suspend, publish, cancel the wake-up.
-        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(12)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(12)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(12))
+                == [.suspend(mail), published(mail, .background, .suspended, .noOutstandingTasks, at: at(12))]
+                + oomScore(descriptor, .suspended) + [.cancelWakeup]
+        )
     }
 
     @Test func S2_enterBackgroundFromInactivePlainProcessIsSuspendedInTheSameCall() throws {
@@ -267,8 +283,10 @@ import Testing
         // Expected: publish inactive -> background, suspend, publish background -> suspended; no wake-up.
         #expect(try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
             published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
+            .setOOMScoreAdjust(mail, 500),
             .suspend(mail),
             published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
+            .setOOMScoreAdjust(mail, 1000),
         ])
     }
 }
