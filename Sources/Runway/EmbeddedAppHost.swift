@@ -9,13 +9,13 @@ final class EmbeddedAppHost: AppHost {
     }
 
     private let loop: EventLoopThread
-    /// Reports a delegate method's return on the loop thread.
-    private let returned: @Sendable (MessageToken, AppID) -> Void
+    /// Reports a delegate method's return; called on the loop thread. Set once by the driver before any app
+    /// registers.
+    var returned: @Sendable (MessageToken, AppID) -> Void = { _, _ in }
     private var apps: [AppID: App] = [:]
 
-    init(loop: EventLoopThread, returned: @escaping @Sendable (MessageToken, AppID) -> Void) {
+    init(loop: EventLoopThread) {
         self.loop = loop
-        self.returned = returned
     }
 
     func add(_ app: AppID, delegate: any RunwayAppDelegate, application: RunwayApplication) {

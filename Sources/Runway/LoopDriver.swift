@@ -18,7 +18,7 @@ final class LoopDriver: @unchecked Sendable {
     let processOptions: ProcessOptions
 
     let runner: ActionRunner
-    private var embedded: EmbeddedAppHost!
+    private let embedded: EmbeddedAppHost
     /// Runs process apps; created when the first one registers.
     var supervisor: ProcessSupervisor?
     /// Samples memory pressure (P3) when `processOptions.memoryPressure` is set.
@@ -45,7 +45,8 @@ final class LoopDriver: @unchecked Sendable {
         self.metrics = metrics
         self.events = events
         self.runner = ActionRunner(core: core, now: { loop.turnNow })
-        self.embedded = EmbeddedAppHost(loop: loop) { [unowned self] token, app in self.messageReturned(token, from: app) }
+        self.embedded = EmbeddedAppHost(loop: loop)
+        self.embedded.returned = { [unowned self] token, app in self.messageReturned(token, from: app) }
         self.runner.embeddedHost = self.embedded
         self.runner.onTransition = { [unowned self] event in self.published(event) }
         self.runner.onMessage = { [unowned self] app, message, now in
@@ -67,7 +68,11 @@ final class LoopDriver: @unchecked Sendable {
 
     // MARK: Events
 
-    func register(_ descriptor: AppDescriptor, delegate: any RunwayAppDelegate, application: RunwayApplication) throws(SchedulerError) {
+    func register(
+        _ descriptor: AppDescriptor,
+        delegate: any RunwayAppDelegate,
+        application: RunwayApplication
+    ) throws(SchedulerError) {
         self.assertOnLoop()
         guard !descriptor.isProcess else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
         guard !self.stopping else { throw SchedulerError(.stopping, app: descriptor.id) }
@@ -78,9 +83,14 @@ final class LoopDriver: @unchecked Sendable {
     func command(_ command: Command, for app: AppID) throws(SchedulerError) {
         self.assertOnLoop()
         do {
-            try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(command, for: app, now: now) }
+            try self.runner.attempt { core, now throws(SchedulerError) in
+                try core.commandReceived(command, for: app, now: now)
+            }
         } catch {
-            self.logger.info("command refused", metadata: ["app": "\(app)", "command": "\(command)", "error": "\(error)"])
+            self.logger.info(
+                "command refused",
+                metadata: ["app": "\(app)", "command": "\(command)", "error": "\(error)"]
+            )
             throw error
         }
     }
@@ -105,7 +115,10 @@ final class LoopDriver: @unchecked Sendable {
         do {
             try self.runner.endTask(id, app: app)
         } catch {
-            self.logger.info("endBackgroundTask failed", metadata: ["app": "\(app)", "task": "\(id)", "error": "\(error)"])
+            self.logger.info(
+                "endBackgroundTask failed",
+                metadata: ["app": "\(app)", "task": "\(id)", "error": "\(error)"]
+            )
             throw error
         }
         self.metrics.taskEnded()
@@ -118,11 +131,14 @@ final class LoopDriver: @unchecked Sendable {
 
     func notificationPosted(name: String, payload: String, to app: AppID) throws(SchedulerError) {
         self.assertOnLoop()
-        let evicted = try self.runner.attempt { core, now throws(SchedulerError) in
+        let evicted = try self.runner.attemptReturning { core, now throws(SchedulerError) in
             try core.notificationPosted(name: name, payload: payload, to: app, now: now)
         }
         if let evicted {
-            self.logger.info("notification queue full; oldest dropped", metadata: ["app": "\(app)", "dropped": "\(evicted)"])
+            self.logger.info(
+                "notification queue full; oldest dropped",
+                metadata: ["app": "\(app)", "dropped": "\(evicted)"]
+            )
         }
     }
 
@@ -150,7 +166,7 @@ final class LoopDriver: @unchecked Sendable {
 
     func purge() -> AppID? {
         self.assertOnLoop()
-        return self.runner.run { $0.purgeRequested(now: $1) }
+        return self.runner.runReturning { $0.purgeRequested(now: $1) }
     }
 
     func status() -> [AppStatus] {

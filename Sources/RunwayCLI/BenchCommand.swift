@@ -119,7 +119,8 @@ struct BenchCommand: AsyncParsableCommand {
         let priorities = LoopLimits.realtimePriorities
         if let priority = self.realtimePriority, !priorities.contains(priority) {
             throw ValidationError(
-                "--realtime-priority must be \(priorities.lowerBound) to \(priorities.upperBound) (a SCHED_FIFO priority)"
+                "--realtime-priority must be \(priorities.lowerBound) to \(priorities.upperBound)"
+                    + " (a SCHED_FIFO priority)"
             )
         }
         let maximumSpin = LoopLimits.maximumWakeupSpin.nanoseconds / 1_000

@@ -14,13 +14,14 @@ struct RunwayCommand: AsyncParsableCommand {
             The daemon: `runway run --config DIR` in one terminal; `runway status`, `runway events`, the app \
             commands and `runway reload` in another (they find the control socket through --config or --socket).
 
-            Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, bench, \
-            unknown app, illegal command); 64 bad usage; 69 no daemon listens on the control socket; 77 \
+            Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
+            bench, unknown app, illegal command); 64 bad usage; 69 no daemon listens on the control socket; 77 \
             permission denied on the control socket. `runway status APP` exits 10 notRunning, 11 inactive, \
             12 active, 13 background, 14 suspended, 15 terminating.
             """,
         subcommands: [
-            ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self, EventsCommand.self,
+            ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,
+            EventsCommand.self,
             ReloadCommand.self, ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
         ] + appCommands
     )

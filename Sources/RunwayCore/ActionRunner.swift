@@ -61,14 +61,14 @@ package final class ActionRunner {
 
     /// Feeds one event that returns a value beside its actions (a purge, a notification) and runs the actions.
     @discardableResult
-    package func run<Result>(_ event: (inout Scheduler, Instant) -> (Result, [Action])) -> Result {
+    package func runReturning<Result>(_ event: (inout Scheduler, Instant) -> (Result, [Action])) -> Result {
         let (result, actions) = event(&self.core, self.now())
         self.perform(actions)
         return result
     }
 
     /// Feeds one event that may be refused; nothing runs when it throws.
-    package func attempt<Result>(
+    package func attemptReturning<Result>(
         _ event: (inout Scheduler, Instant) throws(SchedulerError) -> (Result, [Action])
     ) throws(SchedulerError) -> Result {
         let (result, actions) = try event(&self.core, self.now())
@@ -77,7 +77,8 @@ package final class ActionRunner {
     }
 
     /// Feeds one event that may be refused and returns only actions.
-    package func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError) {
+    package func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError)
+    {
         let actions = try event(&self.core, self.now())
         self.perform(actions)
     }
@@ -125,7 +126,8 @@ package final class ActionRunner {
         self.running = false
         precondition(
             self.wakeup == self.core.nextWakeup,
-            "Wake-up out of sync: actions=\(String(describing: self.wakeup)); core=\(String(describing: self.core.nextWakeup))"
+            "Wake-up out of sync: actions=\(String(describing: self.wakeup)); "
+                + "core=\(String(describing: self.core.nextWakeup))"
         )
         if self.wakeup != self.announcedWakeup {
             self.announcedWakeup = self.wakeup

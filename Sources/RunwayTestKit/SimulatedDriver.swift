@@ -56,7 +56,9 @@ public struct SimulatedDriver {
     /// Sends a command now. Refusals are thrown and logged.
     public mutating func send(_ command: Command, to app: AppID) throws(SchedulerError) {
         do {
-            try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(command, for: app, now: now) }
+            try self.runner.attempt { core, now throws(SchedulerError) in
+                try core.commandReceived(command, for: app, now: now)
+            }
         } catch {
             self.apps.record(.refused(error.description))
             throw error
@@ -90,7 +92,7 @@ public struct SimulatedDriver {
 
     /// Posts a notification now.
     public mutating func post(name: String, payload: String, to app: AppID) throws(SchedulerError) {
-        _ = try self.runner.attempt { core, now throws(SchedulerError) in
+        _ = try self.runner.attemptReturning { core, now throws(SchedulerError) in
             try core.notificationPosted(name: name, payload: payload, to: app, now: now)
         }
         self.settle()
@@ -103,7 +105,7 @@ public struct SimulatedDriver {
 
     @discardableResult
     public mutating func purge() -> AppID? {
-        let purged = self.runner.run { $0.purgeRequested(now: $1) }
+        let purged = self.runner.runReturning { $0.purgeRequested(now: $1) }
         self.settle()
         return purged
     }

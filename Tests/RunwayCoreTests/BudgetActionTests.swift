@@ -18,10 +18,12 @@ import Testing
         try scheduler.run(.enterBackground, for: mail, now: at(0))
         let warning = scheduler.clockAdvanced(to: at(25))
         // Expected at 30 - 5: the first task's handler alone (L2), then the wake-up moves to the deadline.
-        #expect(warning == [
-            .deliver(mail, self.expire(first), token(self.expire(first), to: mail, in: warning)),
-            .armWakeup(at(30)),
-        ])
+        #expect(
+            warning == [
+                .deliver(mail, self.expire(first), token(self.expire(first), to: mail, in: warning)),
+                .armWakeup(at(30)),
+            ]
+        )
         let next = scheduler.acknowledge(self.expire(first), of: mail, in: warning, now: at(25))
         // Expected: the third task's handler; none for the ended one.
         #expect(next == [.deliver(mail, self.expire(third), token(self.expire(third), to: mail, in: next))])
@@ -40,11 +42,13 @@ import Testing
         let task = scheduler.beginTask("upload", in: mail, now: at(0))
         let other = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: warning at max(10, 13 - 5) = 10, the earliest of warning (10), deadline (13), grace (15).
-        #expect(other == [
-            published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
-            .armWakeup(at(10)),
-        ])
+        #expect(
+            other == [
+                published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
+                .armWakeup(at(10)),
+            ]
+        )
         // Expected: the handler is queued behind didEnterBackground (L2); the wake-up moves to the deadline.
         #expect(scheduler.clockAdvanced(to: at(10)) == [.armWakeup(at(13))])
         let returned = scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(11))
@@ -52,12 +56,14 @@ import Testing
         #expect(returned == [.deliver(mail, self.expire(task), token(self.expire(task), to: mail, in: returned))])
         #expect(scheduler.acknowledge(self.expire(task), of: mail, in: returned, now: at(12)) == [])
         // Expected: overrun at 13.
-        #expect(scheduler.clockAdvanced(to: at(13)) == [
-            .stop(mail),
-            .endTasks(mail, [task]),
-            published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(13)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(13)) == [
+                .stop(mail),
+                .endTasks(mail, [task]),
+                published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(13)),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func B4_withAZeroLeadTheHandlerIsDeliveredBeforeTheDeadlineInTheSameBatch() throws {
@@ -68,13 +74,15 @@ import Testing
         #expect(home.last == .armWakeup(at(30)))
         let due = scheduler.clockAdvanced(to: at(30))
         // Expected at 30: warning first (armed first, B10): the handler; then the deadline: overrun.
-        #expect(due == [
-            .deliver(mail, self.expire(task), token(self.expire(task), to: mail, in: due)),
-            .stop(mail),
-            .endTasks(mail, [task]),
-            published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(30)),
-            .cancelWakeup,
-        ])
+        #expect(
+            due == [
+                .deliver(mail, self.expire(task), token(self.expire(task), to: mail, in: due)),
+                .stop(mail),
+                .endTasks(mail, [task]),
+                published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(30)),
+                .cancelWakeup,
+            ]
+        )
     }
 
     // MARK: B5
@@ -88,12 +96,14 @@ import Testing
         // Expected: one task left: nothing.
         #expect(try scheduler.backgroundTaskEnded(second, by: mail, now: at(3)) == [])
         // Expected: the last one: suspend, publish, cancel the wake-up (warning at 25, deadline at 30).
-        #expect(try scheduler.backgroundTaskEnded(first, by: mail, now: at(4)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(4)),
-            .setOOMScoreAdjust(mail, 1000),
-            .cancelWakeup,
-        ])
+        #expect(
+            try scheduler.backgroundTaskEnded(first, by: mail, now: at(4)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(4)),
+                .setOOMScoreAdjust(mail, 1000),
+                .cancelWakeup,
+            ]
+        )
     }
 
     // MARK: B6
@@ -109,11 +119,13 @@ import Testing
         // Expected: no task to warn: only the wake-up moves.
         #expect(scheduler.clockAdvanced(to: at(25)) == [.armWakeup(at(30))])
         // Expected: didEnterBackground never returned and no task: suspend at the deadline; the grace goes too.
-        #expect(scheduler.clockAdvanced(to: at(30)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .budgetExpired, at: at(30)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(30)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .budgetExpired, at: at(30)),
+                .cancelWakeup,
+            ]
+        )
         #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(31)) == [])
     }
 
@@ -124,13 +136,15 @@ import Testing
         try scheduler.run(.enterBackground, for: mail, now: at(0))
         scheduler.acknowledgeAll(scheduler.clockAdvanced(to: at(25)), now: at(25))
         // Expected: end the task, suspend, publish background -> suspended, cancel the wake-up.
-        #expect(scheduler.clockAdvanced(to: at(30)) == [
-            .endTasks(mail, [task]),
-            .suspend(mail),
-            published(mail, .background, .suspended, .budgetExpired, at: at(30)),
-            .setOOMScoreAdjust(mail, 1000),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(30)) == [
+                .endTasks(mail, [task]),
+                .suspend(mail),
+                published(mail, .background, .suspended, .budgetExpired, at: at(30)),
+                .setOOMScoreAdjust(mail, 1000),
+                .cancelWakeup,
+            ]
+        )
     }
 
     // MARK: E1
@@ -141,23 +155,29 @@ import Testing
         try scheduler.run(.resignActive, for: mail, now: at(0))
         let other = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: an ordinary background entry.
-        #expect(other == [
-            published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            other == [
+                published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
+                .armWakeup(at(15)),
+            ]
+        )
         let returned = scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(11))
         // Expected: no suspend: willTerminate, its grace 11 + 5.
-        #expect(returned == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: returned)),
-            .armWakeup(at(16)),
-        ])
+        #expect(
+            returned == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: returned)),
+                .armWakeup(at(16)),
+            ]
+        )
         // Expected: stop, publish background -> notRunning, reason exitsOnSuspend.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: returned, now: at(12)) == [
-            .stop(mail),
-            published(mail, .background, .notRunning, .terminated(.exitsOnSuspend), at: at(12), [.willTerminate]),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: returned, now: at(12)) == [
+                .stop(mail),
+                published(mail, .background, .notRunning, .terminated(.exitsOnSuspend), at: at(12), [.willTerminate]),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func E1_drainStyleProcessGetsWillTerminateWhenItsLastTaskEndsThenSIGTERM() throws {
@@ -172,15 +192,19 @@ import Testing
         try scheduler.run(.enterBackground, for: mail, now: at(0))
         let ended = try scheduler.backgroundTaskEnded(task, by: mail, now: at(4))
         // Expected: willTerminate, its grace 4 + 5 replacing the budget's warning.
-        #expect(ended == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: ended)),
-            .armWakeup(at(9)),
-        ])
+        #expect(
+            ended == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: ended)),
+                .armWakeup(at(9)),
+            ]
+        )
         // Expected: SIGTERM, SIGKILL armed at 5 + 5.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: ended, now: at(5)) == [
-            .sendTerminateSignal(mail),
-            .armWakeup(at(10)),
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: ended, now: at(5)) == [
+                .sendTerminateSignal(mail),
+                .armWakeup(at(10)),
+            ]
+        )
     }
 
     @Test func E1_drainStyleAtTheDeadlineWithSuspendPolicyEndsTheTasksThenSendsWillTerminate() throws {
@@ -192,11 +216,13 @@ import Testing
         scheduler.acknowledgeAll(scheduler.clockAdvanced(to: at(25)), now: at(25))
         let deadline = scheduler.clockAdvanced(to: at(30))
         // Expected: end the task, willTerminate, its grace 30 + 5.
-        #expect(deadline == [
-            .endTasks(mail, [task]),
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: deadline)),
-            .armWakeup(at(35)),
-        ])
+        #expect(
+            deadline == [
+                .endTasks(mail, [task]),
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: deadline)),
+                .armWakeup(at(35)),
+            ]
+        )
     }
 
     @Test func E1_immediateStyleSendsWillResignActiveThenWillTerminateAndNeverEntersTheBackground() throws {
@@ -215,25 +241,35 @@ import Testing
         #expect(refused.actions == [])
         let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: willResignActive, grace 15; no publish yet.
-        #expect(home == [
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            home == [
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
+                .armWakeup(at(15)),
+            ]
+        )
         let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: home, now: at(11))
         // Expected: willTerminate (no didEnterBackground), grace 11 + 5.
-        #expect(resigned == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: resigned)),
-            .armWakeup(at(16)),
-        ])
+        #expect(
+            resigned == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: resigned)),
+                .armWakeup(at(16)),
+            ]
+        )
         // Expected: stop, publish active -> notRunning, reason exitsOnSuspend.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: resigned, now: at(12)) == [
-            .stop(mail),
-            published(
-                mail, .active, .notRunning, .terminated(.exitsOnSuspend), at: at(12),
-                [.willResignActive, .willTerminate]
-            ),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: resigned, now: at(12)) == [
+                .stop(mail),
+                published(
+                    mail,
+                    .active,
+                    .notRunning,
+                    .terminated(.exitsOnSuspend),
+                    at: at(12),
+                    [.willResignActive, .willTerminate]
+                ),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func E1_immediateStyleFromInactiveSendsOnlyWillTerminate() throws {
@@ -243,9 +279,11 @@ import Testing
         try scheduler.run(.resignActive, for: mail, now: at(0))
         let other = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: willTerminate, one wake-up at 15.
-        #expect(other == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: other)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            other == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: other)),
+                .armWakeup(at(15)),
+            ]
+        )
     }
 }

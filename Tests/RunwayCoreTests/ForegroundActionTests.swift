@@ -17,14 +17,20 @@ import Testing
         var scheduler = try self.suspended(AppDescriptor(id: mail))
         let summon = try scheduler.commandReceived(.enterForeground, for: mail, now: at(5))
         // Expected: resume (release held work), publish suspended -> active, willEnterForeground; no wake-up.
-        #expect(summon == [
-            .resume(mail),
-            published(
-                mail, .suspended, .active, .command(.enterForeground), at: at(5),
-                [.willEnterForeground, .didBecomeActive]
-            ),
-            .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
-        ])
+        #expect(
+            summon == [
+                .resume(mail),
+                published(
+                    mail,
+                    .suspended,
+                    .active,
+                    .command(.enterForeground),
+                    at: at(5),
+                    [.willEnterForeground, .didBecomeActive]
+                ),
+                .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
+            ]
+        )
         let entered = scheduler.acknowledge(.willEnterForeground, of: mail, in: summon, now: at(6))
         // Expected: didBecomeActive.
         #expect(entered == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: entered))])
@@ -35,15 +41,21 @@ import Testing
         var scheduler = try self.suspended(protocolApp)
         let summon = try scheduler.commandReceived(.enterForeground, for: mail, now: at(5))
         // Expected: resume (thaw or SIGCONT), publish, willEnterForeground.
-        #expect(summon == [
-            .resume(mail),
-            published(
-                mail, .suspended, .active, .command(.enterForeground), at: at(5),
-                [.willEnterForeground, .didBecomeActive]
-            ),
-            .setOOMScoreAdjust(mail, 0),
-            .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
-        ])
+        #expect(
+            summon == [
+                .resume(mail),
+                published(
+                    mail,
+                    .suspended,
+                    .active,
+                    .command(.enterForeground),
+                    at: at(5),
+                    [.willEnterForeground, .didBecomeActive]
+                ),
+                .setOOMScoreAdjust(mail, 0),
+                .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
+            ]
+        )
         let entered = scheduler.acknowledge(.willEnterForeground, of: mail, in: summon, now: at(5))
         // Expected: didBecomeActive.
         #expect(entered == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: entered))])
@@ -52,14 +64,20 @@ import Testing
     @Test func S3_summonSuspendedPlainProcessResumesAndPublishes() throws {
         var scheduler = try self.suspended(plainApp)
         // Expected: resume, publish; nothing delivered.
-        #expect(try scheduler.commandReceived(.enterForeground, for: mail, now: at(5)) == [
-            .resume(mail),
-            published(
-                mail, .suspended, .active, .command(.enterForeground), at: at(5),
-                [.willEnterForeground, .didBecomeActive]
-            ),
-            .setOOMScoreAdjust(mail, 0),
-        ])
+        #expect(
+            try scheduler.commandReceived(.enterForeground, for: mail, now: at(5)) == [
+                .resume(mail),
+                published(
+                    mail,
+                    .suspended,
+                    .active,
+                    .command(.enterForeground),
+                    at: at(5),
+                    [.willEnterForeground, .didBecomeActive]
+                ),
+                .setOOMScoreAdjust(mail, 0),
+            ]
+        )
     }
 
     @Test func B7_enterForegroundFromBackgroundStopsTheClockAndTheNextPeriodHasAFreshBudget() throws {
@@ -71,34 +89,48 @@ import Testing
         let summon = try scheduler.commandReceived(.enterForeground, for: mail, now: at(5))
         // Expected: no resume (not suspended), publish background -> active, willEnterForeground, and the
         // warning (26) and deadline (31) are disarmed: cancel the wake-up.
-        #expect(summon == [
-            published(
-                mail, .background, .active, .command(.enterForeground), at: at(5),
-                [.willEnterForeground, .didBecomeActive]
-            ),
-            .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
-            .cancelWakeup,
-        ])
+        #expect(
+            summon == [
+                published(
+                    mail,
+                    .background,
+                    .active,
+                    .command(.enterForeground),
+                    at: at(5),
+                    [.willEnterForeground, .didBecomeActive]
+                ),
+                .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
+                .cancelWakeup,
+            ]
+        )
         scheduler.acknowledgeAll(summon, now: at(5))
         // Expected: nothing fires at the old warning or deadline.
         #expect(scheduler.clockAdvanced(to: at(40)) == [])
         let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(50))
         // Expected: a fresh budget from t=50: wake-up at its warning 50 + 30 - 5; the task is still held.
-        #expect(home == [
-            published(
-                mail, .active, .background, .command(.enterBackground), at: at(50),
-                [.willResignActive, .didEnterBackground]
-            ),
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
-            .armWakeup(at(75)),
-        ])
+        #expect(
+            home == [
+                published(
+                    mail,
+                    .active,
+                    .background,
+                    .command(.enterBackground),
+                    at: at(50),
+                    [.willResignActive, .didEnterBackground]
+                ),
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
+                .armWakeup(at(75)),
+            ]
+        )
         scheduler.acknowledgeAll(home, now: at(50))
         // Expected: the task's ended in the background: suspend, publish, cancel the wake-up (B5).
-        #expect(try scheduler.backgroundTaskEnded(task, by: mail, now: at(51)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(51)),
-            .cancelWakeup,
-        ])
+        #expect(
+            try scheduler.backgroundTaskEnded(task, by: mail, now: at(51)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(51)),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func L2_enterForegroundWhileDidEnterBackgroundIsInFlightWaitsForItsReturn() throws {
@@ -109,18 +141,26 @@ import Testing
         let summon = try scheduler.commandReceived(.enterForeground, for: mail, now: at(2))
         // Expected: publish background -> active, no delivery while didEnterBackground is in flight, and the
         // grace (6), warning (26) and deadline (31) are disarmed: cancel the wake-up.
-        #expect(summon == [
-            published(
-                mail, .background, .active, .command(.enterForeground), at: at(2),
-                [.willEnterForeground, .didBecomeActive]
-            ),
-            .cancelWakeup,
-        ])
+        #expect(
+            summon == [
+                published(
+                    mail,
+                    .background,
+                    .active,
+                    .command(.enterForeground),
+                    at: at(2),
+                    [.willEnterForeground, .didBecomeActive]
+                ),
+                .cancelWakeup,
+            ]
+        )
         let returned = scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(3))
         // Expected: willEnterForeground, only now; no suspension (the app is active).
-        #expect(returned == [
-            .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: returned)),
-        ])
+        #expect(
+            returned == [
+                .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: returned))
+            ]
+        )
         #expect(scheduler.state(of: mail) == .active)
     }
 
@@ -136,14 +176,20 @@ import Testing
         let badge = Message.notification(name: "badge", payload: "3")
         let summon = try scheduler.commandReceived(.enterForeground, for: mail, now: at(5))
         // Expected: resume, publish with the notifications in the message list, willEnterForeground.
-        #expect(summon == [
-            .resume(mail),
-            published(
-                mail, .suspended, .active, .command(.enterForeground), at: at(5),
-                [.willEnterForeground, sync, badge, .didBecomeActive]
-            ),
-            .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
-        ])
+        #expect(
+            summon == [
+                .resume(mail),
+                published(
+                    mail,
+                    .suspended,
+                    .active,
+                    .command(.enterForeground),
+                    at: at(5),
+                    [.willEnterForeground, sync, badge, .didBecomeActive]
+                ),
+                .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: summon)),
+            ]
+        )
         // Expected: then sync, badge and didBecomeActive, each after the previous one returned.
         let first = scheduler.acknowledge(.willEnterForeground, of: mail, in: summon, now: at(6))
         #expect(first == [.deliver(mail, sync, token(sync, to: mail, in: first))])

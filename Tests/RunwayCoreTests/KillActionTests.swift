@@ -15,10 +15,12 @@ import Testing
         let purge = scheduler.purgeRequested(now: at(5))
         // Expected: stop, publish suspended -> notRunning, reason memoryPressure, no message.
         #expect(purge.purged == mail)
-        #expect(purge.actions == [
-            .stop(mail),
-            published(mail, .suspended, .notRunning, .terminated(.memoryPressure), at: at(5)),
-        ])
+        #expect(
+            purge.actions == [
+                .stop(mail),
+                published(mail, .suspended, .notRunning, .terminated(.memoryPressure), at: at(5)),
+            ]
+        )
     }
 
     @Test(arguments: [true, false])
@@ -32,9 +34,11 @@ import Testing
         #expect(purge.actions == [.kill(mail)])
         // Expected: a second purge finds nothing (the app is already being killed).
         #expect(scheduler.purgeRequested(now: at(5)) == (nil, []))
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(6)) == [
-            published(mail, .suspended, .notRunning, .terminated(.memoryPressure), at: at(6), exit: .signaled(9)),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(6)) == [
+                published(mail, .suspended, .notRunning, .terminated(.memoryPressure), at: at(6), exit: .signaled(9))
+            ]
+        )
     }
 
     @Test func P3_purgeBackgroundModeEmbeddedInTheBackgroundStopsIt() throws {
@@ -45,10 +49,12 @@ import Testing
         let purge = scheduler.purgeRequested(now: at(5))
         // Expected: stop, publish background -> notRunning; no budget timer was armed (L7), so no wake-up.
         #expect(purge.purged == music)
-        #expect(purge.actions == [
-            .stop(music),
-            published(music, .background, .notRunning, .terminated(.memoryPressure), at: at(5)),
-        ])
+        #expect(
+            purge.actions == [
+                .stop(music),
+                published(music, .background, .notRunning, .terminated(.memoryPressure), at: at(5)),
+            ]
+        )
     }
 
     @Test func P3_purgeBackgroundModeProcessInTheBackgroundSendsSIGTERMThenSIGKILL() throws {
@@ -65,9 +71,11 @@ import Testing
         #expect(purge.purged == music)
         #expect(purge.actions == [.sendTerminateSignal(music), .armWakeup(at(10))])
         #expect(scheduler.clockAdvanced(to: at(10)) == [.kill(music), .cancelWakeup])
-        #expect(scheduler.processExited(music, exit: .signaled(9), now: at(10)) == [
-            published(music, .background, .notRunning, .terminated(.memoryPressure), at: at(10), exit: .signaled(9)),
-        ])
+        #expect(
+            scheduler.processExited(music, exit: .signaled(9), now: at(10)) == [
+                published(music, .background, .notRunning, .terminated(.memoryPressure), at: at(10), exit: .signaled(9))
+            ]
+        )
     }
 
     // MARK: Budget overrun kill (B6, S12)
@@ -88,19 +96,23 @@ import Testing
         let warning = scheduler.clockAdvanced(to: at(25))
         let expire = Message.backgroundTaskWillExpire(task)
         // Expected: the task's handler at 30 - 5, then the wake-up moves to the deadline.
-        #expect(warning == [
-            .deliver(mail, expire, token(expire, to: mail, in: warning)),
-            .armWakeup(at(30)),
-        ])
+        #expect(
+            warning == [
+                .deliver(mail, expire, token(expire, to: mail, in: warning)),
+                .armWakeup(at(30)),
+            ]
+        )
         #expect(scheduler.acknowledge(expire, of: mail, in: warning, now: at(26)) == [])
         #expect(scheduler.clockAdvanced(to: at(30) - .nanoseconds(1)) == [])
         // Expected: the task is still held at the deadline: stop, end the task, publish, no wake-up left.
-        #expect(scheduler.clockAdvanced(to: at(30)) == [
-            .stop(mail),
-            .endTasks(mail, [task]),
-            published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(30)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(30)) == [
+                .stop(mail),
+                .endTasks(mail, [task]),
+                published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(30)),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func S12_overrunProtocolProcessGetsSIGTERMAtTheDeadlineThenSIGKILL() throws {
@@ -110,10 +122,12 @@ import Testing
         #expect(scheduler.clockAdvanced(to: at(30)) == [.sendTerminateSignal(mail), .armWakeup(at(35))])
         #expect(scheduler.clockAdvanced(to: at(35)) == [.kill(mail), .cancelWakeup])
         // Expected: the tasks end with the process.
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(35)) == [
-            .endTasks(mail, [task]),
-            published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(35), exit: .signaled(9)),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(35)) == [
+                .endTasks(mail, [task]),
+                published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(35), exit: .signaled(9)),
+            ]
+        )
     }
 
     // MARK: A process ends on its own (L6)
@@ -125,10 +139,12 @@ import Testing
         let task = scheduler.beginTask("upload", in: mail, now: at(1))
         let other = scheduler.beginTask("route", in: maps, now: at(1))
         // Expected: end mail's task, publish active -> notRunning with reason exited(3) and the status.
-        #expect(scheduler.processExited(mail, exit: .exited(3), now: at(3)) == [
-            .endTasks(mail, [task]),
-            published(mail, .active, .notRunning, .terminated(.exited(3)), at: at(3), exit: .exited(3)),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .exited(3), now: at(3)) == [
+                .endTasks(mail, [task]),
+                published(mail, .active, .notRunning, .terminated(.exited(3)), at: at(3), exit: .exited(3)),
+            ]
+        )
         // Expected: maps's task is untouched; ending it in the foreground does nothing else.
         #expect(try scheduler.backgroundTaskEnded(other, by: maps, now: at(4)) == [])
         #expect(scheduler.state(of: maps) == .active)
@@ -138,11 +154,13 @@ import Testing
         var (scheduler, task) = try self.backgroundedWithTask(protocolApp)
         // Expected: end the task, publish background -> notRunning, reason signaled(11); warning and deadline
         // are disarmed: cancel the wake-up.
-        #expect(scheduler.processExited(mail, exit: .signaled(11), now: at(4)) == [
-            .endTasks(mail, [task]),
-            published(mail, .background, .notRunning, .terminated(.signaled(11)), at: at(4), exit: .signaled(11)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(11), now: at(4)) == [
+                .endTasks(mail, [task]),
+                published(mail, .background, .notRunning, .terminated(.signaled(11)), at: at(4), exit: .signaled(11)),
+                .cancelWakeup,
+            ]
+        )
         // Expected: a second report for an app that is not running is ignored.
         #expect(scheduler.processExited(mail, exit: .signaled(11), now: at(4)) == [])
     }
@@ -152,18 +170,22 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         try scheduler.run(.enterBackground, for: mail, now: at(1))
         // Expected: publish suspended -> notRunning only.
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(2)) == [
-            published(mail, .suspended, .notRunning, .terminated(.signaled(9)), at: at(2), exit: .signaled(9)),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(2)) == [
+                published(mail, .suspended, .notRunning, .terminated(.signaled(9)), at: at(2), exit: .signaled(9))
+            ]
+        )
     }
 
     @Test func L6_processThatExitsWithAMessageInFlightIgnoresTheLateAcknowledgement() throws {
         var scheduler = try makeScheduler([protocolApp])
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
         // Expected: publish active -> notRunning; didBecomeActive is never delivered.
-        #expect(scheduler.processExited(mail, exit: .exited(1), now: at(1)) == [
-            published(mail, .active, .notRunning, .terminated(.exited(1)), at: at(1), exit: .exited(1)),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .exited(1), now: at(1)) == [
+                published(mail, .active, .notRunning, .terminated(.exited(1)), at: at(1), exit: .exited(1))
+            ]
+        )
         #expect(scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1)) == [])
     }
 
@@ -172,13 +194,20 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(10))
         // Expected: publish with reason requested and the whole chain; the messages' grace is cancelled.
-        #expect(scheduler.processExited(mail, exit: .exited(0), now: at(11)) == [
-            published(
-                mail, .active, .notRunning, .terminated(.requested), at: at(11),
-                [.willResignActive, .didEnterBackground, .willTerminate], exit: .exited(0)
-            ),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .exited(0), now: at(11)) == [
+                published(
+                    mail,
+                    .active,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(11),
+                    [.willResignActive, .didEnterBackground, .willTerminate],
+                    exit: .exited(0)
+                ),
+                .cancelWakeup,
+            ]
+        )
         #expect(scheduler.acknowledge(.willResignActive, of: mail, in: terminate, now: at(12)) == [])
     }
 
@@ -188,9 +217,11 @@ import Testing
         // Expected: SIGTERM and SIGKILL armed at 3 + 5; a second report is ignored.
         #expect(scheduler.protocolViolated(by: mail, now: at(3)) == [.sendTerminateSignal(mail), .armWakeup(at(8))])
         #expect(scheduler.protocolViolated(by: mail, now: at(3)) == [])
-        #expect(scheduler.processExited(mail, exit: .exited(0), now: at(4)) == [
-            published(mail, .active, .notRunning, .terminated(.protocolViolation), at: at(4), exit: .exited(0)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .exited(0), now: at(4)) == [
+                published(mail, .active, .notRunning, .terminated(.protocolViolation), at: at(4), exit: .exited(0)),
+                .cancelWakeup,
+            ]
+        )
     }
 }

@@ -14,33 +14,48 @@ import Testing
         var scheduler = try makeScheduler()
         switch state {
         case .notRunning:
-            return (scheduler, [.launch, .launchInBackground], {
-                try $0.commandReceived(.launch, for: mail, now: at(1))
-            })
+            return (
+                scheduler, [.launch, .launchInBackground],
+                {
+                    try $0.commandReceived(.launch, for: mail, now: at(1))
+                }
+            )
         case .active:
             let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
-            return (scheduler, [.activate, .resignActive, .enterBackground, .terminate], {
-                $0.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
-            })
+            return (
+                scheduler, [.activate, .resignActive, .enterBackground, .terminate],
+                {
+                    $0.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
+                }
+            )
         case .inactive:
             try scheduler.run(.launch, for: mail, now: at(0))
             _ = try scheduler.commandReceived(.resignActive, for: mail, now: at(0))
-            return (scheduler, [.activate, .enterBackground, .terminate], {
-                try $0.commandReceived(.activate, for: mail, now: at(1))
-            })
+            return (
+                scheduler, [.activate, .enterBackground, .terminate],
+                {
+                    try $0.commandReceived(.activate, for: mail, now: at(1))
+                }
+            )
         case .background:
             try scheduler.run(.launch, for: mail, now: at(0))
             _ = scheduler.beginTask("upload", in: mail, now: at(0))
             let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(0))
-            return (scheduler, [.enterForeground, .terminate], {
-                $0.acknowledge(.willResignActive, of: mail, in: home, now: at(1))
-            })
+            return (
+                scheduler, [.enterForeground, .terminate],
+                {
+                    $0.acknowledge(.willResignActive, of: mail, in: home, now: at(1))
+                }
+            )
         case .suspended:
             try scheduler.run(.launch, for: mail, now: at(0))
             try scheduler.run(.enterBackground, for: mail, now: at(0))
-            return (scheduler, [.enterForeground, .terminate], {
-                try $0.commandReceived(.enterForeground, for: mail, now: at(1))
-            })
+            return (
+                scheduler, [.enterForeground, .terminate],
+                {
+                    try $0.commandReceived(.enterForeground, for: mail, now: at(1))
+                }
+            )
         }
     }
 
@@ -65,36 +80,53 @@ import Testing
         switch state {
         case .notRunning:
             // Expected: publish notRunning -> active at 1, didFinishLaunching.
-            #expect(expected == [
-                published(
-                    mail, .notRunning, .active, .command(.launch), at: at(1), [.didFinishLaunching, .didBecomeActive]
-                ),
-                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: expected)),
-            ])
+            #expect(
+                expected == [
+                    published(
+                        mail,
+                        .notRunning,
+                        .active,
+                        .command(.launch),
+                        at: at(1),
+                        [.didFinishLaunching, .didBecomeActive]
+                    ),
+                    .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: expected)),
+                ]
+            )
         case .active:
             // Expected: didBecomeActive follows didFinishLaunching.
             #expect(expected == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: expected))])
         case .inactive:
             // Expected: publish inactive -> active; didBecomeActive waits for willResignActive (L2).
-            #expect(expected == [
-                published(mail, .inactive, .active, .command(.activate), at: at(1), [.didBecomeActive]),
-            ])
+            #expect(
+                expected == [
+                    published(mail, .inactive, .active, .command(.activate), at: at(1), [.didBecomeActive])
+                ]
+            )
         case .background:
             // Expected: didEnterBackground follows willResignActive; its grace at 1 + 5.
-            #expect(expected == [
-                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: expected)),
-                .armWakeup(at(6)),
-            ])
+            #expect(
+                expected == [
+                    .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: expected)),
+                    .armWakeup(at(6)),
+                ]
+            )
         case .suspended:
             // Expected: resume, publish suspended -> active, willEnterForeground.
-            #expect(expected == [
-                .resume(mail),
-                published(
-                    mail, .suspended, .active, .command(.enterForeground), at: at(1),
-                    [.willEnterForeground, .didBecomeActive]
-                ),
-                .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: expected)),
-            ])
+            #expect(
+                expected == [
+                    .resume(mail),
+                    published(
+                        mail,
+                        .suspended,
+                        .active,
+                        .command(.enterForeground),
+                        at: at(1),
+                        [.willEnterForeground, .didBecomeActive]
+                    ),
+                    .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: expected)),
+                ]
+            )
         }
     }
 
@@ -136,9 +168,11 @@ import Testing
         // Expected: queued behind didFinishLaunching: nothing delivered.
         #expect(scheduler.memoryWarningRaised(now: at(0)) == [])
         // Expected: published at once, willResignActive queued.
-        #expect(try scheduler.commandReceived(.resignActive, for: mail, now: at(0)) == [
-            published(mail, .active, .inactive, .command(.resignActive), at: at(0), [.willResignActive]),
-        ])
+        #expect(
+            try scheduler.commandReceived(.resignActive, for: mail, now: at(0)) == [
+                published(mail, .active, .inactive, .command(.resignActive), at: at(0), [.willResignActive])
+            ]
+        )
         // Expected: a token that is not the one in flight, or another app's return, changes nothing.
         let unknown = MessageToken(rawValue: launched.rawValue + 100)
         #expect(scheduler.messageReturned(unknown, from: mail, now: at(1)) == [])
@@ -182,11 +216,13 @@ import Testing
         #expect(scheduler.clockAdvanced(to: at(15) - .nanoseconds(1)) == [])
         // Expected: stop, publish background -> notRunning with no message, reason backgroundEntryTimeout;
         // warning and deadline are disarmed.
-        #expect(scheduler.clockAdvanced(to: at(15)) == [
-            .stop(mail),
-            published(mail, .background, .notRunning, .terminated(.backgroundEntryTimeout), at: at(15)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(15)) == [
+                .stop(mail),
+                published(mail, .background, .notRunning, .terminated(.backgroundEntryTimeout), at: at(15)),
+                .cancelWakeup,
+            ]
+        )
         #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(16)) == [])
     }
 
@@ -201,11 +237,18 @@ import Testing
         // Expected: SIGTERM at 16, SIGKILL armed at 21.
         #expect(scheduler.clockAdvanced(to: at(16)) == [.sendTerminateSignal(mail), .armWakeup(at(21))])
         #expect(scheduler.clockAdvanced(to: at(21)) == [.kill(mail), .cancelWakeup])
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(21)) == [
-            published(
-                mail, .background, .notRunning, .terminated(.backgroundEntryTimeout), at: at(21), exit: .signaled(9)
-            ),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(21)) == [
+                published(
+                    mail,
+                    .background,
+                    .notRunning,
+                    .terminated(.backgroundEntryTimeout),
+                    at: at(21),
+                    exit: .signaled(9)
+                )
+            ]
+        )
     }
 
     @Test func L3_anAppHoldingATaskAtTheGraceIsLeftToItsBudget() throws {
@@ -221,10 +264,12 @@ import Testing
         // flight: the app is neither suspended nor terminated; it waits for the return or the deadline.
         #expect(try scheduler.backgroundTaskEnded(task, by: mail, now: at(16)) == [])
         // Expected: the late return suspends it (B5).
-        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(17)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(17)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(17)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(17)),
+                .cancelWakeup,
+            ]
+        )
     }
 }

@@ -15,27 +15,35 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(10))
         // Expected: willResignActive; the messages' grace at 10 + 5; nothing is published yet.
-        #expect(terminate == [
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: terminate)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            terminate == [
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: terminate)),
+                .armWakeup(at(15)),
+            ]
+        )
         let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: terminate, now: at(11))
         // Expected: didEnterBackground, without an entry grace of its own (L3 does not apply to a termination).
-        #expect(resigned == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
-        ])
+        #expect(
+            resigned == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned))
+            ]
+        )
         let backgrounded = scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(12))
         // Expected: willTerminate, with the full grace from its send: 12 + 5 (L4).
-        #expect(backgrounded == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
-            .armWakeup(at(17)),
-        ])
+        #expect(
+            backgrounded == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
+                .armWakeup(at(17)),
+            ]
+        )
         // Expected: stop, publish active -> notRunning with the whole chain, cancel the wake-up.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(13)) == [
-            .stop(mail),
-            published(mail, .active, .notRunning, .terminated(.requested), at: at(13), self.chainFromActive),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(13)) == [
+                .stop(mail),
+                published(mail, .active, .notRunning, .terminated(.requested), at: at(13), self.chainFromActive),
+                .cancelWakeup,
+            ]
+        )
         #expect(scheduler.state(of: mail) == .notRunning)
     }
 
@@ -44,38 +52,53 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(10))
         // Expected: willResignActive, wake-up at the messages' grace.
-        #expect(terminate == [
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: terminate)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            terminate == [
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: terminate)),
+                .armWakeup(at(15)),
+            ]
+        )
         let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: terminate, now: at(10))
         // Expected: didEnterBackground.
-        #expect(resigned == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
-        ])
+        #expect(
+            resigned == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned))
+            ]
+        )
         let backgrounded = scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(11))
         // Expected: willTerminate, its grace 11 + 5.
-        #expect(backgrounded == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
-            .armWakeup(at(16)),
-        ])
+        #expect(
+            backgrounded == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
+                .armWakeup(at(16)),
+            ]
+        )
         // Expected: SIGTERM once willTerminate returned; SIGKILL armed at 12 + 5; still active and terminating.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(12)) == [
-            .sendTerminateSignal(mail),
-            .armWakeup(at(17)),
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(12)) == [
+                .sendTerminateSignal(mail),
+                .armWakeup(at(17)),
+            ]
+        )
         #expect(scheduler.state(of: mail) == .active)
         #expect(scheduler.isTerminating(mail))
         // Expected: nothing before the SIGKILL deadline (B9); at it, SIGKILL and no wake-up left.
         #expect(scheduler.clockAdvanced(to: at(17) - .nanoseconds(1)) == [])
         #expect(scheduler.clockAdvanced(to: at(17)) == [.kill(mail), .cancelWakeup])
         // Expected: the exit publishes active -> notRunning with the chain and the exit status.
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(milliseconds: 17_001)) == [
-            published(
-                mail, .active, .notRunning, .terminated(.requested), at: at(milliseconds: 17_001),
-                self.chainFromActive, exit: .signaled(9)
-            ),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(milliseconds: 17_001)) == [
+                published(
+                    mail,
+                    .active,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(milliseconds: 17_001),
+                    self.chainFromActive,
+                    exit: .signaled(9)
+                )
+            ]
+        )
     }
 
     @Test func L4_processThatExitsOnSIGTERMIsNotKilled() throws {
@@ -85,40 +108,58 @@ import Testing
         // Expected, every message returned at t=10: willResignActive and the wake-up at 10 + 5, then
         // didEnterBackground, willTerminate and SIGTERM. willTerminate's grace and the SIGKILL deadline are
         // re-armed at the same instant (15), so no further wake-up action appears.
-        #expect(actions == [
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: actions)),
-            .armWakeup(at(15)),
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: actions)),
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: actions)),
-            .sendTerminateSignal(mail),
-        ])
+        #expect(
+            actions == [
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: actions)),
+                .armWakeup(at(15)),
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: actions)),
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: actions)),
+                .sendTerminateSignal(mail),
+            ]
+        )
         // Expected: the exit publishes and cancels the SIGKILL deadline.
-        #expect(scheduler.processExited(mail, exit: .exited(0), now: at(12)) == [
-            published(
-                mail, .active, .notRunning, .terminated(.requested), at: at(12), self.chainFromActive,
-                exit: .exited(0)
-            ),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .exited(0), now: at(12)) == [
+                published(
+                    mail,
+                    .active,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(12),
+                    self.chainFromActive,
+                    exit: .exited(0)
+                ),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func L4_terminatePlainProcessSendsSIGTERMAtOnce() throws {
         var scheduler = try makeScheduler([plainApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         // Expected: no message is awaited: SIGTERM and the SIGKILL deadline 10 + 5 in the same call.
-        #expect(try scheduler.commandReceived(.terminate, for: mail, now: at(10)) == [
-            .sendTerminateSignal(mail),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            try scheduler.commandReceived(.terminate, for: mail, now: at(10)) == [
+                .sendTerminateSignal(mail),
+                .armWakeup(at(15)),
+            ]
+        )
         // Expected: SIGKILL at the deadline.
         #expect(scheduler.clockAdvanced(to: at(15)) == [.kill(mail), .cancelWakeup])
         // Expected: the messages are recorded on the event although none was delivered.
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(15)) == [
-            published(
-                mail, .active, .notRunning, .terminated(.requested), at: at(15), self.chainFromActive,
-                exit: .signaled(9)
-            ),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(15)) == [
+                published(
+                    mail,
+                    .active,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(15),
+                    self.chainFromActive,
+                    exit: .signaled(9)
+                )
+            ]
+        )
     }
 
     @Test func L4_aMessageBeforeWillTerminateThatDoesNotReturnEndsTheMessagesAtTheGrace() throws {
@@ -126,17 +167,21 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(10))
         // Expected: willResignActive, grace at 15.
-        #expect(terminate == [
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: terminate)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            terminate == [
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: terminate)),
+                .armWakeup(at(15)),
+            ]
+        )
         // Expected: willResignActive never returns: at 15 the app is stopped without the rest of the chain
         // being delivered; the event still lists the whole chain.
-        #expect(scheduler.clockAdvanced(to: at(15)) == [
-            .stop(mail),
-            published(mail, .active, .notRunning, .terminated(.requested), at: at(15), self.chainFromActive),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(15)) == [
+                .stop(mail),
+                published(mail, .active, .notRunning, .terminated(.requested), at: at(15), self.chainFromActive),
+                .cancelWakeup,
+            ]
+        )
         // Expected: the late return is ignored.
         #expect(scheduler.acknowledge(.willResignActive, of: mail, in: terminate, now: at(16)) == [])
     }
@@ -149,26 +194,36 @@ import Testing
         try scheduler.run(.resignActive, for: mail, now: at(1))
         let accept = try scheduler.userActionReceived(.acceptShutdown, for: mail, now: at(10))
         // Expected: didEnterBackground, grace at 15.
-        #expect(accept == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: accept)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            accept == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: accept)),
+                .armWakeup(at(15)),
+            ]
+        )
         let backgrounded = scheduler.acknowledge(.didEnterBackground, of: mail, in: accept, now: at(11))
         // Expected: willTerminate, grace 11 + 5.
-        #expect(backgrounded == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
-            .armWakeup(at(16)),
-        ])
+        #expect(
+            backgrounded == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
+                .armWakeup(at(16)),
+            ]
+        )
         #expect(scheduler.clockAdvanced(to: at(16) - .nanoseconds(1)) == [])
         // Expected: at 16, stop and publish inactive -> notRunning.
-        #expect(scheduler.clockAdvanced(to: at(16)) == [
-            .stop(mail),
-            published(
-                mail, .inactive, .notRunning, .terminated(.requested), at: at(16),
-                [.didEnterBackground, .willTerminate]
-            ),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.clockAdvanced(to: at(16)) == [
+                .stop(mail),
+                published(
+                    mail,
+                    .inactive,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(16),
+                    [.didEnterBackground, .willTerminate]
+                ),
+                .cancelWakeup,
+            ]
+        )
         #expect(scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(17)) == [])
     }
 
@@ -179,20 +234,29 @@ import Testing
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(10))
         let backgrounded = scheduler.acknowledge(.didEnterBackground, of: mail, in: terminate, now: at(11))
         // Expected: willTerminate, grace 11 + 5.
-        #expect(backgrounded == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
-            .armWakeup(at(16)),
-        ])
+        #expect(
+            backgrounded == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: backgrounded)),
+                .armWakeup(at(16)),
+            ]
+        )
         // Expected: at willTerminate's grace (16), SIGTERM and SIGKILL armed at 21.
         #expect(scheduler.clockAdvanced(to: at(16)) == [.sendTerminateSignal(mail), .armWakeup(at(21))])
         // Expected: SIGKILL at 21.
         #expect(scheduler.clockAdvanced(to: at(21)) == [.kill(mail), .cancelWakeup])
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(21)) == [
-            published(
-                mail, .inactive, .notRunning, .terminated(.requested), at: at(21),
-                [.didEnterBackground, .willTerminate], exit: .signaled(9)
-            ),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(21)) == [
+                published(
+                    mail,
+                    .inactive,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(21),
+                    [.didEnterBackground, .willTerminate],
+                    exit: .signaled(9)
+                )
+            ]
+        )
     }
 
     // MARK: background -> notRunning
@@ -204,17 +268,21 @@ import Testing
         try scheduler.run(.enterBackground, for: mail, now: at(1))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(2))
         // Expected: willTerminate; the budget's warning (26) and deadline (31) are replaced by its grace (7).
-        #expect(terminate == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: terminate)),
-            .armWakeup(at(7)),
-        ])
+        #expect(
+            terminate == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: terminate)),
+                .armWakeup(at(7)),
+            ]
+        )
         // Expected: stop, end the task, publish background -> notRunning, cancel the wake-up.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: terminate, now: at(3)) == [
-            .stop(mail),
-            .endTasks(mail, [task]),
-            published(mail, .background, .notRunning, .terminated(.requested), at: at(3), [.willTerminate]),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: terminate, now: at(3)) == [
+                .stop(mail),
+                .endTasks(mail, [task]),
+                published(mail, .background, .notRunning, .terminated(.requested), at: at(3), [.willTerminate]),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func S2_terminateBackgroundProtocolProcessEndsItsTasksOnExit() throws {
@@ -224,24 +292,35 @@ import Testing
         try scheduler.run(.enterBackground, for: mail, now: at(1))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(2))
         // Expected: willTerminate, grace 7.
-        #expect(terminate == [
-            .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: terminate)),
-            .armWakeup(at(7)),
-        ])
+        #expect(
+            terminate == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: terminate)),
+                .armWakeup(at(7)),
+            ]
+        )
         // Expected: SIGTERM, SIGKILL armed at 3 + 5.
-        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: terminate, now: at(3)) == [
-            .sendTerminateSignal(mail),
-            .armWakeup(at(8)),
-        ])
+        #expect(
+            scheduler.acknowledge(.willTerminate, of: mail, in: terminate, now: at(3)) == [
+                .sendTerminateSignal(mail),
+                .armWakeup(at(8)),
+            ]
+        )
         // Expected: on exit, end the task, publish, cancel the SIGKILL deadline.
-        #expect(scheduler.processExited(mail, exit: .exited(0), now: at(4)) == [
-            .endTasks(mail, [task]),
-            published(
-                mail, .background, .notRunning, .terminated(.requested), at: at(4), [.willTerminate],
-                exit: .exited(0)
-            ),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .exited(0), now: at(4)) == [
+                .endTasks(mail, [task]),
+                published(
+                    mail,
+                    .background,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(4),
+                    [.willTerminate],
+                    exit: .exited(0)
+                ),
+                .cancelWakeup,
+            ]
+        )
     }
 
     // MARK: suspended -> notRunning (L5)
@@ -251,10 +330,12 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         try scheduler.run(.enterBackground, for: mail, now: at(1))
         // Expected: stop, publish suspended -> notRunning with no message; no resume.
-        #expect(try scheduler.commandReceived(.terminate, for: mail, now: at(5)) == [
-            .stop(mail),
-            published(mail, .suspended, .notRunning, .terminated(.requested), at: at(5)),
-        ])
+        #expect(
+            try scheduler.commandReceived(.terminate, for: mail, now: at(5)) == [
+                .stop(mail),
+                published(mail, .suspended, .notRunning, .terminated(.requested), at: at(5)),
+            ]
+        )
     }
 
     @Test(arguments: [true, false])
@@ -266,9 +347,11 @@ import Testing
         #expect(try scheduler.commandReceived(.terminate, for: mail, now: at(5)) == [.kill(mail)])
         #expect(scheduler.state(of: mail) == .suspended)
         // Expected: the exit publishes suspended -> notRunning with no message.
-        #expect(scheduler.processExited(mail, exit: .signaled(9), now: at(5)) == [
-            published(mail, .suspended, .notRunning, .terminated(.requested), at: at(5), exit: .signaled(9)),
-        ])
+        #expect(
+            scheduler.processExited(mail, exit: .signaled(9), now: at(5)) == [
+                published(mail, .suspended, .notRunning, .terminated(.requested), at: at(5), exit: .signaled(9))
+            ]
+        )
     }
 
     // MARK: every app (P4)
@@ -281,12 +364,14 @@ import Testing
         let shutdown = scheduler.shutdownRequested(now: at(10))
         // Expected: mail (active) gets willResignActive; maps (suspended) is stopped without a message; music
         // (not running) is left alone; one wake-up at mail's grace.
-        #expect(shutdown == [
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: shutdown)),
-            .stop(maps),
-            published(maps, .suspended, .notRunning, .terminated(.shutdown), at: at(10)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            shutdown == [
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: shutdown)),
+                .stop(maps),
+                published(maps, .suspended, .notRunning, .terminated(.shutdown), at: at(10)),
+                .armWakeup(at(15)),
+            ]
+        )
         // Expected: no launch during shutdown.
         let refused = #expect(throws: SchedulerError.self) {
             try scheduler.commandReceived(.launch, for: music, now: at(11))

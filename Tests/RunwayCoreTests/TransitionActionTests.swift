@@ -14,10 +14,12 @@ import Testing
         var scheduler = try makeScheduler()
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
         // Expected: the transition is published at once, then didFinishLaunching alone is delivered (L2).
-        #expect(launch == [
-            published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
-            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
-        ])
+        #expect(
+            launch == [
+                published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+            ]
+        )
         let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
         // Expected: didBecomeActive, only when didFinishLaunching returned.
         #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
@@ -30,12 +32,14 @@ import Testing
         var scheduler = try makeScheduler([protocolApp])
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
         // Expected: spawn, publish notRunning -> active, didFinishLaunching.
-        #expect(launch == [
-            .spawn(mail),
-            published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
-            .setOOMScoreAdjust(mail, 0),
-            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
-        ])
+        #expect(
+            launch == [
+                .spawn(mail),
+                published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+                .setOOMScoreAdjust(mail, 0),
+                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+            ]
+        )
         let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
         // Expected: didBecomeActive.
         #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
@@ -45,11 +49,13 @@ import Testing
     @Test func S2_launchPlainProcessSpawnsAndPublishesWithoutDeliveries() throws {
         var scheduler = try makeScheduler([plainApp])
         // Expected: spawn, publish (the messages are recorded, never delivered nor awaited: L2, A4).
-        #expect(try scheduler.commandReceived(.launch, for: mail, now: at(0)) == [
-            .spawn(mail),
-            published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
-            .setOOMScoreAdjust(mail, 0),
-        ])
+        #expect(
+            try scheduler.commandReceived(.launch, for: mail, now: at(0)) == [
+                .spawn(mail),
+                published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
+                .setOOMScoreAdjust(mail, 0),
+            ]
+        )
         #expect(scheduler.state(of: mail) == .active)
     }
 
@@ -57,9 +63,11 @@ import Testing
         var scheduler = try makeScheduler([protocolApp])
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
         // Expected: publish active -> notRunning, reason spawnFailed, no message, no exit status.
-        #expect(scheduler.spawnFailed(mail, error: "ENOENT", now: at(0)) == [
-            published(mail, .active, .notRunning, .terminated(.spawnFailed("ENOENT")), at: at(0)),
-        ])
+        #expect(
+            scheduler.spawnFailed(mail, error: "ENOENT", now: at(0)) == [
+                published(mail, .active, .notRunning, .terminated(.spawnFailed("ENOENT")), at: at(0))
+            ]
+        )
         // Expected: the abandoned didFinishLaunching's late return is ignored.
         #expect(scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1)) == [])
     }
@@ -70,72 +78,98 @@ import Testing
         var scheduler = try makeScheduler()
         let launch = try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0))
         // Expected: publish notRunning -> background, didFinishLaunching, wake-up at the warning (0 + 30 - 5).
-        #expect(launch == [
-            published(
-                mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
-                [.didFinishLaunching, .didEnterBackground]
-            ),
-            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
-            .armWakeup(at(25)),
-        ])
+        #expect(
+            launch == [
+                published(
+                    mail,
+                    .notRunning,
+                    .background,
+                    .command(.launchInBackground),
+                    at: at(0),
+                    [.didFinishLaunching, .didEnterBackground]
+                ),
+                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+                .armWakeup(at(25)),
+            ]
+        )
         let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
         // Expected: didEnterBackground, wake-up at its grace, armed when it is sent (1 + 5, L3).
-        #expect(finished == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: finished)),
-            .armWakeup(at(6)),
-        ])
+        #expect(
+            finished == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: finished)),
+                .armWakeup(at(6)),
+            ]
+        )
         // Expected: no task when didEnterBackground returns: suspend, publish, no deadline left (B5).
-        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(2)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(2)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(2)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(2)),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func S2_launchInBackgroundProtocolProcessSpawnsFirst() throws {
         var scheduler = try makeScheduler([protocolApp])
         let launch = try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0))
         // Expected: spawn, publish, didFinishLaunching, wake-up at the warning.
-        #expect(launch == [
-            .spawn(mail),
-            published(
-                mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
-                [.didFinishLaunching, .didEnterBackground]
-            ),
-            .setOOMScoreAdjust(mail, 500),
-            .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
-            .armWakeup(at(25)),
-        ])
+        #expect(
+            launch == [
+                .spawn(mail),
+                published(
+                    mail,
+                    .notRunning,
+                    .background,
+                    .command(.launchInBackground),
+                    at: at(0),
+                    [.didFinishLaunching, .didEnterBackground]
+                ),
+                .setOOMScoreAdjust(mail, 500),
+                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
+                .armWakeup(at(25)),
+            ]
+        )
         let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(0))
         // Expected: didEnterBackground and its grace (0 + 5).
-        #expect(finished == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: finished)),
-            .armWakeup(at(5)),
-        ])
+        #expect(
+            finished == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: finished)),
+                .armWakeup(at(5)),
+            ]
+        )
         // Expected: suspend (freeze or SIGSTOP), publish, cancel the wake-up.
-        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(3)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(3)),
-            .setOOMScoreAdjust(mail, 1000),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.didEnterBackground, of: mail, in: finished, now: at(3)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(3)),
+                .setOOMScoreAdjust(mail, 1000),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func S2_launchInBackgroundPlainProcessIsSuspendedInTheSameCall() throws {
         var scheduler = try makeScheduler([plainApp])
         // Expected: spawn, publish notRunning -> background, suspend, publish background -> suspended; the
         // budget's timers are armed and disarmed within the call, so no wake-up action.
-        #expect(try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0)) == [
-            .spawn(mail),
-            published(
-                mail, .notRunning, .background, .command(.launchInBackground), at: at(0),
-                [.didFinishLaunching, .didEnterBackground]
-            ),
-            .setOOMScoreAdjust(mail, 500),
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(0)),
-            .setOOMScoreAdjust(mail, 1000),
-        ])
+        #expect(
+            try scheduler.commandReceived(.launchInBackground, for: mail, now: at(0)) == [
+                .spawn(mail),
+                published(
+                    mail,
+                    .notRunning,
+                    .background,
+                    .command(.launchInBackground),
+                    at: at(0),
+                    [.didFinishLaunching, .didEnterBackground]
+                ),
+                .setOOMScoreAdjust(mail, 500),
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(0)),
+                .setOOMScoreAdjust(mail, 1000),
+            ]
+        )
     }
 
     // MARK: active <-> inactive
@@ -169,14 +203,18 @@ import Testing
         var scheduler = try makeScheduler([plainApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         // Expected: publish only; no signal is sent for these rows.
-        #expect(try scheduler.commandReceived(.resignActive, for: mail, now: at(10)) == [
-            published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
-            .setOOMScoreAdjust(mail, 200),
-        ])
-        #expect(try scheduler.commandReceived(.activate, for: mail, now: at(11)) == [
-            published(mail, .inactive, .active, .command(.activate), at: at(11), [.didBecomeActive]),
-            .setOOMScoreAdjust(mail, 0),
-        ])
+        #expect(
+            try scheduler.commandReceived(.resignActive, for: mail, now: at(10)) == [
+                published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+                .setOOMScoreAdjust(mail, 200),
+            ]
+        )
+        #expect(
+            try scheduler.commandReceived(.activate, for: mail, now: at(11)) == [
+                published(mail, .inactive, .active, .command(.activate), at: at(11), [.didBecomeActive]),
+                .setOOMScoreAdjust(mail, 0),
+            ]
+        )
     }
 
     // MARK: active/inactive -> background -> suspended
@@ -186,26 +224,36 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: publish active -> background, willResignActive, wake-up at the warning (10 + 30 - 5).
-        #expect(home == [
-            published(
-                mail, .active, .background, .command(.enterBackground), at: at(10),
-                [.willResignActive, .didEnterBackground]
-            ),
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
-            .armWakeup(at(35)),
-        ])
+        #expect(
+            home == [
+                published(
+                    mail,
+                    .active,
+                    .background,
+                    .command(.enterBackground),
+                    at: at(10),
+                    [.willResignActive, .didEnterBackground]
+                ),
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
+                .armWakeup(at(35)),
+            ]
+        )
         let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: home, now: at(11))
         // Expected: didEnterBackground, its grace armed at the send (11 + 5).
-        #expect(resigned == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
-            .armWakeup(at(16)),
-        ])
+        #expect(
+            resigned == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
+                .armWakeup(at(16)),
+            ]
+        )
         // Expected: suspend, publish background -> suspended at the return, cancel the wake-up.
-        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(12)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(12)),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(12)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(12)),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func S2_homeFromActiveProtocolProcessSuspendsWhenDidEnterBackgroundIsAcknowledged() throws {
@@ -213,44 +261,60 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
         // Expected: publish, willResignActive, wake-up at the warning.
-        #expect(home == [
-            published(
-                mail, .active, .background, .command(.enterBackground), at: at(10),
-                [.willResignActive, .didEnterBackground]
-            ),
-            .setOOMScoreAdjust(mail, 500),
-            .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
-            .armWakeup(at(35)),
-        ])
+        #expect(
+            home == [
+                published(
+                    mail,
+                    .active,
+                    .background,
+                    .command(.enterBackground),
+                    at: at(10),
+                    [.willResignActive, .didEnterBackground]
+                ),
+                .setOOMScoreAdjust(mail, 500),
+                .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
+                .armWakeup(at(35)),
+            ]
+        )
         let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: home, now: at(10))
         // Expected: didEnterBackground, grace 10 + 5.
-        #expect(resigned == [
-            .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
-            .armWakeup(at(15)),
-        ])
+        #expect(
+            resigned == [
+                .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: resigned)),
+                .armWakeup(at(15)),
+            ]
+        )
         // Expected: suspend, publish, cancel the wake-up.
-        #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(14)) == [
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(14)),
-            .setOOMScoreAdjust(mail, 1000),
-            .cancelWakeup,
-        ])
+        #expect(
+            scheduler.acknowledge(.didEnterBackground, of: mail, in: resigned, now: at(14)) == [
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(14)),
+                .setOOMScoreAdjust(mail, 1000),
+                .cancelWakeup,
+            ]
+        )
     }
 
     @Test func S2_homeFromActivePlainProcessIsSuspendedInTheSameCall() throws {
         var scheduler = try makeScheduler([plainApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         // Expected: publish active -> background, suspend, publish background -> suspended; no wake-up.
-        #expect(try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
-            published(
-                mail, .active, .background, .command(.enterBackground), at: at(10),
-                [.willResignActive, .didEnterBackground]
-            ),
-            .setOOMScoreAdjust(mail, 500),
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
-            .setOOMScoreAdjust(mail, 1000),
-        ])
+        #expect(
+            try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
+                published(
+                    mail,
+                    .active,
+                    .background,
+                    .command(.enterBackground),
+                    at: at(10),
+                    [.willResignActive, .didEnterBackground]
+                ),
+                .setOOMScoreAdjust(mail, 500),
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
+                .setOOMScoreAdjust(mail, 1000),
+            ]
+        )
     }
 
     @Test(arguments: Self.awaiting)
@@ -266,7 +330,10 @@ import Testing
                 published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground])
             ]
                 + oomScore(descriptor, .background)
-                + [.deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)), .armWakeup(at(15))]
+                + [
+                    .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: other)),
+                    .armWakeup(at(15)),
+                ]
         )
         // Expected: suspend, publish, cancel the wake-up.
         #expect(
@@ -281,12 +348,14 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         try scheduler.run(.resignActive, for: mail, now: at(1))
         // Expected: publish inactive -> background, suspend, publish background -> suspended; no wake-up.
-        #expect(try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
-            published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
-            .setOOMScoreAdjust(mail, 500),
-            .suspend(mail),
-            published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
-            .setOOMScoreAdjust(mail, 1000),
-        ])
+        #expect(
+            try scheduler.commandReceived(.enterBackground, for: mail, now: at(10)) == [
+                published(mail, .inactive, .background, .command(.enterBackground), at: at(10), [.didEnterBackground]),
+                .setOOMScoreAdjust(mail, 500),
+                .suspend(mail),
+                published(mail, .background, .suspended, .noOutstandingTasks, at: at(10)),
+                .setOOMScoreAdjust(mail, 1000),
+            ]
+        )
     }
 }

@@ -26,9 +26,9 @@
 // Wake-up spin: `--wakeup-spin MICROSECONDS` arms Runway's timer that much early and spins to each deadline
 // (`RunwayScheduler(wakeupSpin:)`); swift-nio has no equivalent, so its half is unchanged.
 //
-// Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10] [--wakeup-spin 25]` (about 10 s). Prints
-// microseconds. This target is under Sources/, not Benchmarks/, so that package-benchmark does not take it for a
-// benchmark.
+// Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10] [--wakeup-spin 25]` (about
+// 10 s). Prints microseconds. This target is under Sources/, not Benchmarks/, so that package-benchmark does not take
+// it for a benchmark.
 
 import Dispatch
 import Foundation
