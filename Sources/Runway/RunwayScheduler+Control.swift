@@ -39,7 +39,9 @@ extension RunwayScheduler {
     public func extendBudget(of app: AppID, by extra: TimeSpan) throws(SchedulerError) {
         precondition(extra > .zero, "extendBudget needs a positive span, got \(extra)")
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
-            try driver.override { core, now throws(SchedulerError) in try core.budgetExtended(by: extra, for: app, now: now) }
+            try driver.override { core, now throws(SchedulerError) in
+                try core.budgetExtended(by: extra, for: app, now: now)
+            }
         }
     }
 
@@ -49,7 +51,9 @@ extension RunwayScheduler {
     /// - Throws: `unknownApp`; `noBudget` when the app is not in the background with a budget; `stopping`.
     public func expireBudget(of app: AppID) throws(SchedulerError) {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
-            try driver.override { core, now throws(SchedulerError) in try core.budgetExpiredByOperator(for: app, now: now) }
+            try driver.override { core, now throws(SchedulerError) in
+                try core.budgetExpiredByOperator(for: app, now: now)
+            }
         }
     }
 

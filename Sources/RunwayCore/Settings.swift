@@ -66,7 +66,10 @@ public struct SchedulerSettings: Hashable, Sendable {
         notificationQueueLimit: Int = 64,
         memoryPressure: MemoryPressurePolicy = MemoryPressurePolicy()
     ) {
-        precondition(notificationQueueLimit >= 1, "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)")
+        precondition(
+            notificationQueueLimit >= 1,
+            "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)"
+        )
         for (name, span) in [
             ("backgroundTimeBudget", backgroundTimeBudget), ("expirationWarningLead", expirationWarningLead),
             ("backgroundEntryGrace", backgroundEntryGrace), ("terminationGrace", terminationGrace),

@@ -6,7 +6,8 @@ public struct TemporaryConfig: Sendable {
     public let path: String
 
     public init(withAppsFolder: Bool = true) throws {
-        self.path = FileManager.default.temporaryDirectory
+        self.path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("runway-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
         if withAppsFolder {

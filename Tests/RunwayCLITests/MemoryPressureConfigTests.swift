@@ -1,9 +1,10 @@
 import Runway
 import RunwayConfig
-@testable import RunwayControl
 import RunwayCore
 import RunwayTestKit
 import Testing
+
+@testable import RunwayControl
 
 /// C1 and P3: the daemon's memory pressure keys reach the core's policy (thresholds) and the sampler (source,
 /// poll interval).
@@ -11,11 +12,16 @@ import Testing
     @Test func P3_thresholdKeysBecomeTheSchedulersPolicy() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        try config.write("Runway.plist", plistXML("""
-            <key>MemoryWarningPressure</key><integer>20</integer>
-            <key>MemoryCriticalPressure</key><real>55.5</real>
-            <key>MemoryPollInterval</key><real>0.5</real>
-            """))
+        try config.write(
+            "Runway.plist",
+            plistXML(
+                """
+                <key>MemoryWarningPressure</key><integer>20</integer>
+                <key>MemoryCriticalPressure</key><real>55.5</real>
+                <key>MemoryPollInterval</key><real>0.5</real>
+                """
+            )
+        )
         let configuration = try ConfigLoader.load(directory: config.path)
 
         let settings = schedulerSettings(for: configuration)
@@ -23,18 +29,27 @@ import Testing
         var others = settings
         others.memoryPressure = MemoryPressurePolicy()
         #expect(others == configuration.settings)
-        #expect(processOptions(for: configuration).memoryPressure == MemoryPressureOptions(
-            source: .psi(path: "/proc/pressure/memory"), pollInterval: .milliseconds(500)
-        ))
+        #expect(
+            processOptions(for: configuration).memoryPressure
+                == MemoryPressureOptions(
+                    source: .psi(path: "/proc/pressure/memory"),
+                    pollInterval: .milliseconds(500)
+                )
+        )
     }
 
     @Test func P3_rssAndOffSourcesMapToTheSampler() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        try config.write("Runway.plist", plistXML("""
-            <key>MemoryPressureSource</key><string>rss</string>
-            <key>RSSCeilingBytes</key><integer>1073741824</integer>
-            """))
+        try config.write(
+            "Runway.plist",
+            plistXML(
+                """
+                <key>MemoryPressureSource</key><string>rss</string>
+                <key>RSSCeilingBytes</key><integer>1073741824</integer>
+                """
+            )
+        )
         let rss = try ConfigLoader.load(directory: config.path)
         #expect(processOptions(for: rss).memoryPressure == MemoryPressureOptions(source: .rss(ceilingBytes: 1 << 30)))
         #expect(schedulerSettings(for: rss).memoryPressure == MemoryPressurePolicy())

@@ -1,5 +1,6 @@
-@testable import RunwayCore
 import Testing
+
+@testable import RunwayCore
 
 /// The one runner of actions (`ActionRunner`), with recording hosts: it sends each action to the host of the
 /// app's kind, serves expiration handlers itself, queues re-entrant events behind the current actions and
@@ -51,8 +52,12 @@ import Testing
     }
 
     @Test func actionsGoToTheHostOfTheAppsKind() throws {
-        try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(.launch, for: mail, now: now) }
-        try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(.launch, for: maps, now: now) }
+        try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.launch, for: mail, now: now)
+        }
+        try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.launch, for: maps, now: now)
+        }
         // Embedded: the transition, then the first message (L2: one at a time).
         #expect(self.embedded.calls == ["\(mail) notRunning->active", "deliver \(mail) didFinishLaunching"])
         // Process: spawn, the transition, its OOM score (P3); a plain process gets no deliveries (A4).
@@ -62,7 +67,9 @@ import Testing
     }
 
     @Test func B4_aHandlerHeldByTheRunnerRunsInsteadOfADeliveryAndMayEndItsTaskAtOnce() throws {
-        try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(.launch, for: mail, now: now) }
+        try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.launch, for: mail, now: now)
+        }
         self.returnMessage(mail)
         self.returnMessage(mail)
         var handlerCalls = 0
@@ -94,7 +101,9 @@ import Testing
     }
 
     @Test func aTaskWithoutAHandlerHasItsExpirationDeliveredToTheHost() throws {
-        try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(.launch, for: mail, now: now) }
+        try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.launch, for: mail, now: now)
+        }
         self.returnMessage(mail)
         self.returnMessage(mail)
         let grant = self.runner.beginTask(name: "sync", app: mail, handler: nil)

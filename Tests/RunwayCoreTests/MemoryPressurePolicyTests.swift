@@ -38,9 +38,16 @@ import Testing
     }
 
     static func purgeEvent(_ app: AppID, at instant: Instant) -> Action {
-        .publish(TransitionEvent(
-            app: app, from: .suspended, to: .notRunning, cause: .terminated(.memoryPressure), at: instant, messages: []
-        ))
+        .publish(
+            TransitionEvent(
+                app: app,
+                from: .suspended,
+                to: .notRunning,
+                cause: .terminated(.memoryPressure),
+                at: instant,
+                messages: []
+            )
+        )
     }
 
     @Test func P3_warningOnceUntilPressureFalls() throws {
@@ -76,9 +83,11 @@ import Testing
         let first = scheduler.memoryPressureSampled(.psi(percent: 40), now: at(10))
         let token = try #require(Self.token(of: Self.warning(to: mail, in: first.actions)))
         #expect(first.purged == maps)
-        #expect(first.actions == [
-            .deliver(mail, .didReceiveMemoryWarning, token), .stop(maps), Self.purgeEvent(maps, at: at(10)),
-        ])
+        #expect(
+            first.actions == [
+                .deliver(mail, .didReceiveMemoryWarning, token), .stop(maps), Self.purgeEvent(maps, at: at(10)),
+            ]
+        )
 
         let second = scheduler.memoryPressureSampled(.psi(percent: 40), now: at(11))
         #expect(second.purged == music)
@@ -196,13 +205,17 @@ import Testing
         let policy = MemoryPressurePolicy()
         #expect(policy.warningPercent == 10)
         #expect(policy.criticalPercent == 30)
-        let psi: [(Double, MemoryPressureLevel)] = [(0, .normal), (9.99, .normal), (10, .warning), (29.99, .warning),
-            (30, .critical), (100, .critical)]
+        let psi: [(Double, MemoryPressureLevel)] = [
+            (0, .normal), (9.99, .normal), (10, .warning), (29.99, .warning),
+            (30, .critical), (100, .critical),
+        ]
         for (percent, level) in psi {
             #expect(policy.level(of: .psi(percent: percent)) == level, "\(percent)%")
         }
-        let resident: [(UInt64, MemoryPressureLevel)] = [(0, .normal), (8_999, .normal), (9_000, .warning),
-            (9_999, .warning), (10_000, .critical), (20_000, .critical)]
+        let resident: [(UInt64, MemoryPressureLevel)] = [
+            (0, .normal), (8_999, .normal), (9_000, .warning),
+            (9_999, .warning), (10_000, .critical), (20_000, .critical),
+        ]
         for (bytes, level) in resident {
             #expect(policy.level(of: .resident(bytes: bytes, ceilingBytes: 10_000)) == level, "\(bytes) bytes")
         }

@@ -1,10 +1,11 @@
+import CLibUV
+import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CLibUV
-import RunwayCore
 
 /// The child's streams: the protocol channel (A4) and the stdout and stderr pipes, read into line framers and
 /// reported to the delegate. Loop thread only.

@@ -1,10 +1,11 @@
+import CLibUV
+import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CLibUV
-import RunwayCore
 
 /// What a `ChildProcess` reports to its owner, on the loop thread.
 protocol ChildProcessDelegate: AnyObject {

@@ -48,11 +48,16 @@ final class MemoryPressureMonitor {
 
     func start() {
         let milliseconds = UInt64(max(1, self.options.pollInterval.nanoseconds / 1_000_000))
-        uv_timer_start(self.timer, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            let monitor = Unmanaged<MemoryPressureMonitor>.fromOpaque(data).takeUnretainedValue()
-            monitor.onSample(monitor.read())
-        }, milliseconds, milliseconds)
+        uv_timer_start(
+            self.timer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                let monitor = Unmanaged<MemoryPressureMonitor>.fromOpaque(data).takeUnretainedValue()
+                monitor.onSample(monitor.read())
+            },
+            milliseconds,
+            milliseconds
+        )
     }
 
     func stop() {

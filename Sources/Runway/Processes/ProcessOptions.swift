@@ -58,8 +58,10 @@ public struct ProcessOptions: Sendable {
         orphanReapTimeout: TimeSpan = .seconds(5),
         memoryPressure: MemoryPressureOptions? = nil
     ) {
-        precondition(outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
-            "ProcessOptions limits must be positive")
+        precondition(
+            outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
+            "ProcessOptions limits must be positive"
+        )
         precondition(orphanReapTimeout >= .zero, "orphanReapTimeout must not be negative, got \(orphanReapTimeout)")
         self.baseDirectory = baseDirectory
         self.searchDirectories = searchDirectories

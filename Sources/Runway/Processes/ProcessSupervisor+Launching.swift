@@ -1,10 +1,11 @@
+import RunwayCore
+import RunwayProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import RunwayCore
-import RunwayProtocol
 
 /// Launching: `.spawn`, each app's suspension mechanism and cgroup, the program, its environment and the
 /// cgroup placement (SPEC section 5, P1, A4). Loop thread only.

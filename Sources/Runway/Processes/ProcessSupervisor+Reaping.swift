@@ -1,10 +1,11 @@
+import CLibUV
+import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CLibUV
-import RunwayCore
 
 /// Reaping: `.sendTerminateSignal` and `.kill`, the child's exit, and what it left behind (P2, L4, L6): the
 /// rest of its cgroup or process group is killed with it and reaped here once re-parented (Runway is a child

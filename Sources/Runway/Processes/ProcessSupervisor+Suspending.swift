@@ -1,9 +1,10 @@
+import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import RunwayCore
 
 /// Suspending: `.suspend` and `.resume` with the app's mechanism, and the kernel's confirmation (P1), kept in
 /// a `SuspensionConfirmation` per app. Loop thread only.

@@ -11,10 +11,15 @@ extension ProcessSupervisor {
         guard !self.ticking, !self.closed else { return }
         self.ticking = true
         let interval = self.options.confirmationPollMilliseconds
-        uv_timer_start(self.tick, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().tickFired()
-        }, interval, interval)
+        uv_timer_start(
+            self.tick,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().tickFired()
+            },
+            interval,
+            interval
+        )
     }
 
     func stopTicking() {

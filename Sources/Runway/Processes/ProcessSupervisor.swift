@@ -1,12 +1,13 @@
+import CLibUV
+import Logging
+import RunwayCore
+import RunwayProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CLibUV
-import Logging
-import RunwayCore
-import RunwayProtocol
 
 /// What the supervisor reports to the driver, on the loop thread. The driver feeds these to the core.
 protocol ProcessSupervisorDelegate: AnyObject {

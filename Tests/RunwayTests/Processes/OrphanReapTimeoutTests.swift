@@ -1,6 +1,7 @@
-@testable import Runway
 import RunwayCore
 import Testing
+
+@testable import Runway
 
 @Suite("P2: leftovers of an app are waited for up to ProcessOptions.orphanReapTimeout")
 struct OrphanReapTimeoutTests {

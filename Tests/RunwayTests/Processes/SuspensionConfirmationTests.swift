@@ -1,6 +1,7 @@
-@testable import Runway
 import RunwayCore
 import Testing
+
+@testable import Runway
 
 @Suite("P1: a suspend or resume is confirmed by the kernel or times out (SuspensionConfirmation)")
 struct SuspensionConfirmationTests {

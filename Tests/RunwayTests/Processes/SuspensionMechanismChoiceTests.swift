@@ -1,6 +1,7 @@
-@testable import Runway
 import RunwayCore
 import Testing
+
+@testable import Runway
 
 @Suite("P1: SuspensionMechanism is resolved by one pure rule (SuspensionMechanismChoice.resolve)")
 struct SuspensionMechanismChoiceTests {
