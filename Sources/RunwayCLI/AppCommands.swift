@@ -24,14 +24,10 @@ struct AppCommand<Verb: AppVerb>: ParsableCommand {
         )
     }
 
-    @OptionGroup var connection: ConnectionOptions
-
-    @Argument(help: "The app's bundle identifier.")
-    var app: String
+    @OptionGroup var target: AppTarget
 
     func run() throws {
-        let reply = try self.connection.request(ControlRequest(command: Verb.protocolCommand, app: self.app))
-        print("\(self.app): \(reply.state ?? "?")")
+        try self.target.send(Verb.protocolCommand) { $0.state ?? "?" }
     }
 }
 
@@ -165,8 +161,7 @@ struct ExtendCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The app's bundle identifier.") var app: String
+    @OptionGroup var target: AppTarget
     @Argument(help: "Seconds to add, in (0, 86400].") var seconds: Double
 
     func validate() throws {
@@ -176,8 +171,9 @@ struct ExtendCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reply = try self.connection.request(ControlRequest(command: "extend", app: self.app, seconds: self.seconds))
-        print("\(self.app): \(reply.state ?? "?"), deadline extended by \(self.seconds) s")
+        try self.target.send("extend", seconds: self.seconds) {
+            "\($0.state ?? "?"), deadline extended by \(self.seconds) s"
+        }
     }
 }
 
@@ -193,12 +189,10 @@ struct ExpireCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The app's bundle identifier.") var app: String
+    @OptionGroup var target: AppTarget
 
     func run() throws {
-        let reply = try self.connection.request(ControlRequest(command: "expire", app: self.app))
-        print("\(self.app): \(reply.state ?? "?"), budget expired")
+        try self.target.send("expire") { "\($0.state ?? "?"), budget expired" }
     }
 }
 
@@ -214,13 +208,13 @@ struct BeginTaskCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The app's bundle identifier.") var app: String
+    @OptionGroup var target: AppTarget
     @Argument(help: "The task's name, shown by status.") var name: String
 
     func run() throws {
-        let reply = try self.connection.request(ControlRequest(command: "beginTask", app: self.app, task: self.name))
-        print("\(self.app): began task#\(reply.task.map(String.init) ?? "?") \"\(self.name)\"")
+        try self.target.send("beginTask", task: self.name) {
+            "began task#\($0.task.map(String.init) ?? "?") \"\(self.name)\""
+        }
     }
 }
 
@@ -233,12 +227,10 @@ struct EndTaskCommand: ParsableCommand {
             + "Unknown, ended or another app's ids are refused (exit 1)."
     )
 
-    @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The app's bundle identifier.") var app: String
+    @OptionGroup var target: AppTarget
     @Argument(help: "The task id begin-task printed (the number after task#).") var id: UInt64
 
     func run() throws {
-        let reply = try self.connection.request(ControlRequest(command: "endTask", app: self.app, taskID: self.id))
-        print("\(self.app): \(reply.state ?? "?")")
+        try self.target.send("endTask", taskID: self.id) { $0.state ?? "?" }
     }
 }

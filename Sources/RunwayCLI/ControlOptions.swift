@@ -58,6 +58,29 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
+/// The daemon's socket and the app a command is about: the options and first argument of every app command.
+struct AppTarget: ParsableArguments {
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: "The app's bundle identifier.")
+    var app: String
+
+    /// Sends `command` about the app on a new connection and prints `APP: ` and what `outcome` makes of the
+    /// reply. Blocks the calling thread until the reply; exits as `send(_:on:)` does when the daemon cannot be
+    /// reached or refuses the request.
+    func send(
+        _ command: String,
+        seconds: Double? = nil,
+        task: String? = nil,
+        taskID: UInt64? = nil,
+        outcome: (ControlReply) -> String
+    ) throws {
+        let request = ControlRequest(command: command, app: self.app, seconds: seconds, task: task, taskID: taskID)
+        let reply = try self.connection.request(request)
+        print("\(self.app): \(outcome(reply))")
+    }
+}
+
 /// Sends one request and returns its reply. A client failure exits 69 or 77; an error reply is printed and exits
 /// 77 for `peerNotAllowed`, 1 otherwise.
 func send(_ request: ControlRequest, on client: ControlClient) throws -> ControlReply {

@@ -23,13 +23,7 @@ struct DemoCommand: ParsableCommand {
     @OptionGroup var options: ConfigOptions
 
     func run() throws {
-        let configuration: RunwayConfiguration
-        do {
-            configuration = try ConfigLoader.load(directory: self.options.config)
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(1)
-        }
+        let configuration = try self.options.load()
         var demo = DemoScript(configuration: configuration)
         let report = demo.play()
         for line in report.lines { print(line) }

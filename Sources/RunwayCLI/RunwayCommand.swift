@@ -1,4 +1,5 @@
 import ArgumentParser
+import RunwayConfig
 
 /// The `runway` command-line tool.
 @main
@@ -37,4 +38,15 @@ struct ConfigOptions: ParsableArguments {
         )
     )
     var config: String = "Config"
+
+    /// Loads the configuration directory; on a bad file prints `error: …` to standard error and exits 1.
+    /// Runs on the calling thread; reads the files synchronously.
+    func load() throws -> RunwayConfiguration {
+        do {
+            return try ConfigLoader.load(directory: self.config)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
 }

@@ -22,13 +22,7 @@ struct ValidateCommand: ParsableCommand {
     var strict = false
 
     func run() throws {
-        let configuration: RunwayConfiguration
-        do {
-            configuration = try ConfigLoader.load(directory: self.options.config)
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(1)
-        }
+        let configuration = try self.options.load()
         for warning in configuration.warnings {
             printError("warning: \(warning)")
         }

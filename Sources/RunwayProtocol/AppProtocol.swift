@@ -79,7 +79,8 @@ package struct AppProtocolError: Error, Hashable, Sendable, CustomStringConverti
     package var description: String { "\(self.code): \(self.message)" }
 }
 
-/// Every field any line may carry; each line uses a few. Absent fields are omitted when encoding.
+/// Every field any line may carry; each line uses a few. Absent fields are omitted when encoding; the
+/// memberwise initializer leaves every field not named absent.
 struct WireLine: Codable {
     var type: String
     var version: Int?
@@ -95,66 +96,43 @@ struct WireLine: Codable {
     var unlimited: Bool?
     var code: String?
     var error: String?
-
-    init(type: String) { self.type = type }
 }
 
 /// Encodes and decodes protocol lines. Stateless and thread-safe.
 package enum AppProtocolCodec {
     /// One line of JSON for `line`, without the newline.
     package static func encode(_ line: RunwayToApp) -> [UInt8] {
-        var wire: WireLine
         switch line {
         case .hello(let app, let version):
-            wire = WireLine(type: "hello")
-            wire.app = app
-            wire.version = version
+            return Self.encodeWire(WireLine(type: "hello", version: version, app: app))
         case .message(let token, let message):
-            wire = WireLine(type: "message")
-            wire.token = token
+            var wire = WireLine(type: "message", token: token)
             Self.fill(&wire, with: message)
+            return Self.encodeWire(wire)
         case .taskBegun(let request, let task, let refusal):
-            wire = WireLine(type: "reply")
-            wire.request = request
-            wire.task = task
-            wire.refusal = refusal
+            return Self.encodeWire(WireLine(type: "reply", task: task, request: request, refusal: refusal))
         case .taskEnded(let request):
-            wire = WireLine(type: "reply")
-            wire.request = request
+            return Self.encodeWire(WireLine(type: "reply", request: request))
         case .timeRemaining(let request, let seconds):
-            wire = WireLine(type: "reply")
-            wire.request = request
-            wire.seconds = seconds
-            wire.unlimited = seconds == nil
+            let wire = WireLine(type: "reply", request: request, seconds: seconds, unlimited: seconds == nil)
+            return Self.encodeWire(wire)
         case .error(let request, let code, let message):
-            wire = WireLine(type: "error")
-            wire.request = request
-            wire.code = code
-            wire.error = message
+            return Self.encodeWire(WireLine(type: "error", request: request, code: code, error: message))
         }
-        return Self.encodeWire(wire)
     }
 
     /// One line of JSON for `line`, without the newline.
     package static func encode(_ line: AppToRunway) -> [UInt8] {
-        var wire: WireLine
         switch line {
         case .ack(let token):
-            wire = WireLine(type: "ack")
-            wire.token = token
+            return Self.encodeWire(WireLine(type: "ack", token: token))
         case .beginBackgroundTask(let request, let name):
-            wire = WireLine(type: "beginBackgroundTask")
-            wire.request = request
-            wire.name = name
+            return Self.encodeWire(WireLine(type: "beginBackgroundTask", name: name, request: request))
         case .endBackgroundTask(let request, let task):
-            wire = WireLine(type: "endBackgroundTask")
-            wire.request = request
-            wire.task = task
+            return Self.encodeWire(WireLine(type: "endBackgroundTask", task: task, request: request))
         case .backgroundTimeRemaining(let request):
-            wire = WireLine(type: "backgroundTimeRemaining")
-            wire.request = request
+            return Self.encodeWire(WireLine(type: "backgroundTimeRemaining", request: request))
         }
-        return Self.encodeWire(wire)
     }
 
     /// Decodes a line the app sent.
