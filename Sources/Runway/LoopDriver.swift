@@ -50,6 +50,12 @@ final class LoopDriver: @unchecked Sendable {
         self.runner.embeddedHost = self.embedded
         self.runner.onTransition = { [unowned self] event in self.published(event) }
         self.runner.onMessage = { [unowned self] app, message, now in
+            if case .backgroundTaskWillExpire = message, !self.runner.core.isProcess(app) {
+                // An embedded app's task begun without a handler: nothing to call, not a message to the app
+                // (EmbeddedAppHost returns it at once); counted like any expiration handler.
+                self.metrics.expirationHandlerCalled()
+                return
+            }
             for observer in self.messageObservers { observer(app, message, now) }
         }
         self.runner.onHandlerCalled = { [unowned self] in self.metrics.expirationHandlerCalled() }
@@ -201,7 +207,7 @@ final class LoopDriver: @unchecked Sendable {
             self.metrics.wakeupLateness(now - armed)
         }
         self.armedWakeup = nil
-        self.runner.run { core, _ in core.clockAdvanced(to: now) }
+        self.runner.wakeupFired(at: now)
     }
 
     /// Drops the apps, handlers and observers, which refer back to this driver, so that a stopped scheduler can

@@ -4,9 +4,11 @@
 ///
 /// Order: the actions of one event run in order; events fed while they run (an expiration handler that ends
 /// its task, a host's immediate return) are fed to the core at once and their actions queued behind the
-/// current ones, so an action never runs against a state newer than the one that produced the actions before
-/// it. The wake-up follows the `armWakeup`/`cancelWakeup` actions; `onWakeupChanged` is called once the queue
-/// is empty, and only when it changed.
+/// current ones. The core has then moved on while the rest of the current list runs, so a host or observer that
+/// reads the core in the middle of a list sees the newer state; the actions themselves still run in the order the
+/// core produced them. The wake-up follows the `armWakeup`/`cancelWakeup` actions; `onWakeupChanged` is called once
+/// the queue is empty, and only when it changed (or after `wakeupFired`, which tells the runner the driver's timer
+/// is disarmed).
 ///
 /// Expiration handlers: a task begun with a handler (`beginTask(name:app:handler:)`) has its
 /// `backgroundTaskWillExpire` served here by calling the handler and returning the message at once; other
@@ -81,6 +83,14 @@ package final class ActionRunner {
     {
         let actions = try event(&self.core, self.now())
         self.perform(actions)
+    }
+
+    /// The driver's wake-up fired (its one-shot timer is now disarmed) at `now`: fires the core's due deadlines.
+    /// The wake-up is announced again after the queue drains even when the core's earliest deadline did not
+    /// change, because a deadline re-armed at the instant that just fired (a zero grace) still needs a wake-up.
+    package func wakeupFired(at now: Instant) {
+        self.announcedWakeup = nil
+        self.run { core, _ in core.clockAdvanced(to: now) }
     }
 
     /// `beginBackgroundTask` (B1); `handler`, if any, is kept until the task ends and is called on this thread

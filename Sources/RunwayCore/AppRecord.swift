@@ -19,10 +19,20 @@ struct AppRecord {
     var hasBackgroundModes: Bool { !self.descriptor.backgroundModes.isEmpty }
 
     /// Every timer the app holds: its background period's and its termination's.
-    var timers: [DeadlineHandle] {
+    var timers: [DeadlineHandle] { self.timerKinds.map(\.handle) }
+
+    /// Every timer the app holds, with what it is for.
+    var timerKinds: [(handle: DeadlineHandle, kind: TimerKind)] {
         switch self.lifecycle {
-        case .background(let period, _): return period.timers
-        case .terminating(let termination, _): return termination.timer.map { [$0] } ?? []
+        case .background(let period, _):
+            var kinds: [(DeadlineHandle, TimerKind)] = []
+            if case .limited(_, let timer, let warning) = period.budget {
+                kinds.append((timer, .budgetDeadline))
+                if case .armed(let handle) = warning { kinds.append((handle, .expirationWarning)) }
+            }
+            if case .awaiting(let grace?) = period.entry { kinds.append((grace, .backgroundEntryGrace)) }
+            return kinds
+        case .terminating(let termination, _): return termination.timer.map { [($0, .termination)] } ?? []
         case .notRunning, .foreground, .suspended, .modifying: return []
         }
     }

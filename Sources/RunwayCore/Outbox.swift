@@ -79,4 +79,18 @@ struct Outbox {
         }
         return held
     }
+
+    /// Traps when a waiting notification has no slot left in the queue (it would never be delivered) or more
+    /// names wait than `limit`. For tests; O(queued).
+    func checkInvariants(limit: Int, app: AppID) {
+        precondition(
+            self.notifications.count <= limit,
+            "app=\(app); notifications=\(self.notifications.count); limit=\(limit)"
+        )
+        var queued = Set<NotificationQueue.Slot>()
+        for case .notification(let slot) in self.pending.elements { queued.insert(slot) }
+        for slot in self.notifications.slots {
+            precondition(queued.contains(slot), "app=\(app); notification \(slot.name) waits without a slot")
+        }
+    }
 }

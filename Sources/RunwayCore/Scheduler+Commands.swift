@@ -168,7 +168,13 @@ extension Scheduler {
             let timer = self.arm(.budgetDeadline, app: index, at: deadline)
             budget = .limited(deadline: deadline, timer: timer, warning: .armed(warning))
         }
-        let period = BackgroundPeriod(entered: now, budget: budget, entry: .awaiting(grace: nil))
+        // L3: the grace is armed when `didEnterBackground` is sent; one sent during an earlier visit to the
+        // foreground and still in flight gets its grace from now.
+        var grace: DeadlineHandle?
+        if running.outbox.inFlight?.message == .didEnterBackground {
+            grace = self.arm(.backgroundEntryGrace, app: index, at: now + self.settings.backgroundEntryGrace)
+        }
+        let period = BackgroundPeriod(entered: now, budget: budget, entry: .awaiting(grace: grace))
         self.enter(index, .background(period, running))
         self.publish(index, from: from, to: .background, cause: .command(command), messages: messages)
     }

@@ -59,10 +59,9 @@ extension Scheduler {
             switch self.apps[index].lifecycle {
             case .foreground, .background:
                 self.apps[index].lifecycle.withRunning { running in
-                    let outbox = running.outbox
                     let alreadyQueued =
-                        outbox.isQueued(.didReceiveMemoryWarning)
-                        || outbox.inFlight?.message == .didReceiveMemoryWarning
+                        running.outbox.isQueued(.didReceiveMemoryWarning)
+                        || running.outbox.inFlight?.message == .didReceiveMemoryWarning
                     if !alreadyQueued { running.outbox.append([.didReceiveMemoryWarning]) }
                 }
                 self.advance(index)

@@ -4,6 +4,9 @@ extension Scheduler {
     /// Wherever an app would be suspended, an exits-on-suspend app is terminated with `willTerminate` (E1).
     mutating func suspendOrExit(_ index: Int, cause: TransitionCause) {
         if self.apps[index].descriptor.exitsOnSuspend {
+            // The budget is over: a message still in flight is abandoned, so that `willTerminate` goes out now
+            // (B6, E1); a late return of it is ignored.
+            if cause == .budgetExpired { self.apps[index].lifecycle.withRunning { $0.outbox.inFlight = nil } }
             self.beginTermination(index, reason: .exitsOnSuspend, graceful: true)
             self.advance(index)
         } else {
