@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 
 /// Settings of the daemon around the scheduler: its control socket (K1) and memory pressure handling (P3).
 /// Read from `Runway.plist` next to the scheduler settings; the core never sees them.
