@@ -3,12 +3,13 @@
 // (default 1), or never when the value is "never" (a task that ignores expiration, S12).
 // SAMPLE_END_ON_EXPIRE=1 makes it end the task when its expiration handler is called.
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import RunwayClient
 import RunwayCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One line on stdout, written at once (Runway logs it under the app's identifier).
 func say(_ text: String) {

@@ -46,7 +46,12 @@ package struct EventLoopError: Error, CustomStringConvertible {
     package var line: Int
 
     init(
-        _ code: Code, loopName: String, status: Int32, detail: String? = nil, file: String = #fileID, line: Int = #line
+        _ code: Code,
+        loopName: String,
+        status: Int32,
+        detail: String? = nil,
+        file: String = #fileID,
+        line: Int = #line
     ) {
         self.code = code
         self.loopName = loopName

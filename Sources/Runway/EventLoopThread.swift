@@ -94,13 +94,17 @@ package final class EventLoopThread: Sendable {
         if case .realtime(let value) = priority, !LoopThreadPriority.realtimePriorities.contains(value) {
             let range = LoopThreadPriority.realtimePriorities
             throw EventLoopError(
-                .invalidPriority, loopName: name, status: -EINVAL,
+                .invalidPriority,
+                loopName: name,
+                status: -EINVAL,
                 detail: "real-time priority \(value) is outside \(range.lowerBound)...\(range.upperBound)"
             )
         }
         guard wakeupSpin >= .zero, wakeupSpin <= LoopLimits.maximumWakeupSpin else {
             throw EventLoopError(
-                .invalidWakeupSpin, loopName: name, status: -EINVAL,
+                .invalidWakeupSpin,
+                loopName: name,
+                status: -EINVAL,
                 detail: "wake-up spin \(wakeupSpin) is outside 0 ... \(LoopLimits.maximumWakeupSpin)"
             )
         }
@@ -116,8 +120,12 @@ package final class EventLoopThread: Sendable {
             timerReadable: { handle, status, _ in
                 EventLoopThread.owner(of: handle?.pointee.data).timerReadable(status: status)
             },
-            turnEndedBeforePoll: { handle in EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false },
-            turnEndedAfterIO: { handle in EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false }
+            turnEndedBeforePoll: { handle in
+                EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false
+            },
+            turnEndedAfterIO: { handle in
+                EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false
+            }
         )
         self.inbox = Mutex(Inbox(capacity: inboxCapacity))
         self.loopState = LoopThreadState(turnNow: .origin, onWakeup: onWakeup)

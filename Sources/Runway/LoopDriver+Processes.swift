@@ -35,21 +35,25 @@ extension LoopDriver {
     /// Registers a process app (`AppKind.process`); its child starts on `launch`.
     func register(process descriptor: AppDescriptor) throws(SchedulerError) {
         self.assertOnLoop()
-        guard case .process(let spec) = descriptor.kind else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
+        guard case .process(let spec) = descriptor.kind else {
+            throw SchedulerError(.unsupportedApp, app: descriptor.id)
+        }
         guard !self.runner.core.isStopping else { throw SchedulerError(.stopping, app: descriptor.id) }
         try self.runner.register(descriptor)
-        let supervisor = self.supervisor ?? {
-            let made = ProcessSupervisor(
-                loop: self.loop,
-                options: self.processOptions,
-                mechanism: self.runner.core.settings.suspensionMechanism,
-                logger: self.logger
-            )
-            made.delegate = self
-            self.supervisor = made
-            self.runner.processHost = ProcessAppHost(supervisor: made)
-            return made
-        }()
+        let supervisor =
+            self.supervisor
+            ?? {
+                let made = ProcessSupervisor(
+                    loop: self.loop,
+                    options: self.processOptions,
+                    mechanism: self.runner.core.settings.suspensionMechanism,
+                    logger: self.logger
+                )
+                made.delegate = self
+                self.supervisor = made
+                self.runner.processHost = ProcessAppHost(supervisor: made)
+                return made
+            }()
         supervisor.register(descriptor.id, spec: spec)
     }
 

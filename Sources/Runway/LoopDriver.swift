@@ -45,7 +45,9 @@ final class LoopDriver: @unchecked Sendable {
         self.metrics = metrics
         self.events = events
         self.runner = ActionRunner(core: core, now: { loop.turnNow })
-        self.embedded = EmbeddedAppHost(loop: loop) { [unowned self] token, app in self.messageReturned(token, from: app) }
+        self.embedded = EmbeddedAppHost(loop: loop) { [unowned self] token, app in
+            self.messageReturned(token, from: app)
+        }
         self.runner.embeddedHost = self.embedded
         self.runner.onTransition = { [unowned self] event in self.published(event) }
         self.runner.onMessage = { [unowned self] app, message, now in
@@ -67,7 +69,11 @@ final class LoopDriver: @unchecked Sendable {
 
     // MARK: Events
 
-    func register(_ descriptor: AppDescriptor, delegate: any RunwayAppDelegate, application: RunwayApplication) throws(SchedulerError) {
+    func register(
+        _ descriptor: AppDescriptor,
+        delegate: any RunwayAppDelegate,
+        application: RunwayApplication
+    ) throws(SchedulerError) {
         self.assertOnLoop()
         guard !descriptor.isProcess else { throw SchedulerError(.unsupportedApp, app: descriptor.id) }
         guard !self.stopping else { throw SchedulerError(.stopping, app: descriptor.id) }
@@ -78,9 +84,14 @@ final class LoopDriver: @unchecked Sendable {
     func command(_ command: Command, for app: AppID) throws(SchedulerError) {
         self.assertOnLoop()
         do {
-            try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(command, for: app, now: now) }
+            try self.runner.attempt { core, now throws(SchedulerError) in
+                try core.commandReceived(command, for: app, now: now)
+            }
         } catch {
-            self.logger.info("command refused", metadata: ["app": "\(app)", "command": "\(command)", "error": "\(error)"])
+            self.logger.info(
+                "command refused",
+                metadata: ["app": "\(app)", "command": "\(command)", "error": "\(error)"]
+            )
             throw error
         }
     }
@@ -105,7 +116,10 @@ final class LoopDriver: @unchecked Sendable {
         do {
             try self.runner.endTask(id, app: app)
         } catch {
-            self.logger.info("endBackgroundTask failed", metadata: ["app": "\(app)", "task": "\(id)", "error": "\(error)"])
+            self.logger.info(
+                "endBackgroundTask failed",
+                metadata: ["app": "\(app)", "task": "\(id)", "error": "\(error)"]
+            )
             throw error
         }
         self.metrics.taskEnded()
@@ -122,7 +136,10 @@ final class LoopDriver: @unchecked Sendable {
             try core.notificationPosted(name: name, payload: payload, to: app, now: now)
         }
         if let evicted {
-            self.logger.info("notification queue full; oldest dropped", metadata: ["app": "\(app)", "dropped": "\(evicted)"])
+            self.logger.info(
+                "notification queue full; oldest dropped",
+                metadata: ["app": "\(app)", "dropped": "\(evicted)"]
+            )
         }
     }
 

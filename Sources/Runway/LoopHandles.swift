@@ -74,7 +74,14 @@ struct LoopHandles: @unchecked Sendable {
             handles.closeAllAndDestroy()
             throw EventLoopError(.timerCreateFailed, loopName: loopName, status: timerFD)
         }
-        let handles = LoopHandles(loop: loop, async: async, poll: poll, timerFD: timerFD, prepare: prepare, check: check)
+        let handles = LoopHandles(
+            loop: loop,
+            async: async,
+            poll: poll,
+            timerFD: timerFD,
+            prepare: prepare,
+            check: check
+        )
         status = uv_poll_init(loop, poll, timerFD)
         guard status == 0 else {
             handles.closeAllAndDestroy()
@@ -86,7 +93,10 @@ struct LoopHandles: @unchecked Sendable {
             throw EventLoopError(.pollInitFailed, loopName: loopName, status: status)
         }
         // Neither can fail on an initialised loop (libuv returns 0 unconditionally).
-        precondition(uv_prepare_init(loop, prepare) == 0 && uv_check_init(loop, check) == 0, "uv_prepare/check_init failed")
+        precondition(
+            uv_prepare_init(loop, prepare) == 0 && uv_check_init(loop, check) == 0,
+            "uv_prepare/check_init failed"
+        )
         _ = uv_prepare_start(prepare, turnEndedBeforePoll)
         _ = uv_check_start(check, turnEndedAfterIO)
         return handles

@@ -47,7 +47,8 @@ extension RunwayAppDelegate {
         case .willEnterForeground: await self.willEnterForeground(application)
         case .willTerminate: await self.willTerminate(application)
         case .didReceiveMemoryWarning: await self.didReceiveMemoryWarning(application)
-        case .notification(let name, let payload): await self.didReceive(notification: name, payload: payload, application)
+        case .notification(let name, let payload):
+            await self.didReceive(notification: name, payload: payload, application)
         case .backgroundTaskWillExpire:
             preconditionFailure("Expiration handlers are called by the driver, not through the delegate")
         }

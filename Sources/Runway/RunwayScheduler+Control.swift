@@ -40,7 +40,9 @@ extension RunwayScheduler {
     package func extendBudget(of app: AppID, by extra: TimeSpan) throws(SchedulerError) {
         precondition(extra > .zero, "extendBudget needs a positive span, got \(extra)")
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
-            try driver.override { core, now throws(SchedulerError) in try core.budgetExtended(by: extra, for: app, now: now) }
+            try driver.override { core, now throws(SchedulerError) in
+                try core.budgetExtended(by: extra, for: app, now: now)
+            }
         }
     }
 
@@ -50,7 +52,9 @@ extension RunwayScheduler {
     /// - Throws: `unknownApp`; `noBudget` when the app is not in the background with a budget; `stopping`.
     package func expireBudget(of app: AppID) throws(SchedulerError) {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
-            try driver.override { core, now throws(SchedulerError) in try core.budgetExpiredByOperator(for: app, now: now) }
+            try driver.override { core, now throws(SchedulerError) in
+                try core.budgetExpiredByOperator(for: app, now: now)
+            }
         }
     }
 

@@ -75,7 +75,8 @@ public final class RunwayScheduler: Sendable {
         }
         // The thread applied its priority before running any work, so this answer is final. Nothing asked, nothing
         // to ask the loop.
-        let outcome = loopPriority == .inherited ? .inherited : self.bridge.sync { _ in loop.priorityOutcome } ?? .inherited
+        let outcome =
+            loopPriority == .inherited ? .inherited : self.bridge.sync { _ in loop.priorityOutcome } ?? .inherited
         self.loopPriorityOutcome = outcome
         switch outcome {
         case .inherited:
@@ -93,7 +94,10 @@ public final class RunwayScheduler: Sendable {
     /// - Throws: `duplicateApp`; `unsupportedApp` for a process app (`AppKind.process`); `stopping` after
     ///   shutdown.
     @discardableResult
-    public func register(_ descriptor: AppDescriptor, delegate: some RunwayAppDelegate) throws(SchedulerError) -> RunwayApplication {
+    public func register(
+        _ descriptor: AppDescriptor,
+        delegate: some RunwayAppDelegate
+    ) throws(SchedulerError) -> RunwayApplication {
         let application = RunwayApplication(id: descriptor.id, bridge: self.bridge)
         try self.bridge.syncThrowing(app: descriptor.id) { driver throws(SchedulerError) in
             try driver.register(descriptor, delegate: delegate, application: application)
@@ -107,7 +111,8 @@ public final class RunwayScheduler: Sendable {
     /// - Throws: `unknownApp`, `illegalCommand` (naming the app, its state and the command; nothing
     ///   changes), `stopping`.
     public func send(_ command: Command, to app: AppID) throws(SchedulerError) {
-        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.command(command, for: app) }
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.command(command, for: app)
+        }
     }
 
     /// Sends one command to many apps in a single hop to the loop, for example `launch` to every configured app.
@@ -124,7 +129,11 @@ public final class RunwayScheduler: Sendable {
             }
             return refusals
         }
-        return refusals ?? Dictionary(apps.map { ($0, SchedulerError(.stopping, app: $0)) }, uniquingKeysWith: { first, _ in first })
+        return refusals
+            ?? Dictionary(
+                apps.map { ($0, SchedulerError(.stopping, app: $0)) },
+                uniquingKeysWith: { first, _ in first }
+            )
     }
 
     /// Performs a user action of SPEC section 4 on one app.

@@ -33,10 +33,14 @@ package final class SignalWatcher: @unchecked Sendable {
             // Unretained: `stop()` closes the handles, and the watcher is kept alive by its owner until then.
             signal.pointee.data = Unmanaged.passUnretained(self).toOpaque()
             self.handles.append(signal)
-            status = uv_signal_start(signal, { handle, number in
-                guard let data = handle?.pointee.data else { return }
-                Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue().onSignal(number)
-            }, number)
+            status = uv_signal_start(
+                signal,
+                { handle, number in
+                    guard let data = handle?.pointee.data else { return }
+                    Unmanaged<SignalWatcher>.fromOpaque(data).takeUnretainedValue().onSignal(number)
+                },
+                number
+            )
             guard status == 0 else { return status }
         }
         return 0

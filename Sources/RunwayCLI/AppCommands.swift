@@ -88,8 +88,14 @@ extension UserActionVerb {
     static var abstract: String { "User action \(self.scenario): sends \(self.action.command) (SPEC section 4)." }
 }
 
-enum HomeVerb: UserActionVerb { static let action = UserAction.home; static let scenario = "S2 Home button" }
-enum SummonVerb: UserActionVerb { static let action = UserAction.summon; static let scenario = "S3 summon" }
+enum HomeVerb: UserActionVerb {
+    static let action = UserAction.home
+    static let scenario = "S2 Home button"
+}
+enum SummonVerb: UserActionVerb {
+    static let action = UserAction.summon
+    static let scenario = "S3 summon"
+}
 enum OpenSwitcherVerb: UserActionVerb {
     static let action = UserAction.openSwitcher
     static let scenario = "S4 double-click Home"
@@ -102,8 +108,14 @@ enum SwitcherSelectOtherVerb: UserActionVerb {
     static let action = UserAction.switcherSelectOther
     static let scenario = "S6 choose another app in the switcher"
 }
-enum LockVerb: UserActionVerb { static let action = UserAction.lock; static let scenario = "S7 screen lock" }
-enum UnlockVerb: UserActionVerb { static let action = UserAction.unlock; static let scenario = "S7 unlock" }
+enum LockVerb: UserActionVerb {
+    static let action = UserAction.lock
+    static let scenario = "S7 screen lock"
+}
+enum UnlockVerb: UserActionVerb {
+    static let action = UserAction.unlock
+    static let scenario = "S7 unlock"
+}
 enum OfferShutdownVerb: UserActionVerb {
     static let action = UserAction.offerShutdown
     static let scenario = "S8 hold power (shutdown offered)"
@@ -116,8 +128,14 @@ enum AcceptShutdownVerb: UserActionVerb {
     static let action = UserAction.acceptShutdown
     static let scenario = "S9 shutdown accepted"
 }
-enum AlertVerb: UserActionVerb { static let action = UserAction.alert; static let scenario = "S10 alert appears" }
-enum AlertIgnoredVerb: UserActionVerb { static let action = UserAction.alertIgnored; static let scenario = "S10 alert ignored" }
+enum AlertVerb: UserActionVerb {
+    static let action = UserAction.alert
+    static let scenario = "S10 alert appears"
+}
+enum AlertIgnoredVerb: UserActionVerb {
+    static let action = UserAction.alertIgnored
+    static let scenario = "S10 alert ignored"
+}
 enum AlertAnsweredVerb: UserActionVerb {
     static let action = UserAction.alertAnswered
     static let scenario = "S10 alert answered"
@@ -211,7 +229,8 @@ struct EndTaskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "end-task",
         abstract: "End a background task begun with begin-task.",
-        discussion: "Ending an app's last task in the background suspends it at once (B5). Unknown, ended or another app's ids are refused (exit 1)."
+        discussion:
+            "Ending an app's last task in the background suspends it at once (B5). Unknown, ended or another app's ids are refused (exit 1)."
     )
 
     @OptionGroup var connection: ConnectionOptions

@@ -16,12 +16,18 @@ enum ControlExit {
 /// Where the daemon's control socket is: `--socket`, else `ControlSocket` of `--config DIR/Runway.plist`, else
 /// the default path for this user.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The daemon's control socket (overrides the configuration).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The daemon's control socket (overrides the configuration).", valueName: "path")
+    )
     var socket: String?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Read ControlSocket from DIR/Runway.plist (default Config, when it exists).", valueName: "dir")
+        help: ArgumentHelp(
+            "Read ControlSocket from DIR/Runway.plist (default Config, when it exists).",
+            valueName: "dir"
+        )
     )
     var config: String = "Config"
 

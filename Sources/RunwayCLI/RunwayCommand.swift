@@ -20,7 +20,8 @@ struct RunwayCommand: AsyncParsableCommand {
             12 active, 13 background, 14 suspended, 15 terminating.
             """,
         subcommands: [
-            ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self, EventsCommand.self,
+            ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,
+            EventsCommand.self,
             ReloadCommand.self, ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
         ] + appCommands
     )

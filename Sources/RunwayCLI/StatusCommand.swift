@@ -105,7 +105,8 @@ enum StatusTable {
             case (let left?, _): budget = seconds(left)
             }
             let deadline = app.deadlineAtSeconds.map { "t=" + seconds($0) } ?? "-"
-            let tasks = app.tasks.isEmpty
+            let tasks =
+                app.tasks.isEmpty
                 ? "-"
                 : app.tasks.map { "#\($0.id) \($0.name) (\(seconds($0.ageSeconds)))" }.joined(separator: ", ")
             rows.append([

@@ -42,7 +42,8 @@ enum Timeline {
         case .action(.stop): return "stopped"
         case .action(.sendTerminateSignal): return "SIGTERM"
         case .action(.kill): return "SIGKILL"
-        case .action(.endTasks(_, let ids)): return "tasks ended by the scheduler: \(ids.map(\.description).joined(separator: ", "))"
+        case .action(.endTasks(_, let ids)):
+            return "tasks ended by the scheduler: \(ids.map(\.description).joined(separator: ", "))"
         case .taskBegan(_, let id, let name): return "began \(id) \"\(name)\""
         case .taskRefused(_, let refusal): return "beginBackgroundTask refused: \(refusal)"
         case .taskEnded(_, let id): return "ended \(id)"

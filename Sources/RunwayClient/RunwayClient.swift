@@ -5,15 +5,16 @@
 // acknowledges each when the app's handler returns (L2), and sends background-task requests. The schema is in
 // Docs/AppProtocol.md.
 
+import Foundation
+import RunwayCore
+import RunwayProtocol
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
-import RunwayCore
-import RunwayProtocol
-import Synchronization
 
 /// A connection to the Runway scheduler that started this process.
 ///
@@ -93,17 +94,22 @@ public final class RunwayClient: Sendable {
             return state.nextRequest
         }
         let line = make(id)
-        let reply = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RunwayToApp, any Error>) in
+        let reply = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<RunwayToApp, any Error>) in
             let closed = self.state.withLock { state in
                 if !state.closed { state.waiting[id] = continuation }
                 return state.closed
             }
             if closed { return continuation.resume(throwing: RunwayClientError.closed) }
             do { try self.send(line) } catch {
-                if let waiter = self.state.withLock({ $0.waiting.removeValue(forKey: id) }) { waiter.resume(throwing: error) }
+                if let waiter = self.state.withLock({ $0.waiting.removeValue(forKey: id) }) {
+                    waiter.resume(throwing: error)
+                }
             }
         }
-        if case .error(_, let code, let message) = reply { throw RunwayClientError.refused(code: code, message: message) }
+        if case .error(_, let code, let message) = reply {
+            throw RunwayClientError.refused(code: code, message: message)
+        }
         return reply
     }
 
@@ -171,7 +177,8 @@ public enum RunwayClientError: Error, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .notStartedByRunway: return "RUNWAY_FD is not set: this process was not started by Runway as a protocol app"
+        case .notStartedByRunway:
+            return "RUNWAY_FD is not set: this process was not started by Runway as a protocol app"
         case .closed: return "the Runway channel is closed"
         case .refused(let code, let message): return "\(code): \(message)"
         case .unexpectedReply(let reply): return "unexpected reply \(reply)"

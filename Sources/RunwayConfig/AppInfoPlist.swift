@@ -65,11 +65,13 @@ struct AppInfoPlist: Decodable {
             elementExpected: "a string without NUL characters"
         )
         static let workingDirectory = PlistKeySpec(
-            CodingKeys.workingDirectory, expected: "an absolute path (a string starting with \"/\")"
+            CodingKeys.workingDirectory,
+            expected: "an absolute path (a string starting with \"/\")"
         )
         static let exitsOnSuspend = PlistKeySpec(CodingKeys.exitsOnSuspend, expected: Expected.boolean)
         static let exitsOnSuspendStyle = PlistKeySpec(
-            CodingKeys.exitsOnSuspendStyle, expected: Expected.oneOf(ExitsOnSuspendStyle.self)
+            CodingKeys.exitsOnSuspendStyle,
+            expected: Expected.oneOf(ExitsOnSuspendStyle.self)
         )
         static let backgroundModes = PlistKeySpec(
             CodingKeys.backgroundModes,
@@ -98,7 +100,7 @@ struct AppInfoPlist: Decodable {
             Key.runwayProtocol,
         ] + Key.harmless,
         hints: [
-            "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
+            "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget"
         ]
     )
 
@@ -114,12 +116,17 @@ struct AppInfoPlist: Decodable {
         let process = try Self.processSpec(plist, file: file, warnings: &warnings)
         let exitsOnSuspend = plist.exitsOnSuspend ?? false
         let style = try file.choice(
-            plist.exitsOnSuspendStyle, key: Key.exitsOnSuspendStyle, as: ExitsOnSuspendStyle.self
+            plist.exitsOnSuspendStyle,
+            key: Key.exitsOnSuspendStyle,
+            as: ExitsOnSuspendStyle.self
         )
         if style != nil, !exitsOnSuspend {
-            warnings.append(file.warning(
-                at: .key(Key.exitsOnSuspendStyle.name), "ignored: UIApplicationExitsOnSuspend is not true"
-            ))
+            warnings.append(
+                file.warning(
+                    at: .key(Key.exitsOnSuspendStyle.name),
+                    "ignored: UIApplicationExitsOnSuspend is not true"
+                )
+            )
         }
         let modes = try Self.backgroundModes(plist.backgroundModes, file: file, warnings: &warnings)
         if !modes.isEmpty, exitsOnSuspend {
@@ -131,10 +138,12 @@ struct AppInfoPlist: Decodable {
         }
         let budget = try file.seconds(plist.backgroundTimeBudget, key: Key.backgroundTimeBudget)
         if budget != nil, !modes.isEmpty {
-            warnings.append(file.warning(
-                at: .key(Key.backgroundTimeBudget.name),
-                "ignored: apps with UIBackgroundModes run in the background without a budget (L7)"
-            ))
+            warnings.append(
+                file.warning(
+                    at: .key(Key.backgroundTimeBudget.name),
+                    "ignored: apps with UIBackgroundModes run in the background without a budget (L7)"
+                )
+            )
         }
 
         let descriptor = AppDescriptor(
@@ -154,12 +163,13 @@ struct AppInfoPlist: Decodable {
         let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
         guard components.count >= 2 else { return false }
         return components.allSatisfy { component in
-            !component.isEmpty && component.unicodeScalars.allSatisfy { scalar in
-                switch scalar {
-                case "a"..."z", "A"..."Z", "0"..."9", "-": return true
-                default: return false
+            !component.isEmpty
+                && component.unicodeScalars.allSatisfy { scalar in
+                    switch scalar {
+                    case "a"..."z", "A"..."Z", "0"..."9", "-": return true
+                    default: return false
+                    }
                 }
-            }
         }
     }
 
@@ -190,7 +200,8 @@ struct AppInfoPlist: Decodable {
             for (index, argument) in arguments.enumerated()
             where argument.utf8.contains(0) || (index == 0 && argument.isEmpty) {
                 throw file.error(
-                    at: argumentsPath.appending(.index(index)), expected: Key.programArguments.elementExpected ?? ""
+                    at: argumentsPath.appending(.index(index)),
+                    expected: Key.programArguments.elementExpected ?? ""
                 )
             }
         }
@@ -200,7 +211,9 @@ struct AppInfoPlist: Decodable {
             let path = environmentPath.appending(.key(name))
             if name.isEmpty || name.contains("=") || name.utf8.contains(0) {
                 throw ConfigError(
-                    code: .invalidValue, file: file.path, keyPath: path.description,
+                    code: .invalidValue,
+                    file: file.path,
+                    keyPath: path.description,
                     found: "the name " + quotedPlistString(name),
                     expected: "an environment variable name: non-empty, without '=' or NUL"
                 )
@@ -225,9 +238,12 @@ struct AppInfoPlist: Decodable {
                 )
             }
             for key in [Key.environmentVariables, Key.workingDirectory] where file.value(at: .key(key.name)) != nil {
-                warnings.append(file.warning(
-                    at: .key(key.name), "ignored: the app has no ProgramArguments, so it is embedded, not a process"
-                ))
+                warnings.append(
+                    file.warning(
+                        at: .key(key.name),
+                        "ignored: the app has no ProgramArguments, so it is embedded, not a process"
+                    )
+                )
             }
             return nil
         }
@@ -250,11 +266,13 @@ struct AppInfoPlist: Decodable {
                 throw file.error(at: path.appending(.index(index)), expected: Key.backgroundModes.elementExpected ?? "")
             }
             if !Self.knownBackgroundModes.contains(mode) {
-                warnings.append(file.warning(
-                    at: path.appending(.index(index)),
-                    "\(quotedPlistString(mode)) is not a UIBackgroundModes value iOS defines; "
-                        + "Runway treats it like any other mode (L7)"
-                ))
+                warnings.append(
+                    file.warning(
+                        at: path.appending(.index(index)),
+                        "\(quotedPlistString(mode)) is not a UIBackgroundModes value iOS defines; "
+                            + "Runway treats it like any other mode (L7)"
+                    )
+                )
             }
         }
         return value ?? []

@@ -41,7 +41,10 @@ package enum ConfigLoader {
     package static func load(directory: String) throws(ConfigError) -> RunwayConfiguration {
         guard Self.isDirectory(directory) else {
             throw ConfigError(
-                code: .missingDirectory, file: directory, keyPath: nil, found: Self.describeMissing(directory),
+                code: .missingDirectory,
+                file: directory,
+                keyPath: nil,
+                found: Self.describeMissing(directory),
                 expected: "a configuration directory holding Runway.plist (optional) and a folder Apps/"
             )
         }
@@ -60,7 +63,10 @@ package enum ConfigLoader {
         let appsPath = Self.join(directory, "Apps")
         guard Self.isDirectory(appsPath) else {
             throw ConfigError(
-                code: .missingDirectory, file: appsPath, keyPath: nil, found: Self.describeMissing(appsPath),
+                code: .missingDirectory,
+                file: appsPath,
+                keyPath: nil,
+                found: Self.describeMissing(appsPath),
                 expected: "a folder Apps/ with one Info.plist per app (it may be empty)"
             )
         }
@@ -71,7 +77,9 @@ package enum ConfigLoader {
             let identifier = app.descriptor.id.bundleIdentifier
             if let first = fileByIdentifier[identifier.lowercased()] {
                 throw ConfigError(
-                    code: .duplicateIdentifier, file: app.file, keyPath: "CFBundleIdentifier",
+                    code: .duplicateIdentifier,
+                    file: app.file,
+                    keyPath: "CFBundleIdentifier",
                     found: "string \(quotedPlistString(identifier)), already declared by \(first)",
                     expected: "a bundle identifier no other app file declares (compared ignoring case)"
                 )
@@ -82,7 +90,11 @@ package enum ConfigLoader {
         }
         apps.sort { $0.descriptor.id < $1.descriptor.id }
         return RunwayConfiguration(
-            directory: directory, settings: settings, daemon: daemon, apps: apps, warnings: warnings
+            directory: directory,
+            settings: settings,
+            daemon: daemon,
+            apps: apps,
+            warnings: warnings
         )
     }
 
@@ -104,12 +116,15 @@ package enum ConfigLoader {
             names = try FileManager.default.contentsOfDirectory(atPath: appsPath)
         } catch {
             throw ConfigError(
-                code: .unreadableFile, file: appsPath, keyPath: nil,
+                code: .unreadableFile,
+                file: appsPath,
+                keyPath: nil,
                 found: "a folder that cannot be listed (\((error as NSError).localizedDescription))",
                 expected: "a readable folder Apps/ with one Info.plist per app"
             )
         }
-        return names
+        return
+            names
             .filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") && !Self.isDirectory(Self.join(appsPath, $0)) }
             .sorted()
     }

@@ -1,3 +1,5 @@
+@_spi(Benchmarks) import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@_spi(Benchmarks) import RunwayCore
 
 /// Settings of the daemon around the scheduler: its control socket (K1) and memory pressure handling (P3).
 /// Read from `Runway.plist` next to the scheduler settings; the core never sees them.

@@ -27,7 +27,12 @@ extension PlistFile {
     }
 
     /// A percentage within `lower...100`.
-    func percentage(_ value: Double?, key: PlistKeySpec, atLeast lower: Double = 0, expected: String? = nil)
+    func percentage(
+        _ value: Double?,
+        key: PlistKeySpec,
+        atLeast lower: Double = 0,
+        expected: String? = nil
+    )
         throws(ConfigError) -> Double?
     {
         guard let value else { return nil }

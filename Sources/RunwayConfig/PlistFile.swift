@@ -45,7 +45,11 @@ struct PlistFile {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw ConfigError(
-                code: .unreadableFile, file: path, keyPath: nil, found: "a directory", expected: Self.expectedFile
+                code: .unreadableFile,
+                file: path,
+                keyPath: nil,
+                found: "a directory",
+                expected: Self.expectedFile
             )
         }
         let data: Data?
@@ -55,14 +59,20 @@ struct PlistFile {
             data = try handle.read(upToCount: Self.maximumBytes + 1)
         } catch {
             throw ConfigError(
-                code: .unreadableFile, file: path, keyPath: nil, found: Self.describeReadFailure(error),
+                code: .unreadableFile,
+                file: path,
+                keyPath: nil,
+                found: Self.describeReadFailure(error),
                 expected: Self.expectedFile
             )
         }
         let bytes = data ?? Data()
         guard bytes.count <= Self.maximumBytes else {
             throw ConfigError(
-                code: .unreadableFile, file: path, keyPath: nil, found: "a file larger than 1 MiB",
+                code: .unreadableFile,
+                file: path,
+                keyPath: nil,
+                found: "a file larger than 1 MiB",
                 expected: Self.expectedFile
             )
         }
@@ -143,7 +153,10 @@ struct PlistFile {
     /// An error at `path`; what was found is read from the file itself.
     func error(code: ConfigError.Code = .invalidValue, at path: PlistKeyPath, expected: String) -> ConfigError {
         ConfigError(
-            code: code, file: self.path, keyPath: path.description, found: describePlistValue(self.value(at: path)),
+            code: code,
+            file: self.path,
+            keyPath: path.description,
+            found: describePlistValue(self.value(at: path)),
             expected: expected
         )
     }

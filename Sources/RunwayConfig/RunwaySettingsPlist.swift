@@ -51,13 +51,16 @@ struct RunwaySettingsPlist: Decodable {
         static let terminationGrace = PlistKeySpec(CodingKeys.terminationGrace, expected: Expected.seconds)
         static let overrunPolicy = PlistKeySpec(CodingKeys.overrunPolicy, expected: Expected.oneOf(OverrunPolicy.self))
         static let suspensionMechanism = PlistKeySpec(
-            CodingKeys.suspensionMechanism, expected: Expected.oneOf(SuspensionMechanism.self)
+            CodingKeys.suspensionMechanism,
+            expected: Expected.oneOf(SuspensionMechanism.self)
         )
         static let exitsOnSuspendStyle = PlistKeySpec(
-            CodingKeys.exitsOnSuspendStyle, expected: Expected.oneOf(ExitsOnSuspendStyle.self)
+            CodingKeys.exitsOnSuspendStyle,
+            expected: Expected.oneOf(ExitsOnSuspendStyle.self)
         )
         static let budgetRefillPolicy = PlistKeySpec(
-            CodingKeys.budgetRefillPolicy, expected: Expected.oneOf(BudgetRefillPolicy.self)
+            CodingKeys.budgetRefillPolicy,
+            expected: Expected.oneOf(BudgetRefillPolicy.self)
         )
         static let notificationQueueLimit = PlistKeySpec(
             CodingKeys.notificationQueueLimit,
@@ -68,7 +71,8 @@ struct RunwaySettingsPlist: Decodable {
             expected: "an absolute path of at most \(DaemonSettings.controlSocketPathMaximumBytes) bytes"
         )
         static let memoryPressureSource = PlistKeySpec(
-            CodingKeys.memoryPressureSource, expected: Expected.oneOf(MemoryPressureSource.self)
+            CodingKeys.memoryPressureSource,
+            expected: Expected.oneOf(MemoryPressureSource.self)
         )
         static let memoryWarningPressure = PlistKeySpec(CodingKeys.memoryWarningPressure, expected: Expected.percentage)
         static let memoryCriticalPressure = PlistKeySpec(
@@ -76,7 +80,8 @@ struct RunwaySettingsPlist: Decodable {
             expected: "a percentage from MemoryWarningPressure to 100 (real or integer)"
         )
         static let rssCeilingBytes = PlistKeySpec(
-            CodingKeys.rssCeilingBytes, expected: "a positive integer number of bytes"
+            CodingKeys.rssCeilingBytes,
+            expected: "a positive integer number of bytes"
         )
         static let memoryPollInterval = PlistKeySpec(CodingKeys.memoryPollInterval, expected: Expected.positiveSeconds)
         static let loopRealtimePriority = PlistKeySpec(
@@ -100,7 +105,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.loopWakeupSpin,
         ],
         hints: [
-            "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
+            "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget"
         ]
     )
 
@@ -125,13 +130,19 @@ struct RunwaySettingsPlist: Decodable {
         let terminationGrace = try file.seconds(plist.terminationGrace, key: Key.terminationGrace)
         let overrunPolicy = try file.choice(plist.overrunPolicy, key: Key.overrunPolicy, as: OverrunPolicy.self)
         let suspensionMechanism = try file.choice(
-            plist.suspensionMechanism, key: Key.suspensionMechanism, as: SuspensionMechanism.self
+            plist.suspensionMechanism,
+            key: Key.suspensionMechanism,
+            as: SuspensionMechanism.self
         )
         let exitsOnSuspendStyle = try file.choice(
-            plist.exitsOnSuspendStyle, key: Key.exitsOnSuspendStyle, as: ExitsOnSuspendStyle.self
+            plist.exitsOnSuspendStyle,
+            key: Key.exitsOnSuspendStyle,
+            as: ExitsOnSuspendStyle.self
         )
         let budgetRefillPolicy = try file.choice(
-            plist.budgetRefillPolicy, key: Key.budgetRefillPolicy, as: BudgetRefillPolicy.self
+            plist.budgetRefillPolicy,
+            key: Key.budgetRefillPolicy,
+            as: BudgetRefillPolicy.self
         )
         if let limit = plist.notificationQueueLimit, !(1...Self.notificationQueueLimitMaximum).contains(limit) {
             throw file.error(at: .key(Key.notificationQueueLimit.name), expected: Key.notificationQueueLimit.expected)
@@ -158,21 +169,33 @@ struct RunwaySettingsPlist: Decodable {
         warnings: inout [ConfigWarning]
     ) throws(ConfigError) -> DaemonSettings {
         let controlSocketPath = try file.absolutePath(
-            plist.controlSocket, key: Key.controlSocket, maximumBytes: DaemonSettings.controlSocketPathMaximumBytes
+            plist.controlSocket,
+            key: Key.controlSocket,
+            maximumBytes: DaemonSettings.controlSocketPathMaximumBytes
         )
-        let source = try file.choice(
-            plist.memoryPressureSource, key: Key.memoryPressureSource, as: MemoryPressureSource.self
-        ) ?? .psi
+        let source =
+            try file.choice(
+                plist.memoryPressureSource,
+                key: Key.memoryPressureSource,
+                as: MemoryPressureSource.self
+            ) ?? .psi
         let warning = try file.percentage(plist.memoryWarningPressure, key: Key.memoryWarningPressure) ?? 10
         let criticalExpected = "a percentage from MemoryWarningPressure (\(warning)) to 100 (real or integer)"
-        let critical = try file.percentage(
-            plist.memoryCriticalPressure, key: Key.memoryCriticalPressure, atLeast: warning, expected: criticalExpected
-        ) ?? 30
+        let critical =
+            try file.percentage(
+                plist.memoryCriticalPressure,
+                key: Key.memoryCriticalPressure,
+                atLeast: warning,
+                expected: criticalExpected
+            ) ?? 30
         if critical < warning {
             // Only reachable with the default: a raised warning level needs an explicit critical level.
             throw ConfigError(
-                code: .missingValue, file: file.path, keyPath: Key.memoryCriticalPressure.name,
-                found: "nothing (the default 30 is below MemoryWarningPressure)", expected: criticalExpected
+                code: .missingValue,
+                file: file.path,
+                keyPath: Key.memoryCriticalPressure.name,
+                found: "nothing (the default 30 is below MemoryWarningPressure)",
+                expected: criticalExpected
             )
         }
         if plist.rssCeilingBytes == 0 {
@@ -181,19 +204,23 @@ struct RunwaySettingsPlist: Decodable {
         switch (source, plist.rssCeilingBytes) {
         case (.rss, nil):
             throw file.error(
-                code: .missingValue, at: .key(Key.rssCeilingBytes.name),
+                code: .missingValue,
+                at: .key(Key.rssCeilingBytes.name),
                 expected: Key.rssCeilingBytes.expected + " (required when MemoryPressureSource is \"rss\")"
             )
         case (.psi, _?), (.off, _?):
-            warnings.append(file.warning(
-                at: .key(Key.rssCeilingBytes.name),
-                "ignored: MemoryPressureSource is \(quotedPlistString(source.rawValue)), not \"rss\""
-            ))
+            warnings.append(
+                file.warning(
+                    at: .key(Key.rssCeilingBytes.name),
+                    "ignored: MemoryPressureSource is \(quotedPlistString(source.rawValue)), not \"rss\""
+                )
+            )
         case (.rss, _?), (.psi, nil), (.off, nil):
             break
         }
         let pollInterval = try file.seconds(plist.memoryPollInterval, key: Key.memoryPollInterval, positive: true)
-        if let priority = plist.loopRealtimePriority, !LoopLimits.realtimePriorities.contains(Int32(clamping: priority)) {
+        if let priority = plist.loopRealtimePriority, !LoopLimits.realtimePriorities.contains(Int32(clamping: priority))
+        {
             throw file.error(at: .key(Key.loopRealtimePriority.name), expected: Key.loopRealtimePriority.expected)
         }
         let wakeupSpin = try file.seconds(plist.loopWakeupSpin, key: Key.loopWakeupSpin)

@@ -27,8 +27,10 @@ func standInNote(_ apps: [ConfiguredApp]) -> String? {
 /// the `runway` executable first (the sample apps are built there), memory pressure from `Runway.plist` (P3).
 func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
     // /proc/self/exe, not argv[0]: `runway` may have been found through PATH.
-    let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments.first ?? "runway").resolvingSymlinksInPath()
+    let executable = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? "runway"
+    ).resolvingSymlinksInPath()
     let daemon = configuration.daemon
     let memory: MemoryPressureOptions?
     switch daemon.memoryPressureSource {

@@ -13,7 +13,10 @@ struct ConfigDiff {
     var needsRestart: [String] = []
 
     init(current: RunwayConfiguration, new: RunwayConfiguration) {
-        let currentApps = Dictionary(current.apps.map { ($0.descriptor.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let currentApps = Dictionary(
+            current.apps.map { ($0.descriptor.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
         let newIDs = Set(new.apps.map(\.descriptor.id))
         for app in new.apps {
             guard let running = currentApps[app.descriptor.id] else {
@@ -35,7 +38,9 @@ struct ConfigDiff {
             )
         }
         if current.daemon != new.daemon {
-            self.needsRestart.append("daemon settings in Runway.plist changed (control socket, memory pressure, loop priority or wake-up spin)")
+            self.needsRestart.append(
+                "daemon settings in Runway.plist changed (control socket, memory pressure, loop priority or wake-up spin)"
+            )
         }
     }
 

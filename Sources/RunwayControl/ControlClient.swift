@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,9 @@ package final class ControlClient {
     ///     `events` stream). Default 30 s, so that a daemon that never answers cannot hang a command.
     package init(path: String, replyTimeoutSeconds: Int? = 30) throws(ControlClientError) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlClientError(.unreachable, "socket() failed: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ControlClientError(.unreachable, "socket() failed: \(String(cString: strerror(errno)))")
+        }
         if let seconds = replyTimeoutSeconds {
             var timeout = timeval(tv_sec: seconds, tv_usec: 0)
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -39,14 +42,19 @@ package final class ControlClient {
             for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
         }
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard status == 0 else {
             let error = errno
             _ = close(fd)
             switch error {
             case ENOENT, ECONNREFUSED:
-                throw ControlClientError(.unreachable, "no daemon is listening on \(path) (start one with `runway run`)")
+                throw ControlClientError(
+                    .unreachable,
+                    "no daemon is listening on \(path) (start one with `runway run`)"
+                )
             case EACCES, EPERM:
                 throw ControlClientError(
                     .permissionDenied,
@@ -84,10 +92,15 @@ package final class ControlClient {
         var offset = 0
         while offset < bytes.count {
             // MSG_NOSIGNAL: a daemon that closed the connection is an EPIPE error here, not a SIGPIPE.
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw ControlClientError(.unreachable, "write to the daemon failed: \(String(cString: strerror(errno)))")
+                throw ControlClientError(
+                    .unreachable,
+                    "write to the daemon failed: \(String(cString: strerror(errno)))"
+                )
             }
             offset += written
         }
@@ -109,10 +122,16 @@ package final class ControlClient {
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
-                    throw ControlClientError(.unreachable, "no reply from the daemon within \(self.replyTimeoutSeconds ?? 0) s")
+                    throw ControlClientError(
+                        .unreachable,
+                        "no reply from the daemon within \(self.replyTimeoutSeconds ?? 0) s"
+                    )
                 }
                 if errno == ECONNRESET { return nil }
-                throw ControlClientError(.unreachable, "read from the daemon failed: \(String(cString: strerror(errno)))")
+                throw ControlClientError(
+                    .unreachable,
+                    "read from the daemon failed: \(String(cString: strerror(errno)))"
+                )
             }
             if count == 0 { return nil }
             self.buffered.append(contentsOf: chunk[..<count])
@@ -123,7 +142,10 @@ package final class ControlClient {
         do {
             return try JSONDecoder().decode(type, from: Data(line))
         } catch {
-            throw ControlClientError(.badReply, "unreadable reply from the daemon: \(String(decoding: line.prefix(200), as: UTF8.self))")
+            throw ControlClientError(
+                .badReply,
+                "unreadable reply from the daemon: \(String(decoding: line.prefix(200), as: UTF8.self))"
+            )
         }
     }
 }

@@ -16,7 +16,9 @@ package enum ControlProtocol {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every value here is plain data (strings, numbers, arrays): encoding cannot fail.
-        guard let data = try? encoder.encode(value) else { preconditionFailure("Control reply failed to encode: \(value)") }
+        guard let data = try? encoder.encode(value) else {
+            preconditionFailure("Control reply failed to encode: \(value)")
+        }
         return Array(data) + [UInt8(ascii: "\n")]
     }
 }

@@ -64,7 +64,10 @@ final class ControlService: @unchecked Sendable {
                 "peer uid \(uid) is neither the daemon's (\(daemonUID)) nor root; connection refused"
             )
         case .peerUnknown(let errno):
-            return .failure("peerNotAllowed", "the peer's credentials could not be read (errno \(errno)); connection refused")
+            return .failure(
+                "peerNotAllowed",
+                "the peer's credentials could not be read (errno \(errno)); connection refused"
+            )
         case .tooManyClients(let limit):
             return .failure("tooManyClients", "the daemon serves at most \(limit) clients at once; try again later")
         }
@@ -146,7 +149,11 @@ final class ControlService: @unchecked Sendable {
                 try self.scheduler.expireBudget(of: app!)
             case .beginTask:
                 guard let name = request.task, !name.isEmpty, name.utf8.count <= 256 else {
-                    return .failure("invalidRequest", "field 'task': beginTask needs a task name of 1 to 256 bytes", id: id)
+                    return .failure(
+                        "invalidRequest",
+                        "field 'task': beginTask needs a task name of 1 to 256 bytes",
+                        id: id
+                    )
                 }
                 let task = self.scheduler.beginBackgroundTask(withName: name, for: app!)
                 guard task != .invalid else {

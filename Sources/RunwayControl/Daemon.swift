@@ -144,7 +144,9 @@ package enum Daemon {
         }
         if let note = standInNote(configuration.apps) { printOut("  \(note)") }
         if let scenario {
-            printOut("  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping")
+            printOut(
+                "  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping"
+            )
         }
 
         let outcome = await Self.waitForStop(

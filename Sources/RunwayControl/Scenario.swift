@@ -64,14 +64,25 @@ package struct Scenario: Sendable {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let location = "\(file):\(index + 1)"
-            steps.append(try self.step(String(line), location: location, apps: apps, directory: configuration.directory))
+            steps.append(
+                try self.step(String(line), location: location, apps: apps, directory: configuration.directory)
+            )
         }
-        guard !steps.isEmpty else { throw ScenarioError(location: file, message: "no steps (every line is blank or a comment)") }
-        let ordered = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        guard !steps.isEmpty else {
+            throw ScenarioError(location: file, message: "no steps (every line is blank or a comment)")
+        }
+        let ordered = steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(
+            \.element
+        )
         return Scenario(file: file, steps: ordered)
     }
 
-    private static func step(_ line: String, location: String, apps: Set<AppID>, directory: String) throws(ScenarioError) -> Step {
+    private static func step(
+        _ line: String,
+        location: String,
+        apps: Set<AppID>,
+        directory: String
+    ) throws(ScenarioError) -> Step {
         func fail(_ message: String) -> ScenarioError { ScenarioError(location: location, message: message) }
         let data = Data(line.utf8)
         guard let object = try? JSONSerialization.jsonObject(with: data) else {
@@ -97,7 +108,9 @@ package struct Scenario: Sendable {
         var app: AppID?
         if let name = try string(raw.app, "app") {
             guard apps.contains(AppID(name)) else {
-                throw fail("field 'app': no app '\(name)' in \(directory)/Apps; known: \(apps.sorted().map(\.bundleIdentifier).joined(separator: ", "))")
+                throw fail(
+                    "field 'app': no app '\(name)' in \(directory)/Apps; known: \(apps.sorted().map(\.bundleIdentifier).joined(separator: ", "))"
+                )
             }
             app = AppID(name)
         }
@@ -107,7 +120,9 @@ package struct Scenario: Sendable {
             throw fail("exactly one of 'do' (an action) and 'expect' (a state to check) is needed")
         case (nil, .some(let state)):
             guard let state = AppState(rawValue: state) else {
-                throw fail("field 'expect': unknown state '\(state)'; expected \(AppState.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw fail(
+                    "field 'expect': unknown state '\(state)'; expected \(AppState.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             action = .expect(state, reason: try string(raw.reason, "reason"))
         case (.some(let name), nil):

@@ -18,7 +18,10 @@ struct ScenarioPlayer: Sendable {
         var tasks: [(app: AppID, name: String, id: BackgroundTaskID)] = []
         for step in self.scenario.steps {
             do {
-                try await clock.sleep(until: start + .nanoseconds(Int64((step.at * 1e9).rounded())), tolerance: .milliseconds(1))
+                try await clock.sleep(
+                    until: start + .nanoseconds(Int64((step.at * 1e9).rounded())),
+                    tolerance: .milliseconds(1)
+                )
             } catch {
                 return failures
             }
@@ -31,7 +34,10 @@ struct ScenarioPlayer: Sendable {
     }
 
     /// Performs one step; returns why it failed, or nil.
-    private func perform(_ step: Scenario.Step, tasks: inout [(app: AppID, name: String, id: BackgroundTaskID)]) -> String? {
+    private func perform(
+        _ step: Scenario.Step,
+        tasks: inout [(app: AppID, name: String, id: BackgroundTaskID)]
+    ) -> String? {
         let app = step.app ?? AppID("")
         let timeline = self.timeline
         do throws(SchedulerError) {
@@ -78,12 +84,15 @@ struct ScenarioPlayer: Sendable {
     }
 
     private func check(_ app: AppID, state: AppState, reason: String?) -> String? {
-        guard let status = self.scheduler.status().first(where: { $0.app == app }) else { return "\(app) is not registered" }
+        guard let status = self.scheduler.status().first(where: { $0.app == app }) else {
+            return "\(app) is not registered"
+        }
         let expected = state.rawValue + (reason.map { " (\($0))" } ?? "")
         let found = status.state.rawValue + (status.lastTermination.map { " (\($0))" } ?? "")
         let reasonHolds = reason == nil || status.lastTermination?.description == reason
         guard status.state == state, status.terminating == nil, reasonHolds else {
-            return "expected \(app) \(expected), found \(found)\(status.terminating.map { " terminating (\($0))" } ?? "")"
+            return
+                "expected \(app) \(expected), found \(found)\(status.terminating.map { " terminating (\($0))" } ?? "")"
         }
         self.timeline.note(app, "check: \(expected) as expected")
         return nil

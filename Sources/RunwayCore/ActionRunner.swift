@@ -77,7 +77,8 @@ package final class ActionRunner {
     }
 
     /// Feeds one event that may be refused and returns only actions.
-    package func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError) {
+    package func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError)
+    {
         let actions = try event(&self.core, self.now())
         self.perform(actions)
     }

@@ -237,7 +237,10 @@ public struct DeadlineQueue<Payload> {
     package func checkInvariants() {
         for (index, entry) in self.heap.enumerated() {
             let slot = self.slots[Int(entry.slot)]
-            precondition(slot.heapIndex == Int32(index), "slot=\(entry.slot); heapIndex=\(slot.heapIndex); index=\(index)")
+            precondition(
+                slot.heapIndex == Int32(index),
+                "slot=\(entry.slot); heapIndex=\(slot.heapIndex); index=\(index)"
+            )
             precondition(slot.payload != nil, "slot=\(entry.slot) is in the heap without a payload")
             if index > 0 {
                 let parent = self.heap[(index - 1) / Self.arity]

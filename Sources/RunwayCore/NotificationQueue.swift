@@ -58,7 +58,9 @@ struct NotificationQueue {
 
     /// The waiting notifications as messages, oldest first.
     var messages: [Message] {
-        self.slots.compactMap { slot in self.waiting[slot.name].map { .notification(name: slot.name, payload: $0.payload) } }
+        self.slots.compactMap { slot in
+            self.waiting[slot.name].map { .notification(name: slot.name, payload: $0.payload) }
+        }
     }
 
     private func isLive(_ slot: Slot) -> Bool { self.waiting[slot.name]?.sequence == slot.sequence }

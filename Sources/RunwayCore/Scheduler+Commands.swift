@@ -56,7 +56,12 @@ extension Scheduler {
             let resign: [Message] = mode == .active ? [.willResignActive] : []
             if exitsImmediately {
                 // E1, immediate style: (willResignActive,) willTerminate; never in the background.
-                self.beginTermination(index, reason: .exitsOnSuspend, graceful: true, messages: resign + [.willTerminate])
+                self.beginTermination(
+                    index,
+                    reason: .exitsOnSuspend,
+                    graceful: true,
+                    messages: resign + [.willTerminate]
+                )
             } else {
                 // active/inactive -> background: (willResignActive,) didEnterBackground; the budget starts (B3).
                 // Commands are rare: the copies of `running` here cost nothing that matters.
@@ -116,7 +121,12 @@ extension Scheduler {
         }
         if inBackground {
             let messages: [Message] = [.didFinishLaunching, .didEnterBackground]
-            self.enterBackground(index, RunningApp(messages: messages), command: .launchInBackground, messages: messages)
+            self.enterBackground(
+                index,
+                RunningApp(messages: messages),
+                command: .launchInBackground,
+                messages: messages
+            )
         } else {
             let messages: [Message] = [.didFinishLaunching, .didBecomeActive]
             self.enter(index, .foreground(.active, RunningApp(messages: messages)))
@@ -150,7 +160,11 @@ extension Scheduler {
         } else {
             let span = self.apps[index].descriptor.backgroundTimeBudget ?? self.settings.backgroundTimeBudget
             let deadline = now + span
-            let warning = self.arm(.expirationWarning, app: index, at: self.settings.warningInstant(deadline: deadline, notBefore: now))
+            let warning = self.arm(
+                .expirationWarning,
+                app: index,
+                at: self.settings.warningInstant(deadline: deadline, notBefore: now)
+            )
             let timer = self.arm(.budgetDeadline, app: index, at: deadline)
             budget = .limited(deadline: deadline, timer: timer, warning: .armed(warning))
         }

@@ -23,6 +23,9 @@ extension Scheduler {
             }
         }
         precondition(referenced == self.timers.count, "referenced=\(referenced); armed=\(self.timers.count)")
-        precondition(seenTasks.count == self.taskTable.count, "listed=\(seenTasks.count); table=\(self.taskTable.count)")
+        precondition(
+            seenTasks.count == self.taskTable.count,
+            "listed=\(seenTasks.count); table=\(self.taskTable.count)"
+        )
     }
 }

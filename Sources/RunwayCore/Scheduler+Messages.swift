@@ -57,13 +57,19 @@ extension Scheduler {
         case (.didEnterBackground, .background(let period, _)):
             // L3: the grace runs from the send, and suspension waits for the return (B5).
             if case .awaiting(let stale?) = period.entry { self.disarm([stale]) }
-            let grace = self.arm(.backgroundEntryGrace, app: index, at: self.lastNow + self.settings.backgroundEntryGrace)
+            let grace = self.arm(
+                .backgroundEntryGrace,
+                app: index,
+                at: self.lastNow + self.settings.backgroundEntryGrace
+            )
             self.apps[index].lifecycle.withBackground { period, _ in period.entry = .awaiting(grace: grace) }
         case (.willTerminate, .terminating(var termination, _)):
             // L4: willTerminate gets the full grace from when it is sent.
             guard case .messaging(let grace) = termination.phase else { return }
             self.disarm([grace])
-            termination.phase = .messaging(grace: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace))
+            termination.phase = .messaging(
+                grace: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
+            )
             self.setTermination(index, termination)
         default:
             break

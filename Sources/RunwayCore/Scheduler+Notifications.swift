@@ -27,11 +27,18 @@ extension Scheduler {
             self.apps[index].lifecycle = .suspended(held: held)
         case .foreground, .background:
             // Delivered in order with the app's other messages.
-            evicted = self.apps[index].lifecycle.withRunning { $0.outbox.post(name: name, payload: payload, limit: limit) } ?? nil
+            evicted =
+                self.apps[index].lifecycle.withRunning { $0.outbox.post(name: name, payload: payload, limit: limit) }
+                ?? nil
             self.advance(index)
         case .notRunning, .terminating:
             let record = self.apps[index]
-            throw SchedulerError(.notRunning, app: app, state: record.state, terminating: record.lifecycle.isTerminating)
+            throw SchedulerError(
+                .notRunning,
+                app: app,
+                state: record.state,
+                terminating: record.lifecycle.isTerminating
+            )
         case .modifying:
             preconditionFailure("app=\(app) is being modified")
         }
@@ -54,7 +61,8 @@ extension Scheduler {
                 self.apps[index].lifecycle.withRunning { running in
                     let outbox = running.outbox
                     let alreadyQueued =
-                        outbox.isQueued(.didReceiveMemoryWarning) || outbox.inFlight?.message == .didReceiveMemoryWarning
+                        outbox.isQueued(.didReceiveMemoryWarning)
+                        || outbox.inFlight?.message == .didReceiveMemoryWarning
                     if !alreadyQueued { running.outbox.append([.didReceiveMemoryWarning]) }
                 }
                 self.advance(index)

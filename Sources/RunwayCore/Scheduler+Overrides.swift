@@ -25,7 +25,11 @@ extension Scheduler {
         self.begin(now)
         let (index, deadline) = try self.budgetedIndex(of: app)
         let newDeadline = deadline + extra
-        self.moveDeadline(index, to: newDeadline, warningAt: self.settings.warningInstant(deadline: newDeadline, notBefore: now))
+        self.moveDeadline(
+            index,
+            to: newDeadline,
+            warningAt: self.settings.warningInstant(deadline: newDeadline, notBefore: now)
+        )
         return self.finish()
     }
 

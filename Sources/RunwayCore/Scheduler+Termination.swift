@@ -20,7 +20,10 @@ extension Scheduler {
         precondition(running.tasks.isEmpty, "Suspending \(self.apps[index].id) with tasks outstanding")
         self.disarm(period.timers)
         self.actions.append(.suspend(self.apps[index].id))
-        self.enter(index, .suspended(held: running.outbox.heldNotifications(limit: self.settings.notificationQueueLimit)))
+        self.enter(
+            index,
+            .suspended(held: running.outbox.heldNotifications(limit: self.settings.notificationQueueLimit))
+        )
         self.publish(index, from: .background, to: .suspended, cause: cause, messages: [])
     }
 
@@ -41,7 +44,8 @@ extension Scheduler {
     ///     (budget overrun, background entry timeout, purge, protocol violation). A suspended app is always
     ///     killed without a message (L5).
     ///   - messages: overrides the table (E1 immediate style).
-    mutating func beginTermination(_ index: Int, reason: TerminationReason, graceful: Bool, messages: [Message]? = nil) {
+    mutating func beginTermination(_ index: Int, reason: TerminationReason, graceful: Bool, messages: [Message]? = nil)
+    {
         let record = self.apps[index]
         let from = record.state
         let running: RunningApp
@@ -78,16 +82,31 @@ extension Scheduler {
         self.disarm(termination.timer.map { [$0] } ?? [])
         var running = self.apps[index].lifecycle.running ?? RunningApp()
         running.outbox = Outbox()
-        self.stopRunning(index, reason: termination.reason, messages: termination.messages, from: termination.from, running: running)
+        self.stopRunning(
+            index,
+            reason: termination.reason,
+            messages: termination.messages,
+            from: termination.from,
+            running: running
+        )
     }
 
     /// Embedded apps stop at once. A running process gets SIGTERM and SIGKILL after `TerminationGrace`; a
     /// suspended one gets SIGKILL at once, without thawing (P2). Processes reach `notRunning` on exit.
-    mutating func stopRunning(_ index: Int, reason: TerminationReason, messages: [Message], from: AppState, running: RunningApp) {
+    mutating func stopRunning(
+        _ index: Int,
+        reason: TerminationReason,
+        messages: [Message],
+        from: AppState,
+        running: RunningApp
+    ) {
         let id = self.apps[index].id
         guard self.apps[index].descriptor.isProcess else {
             self.actions.append(.stop(id))
-            self.enter(index, .terminating(Termination(reason: reason, from: from, messages: messages, phase: .killed), running))
+            self.enter(
+                index,
+                .terminating(Termination(reason: reason, from: from, messages: messages, phase: .killed), running)
+            )
             self.becomeNotRunning(index, exit: nil)
             return
         }
@@ -97,9 +116,14 @@ extension Scheduler {
             phase = .killed
         } else {
             self.actions.append(.sendTerminateSignal(id))
-            phase = .signaled(killAt: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace))
+            phase = .signaled(
+                killAt: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
+            )
         }
-        self.enter(index, .terminating(Termination(reason: reason, from: from, messages: messages, phase: phase), running))
+        self.enter(
+            index,
+            .terminating(Termination(reason: reason, from: from, messages: messages, phase: phase), running)
+        )
     }
 
     /// The termination grace ran out.

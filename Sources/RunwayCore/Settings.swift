@@ -65,7 +65,10 @@ public struct SchedulerSettings: Hashable, Sendable {
         budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
         notificationQueueLimit: Int = 64
     ) {
-        precondition(notificationQueueLimit >= 1, "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)")
+        precondition(
+            notificationQueueLimit >= 1,
+            "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)"
+        )
         for (name, span) in [
             ("backgroundTimeBudget", backgroundTimeBudget), ("expirationWarningLead", expirationWarningLead),
             ("backgroundEntryGrace", backgroundEntryGrace), ("terminationGrace", terminationGrace),

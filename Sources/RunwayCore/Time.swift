@@ -73,7 +73,9 @@ public struct TimeSpan: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static let max = TimeSpan(nanoseconds: .max)
 
     public static func nanoseconds(_ value: Int64) -> TimeSpan { TimeSpan(nanoseconds: value) }
-    public static func microseconds(_ value: Int64) -> TimeSpan { TimeSpan(nanoseconds: value.multipliedSaturating(by: 1_000)) }
+    public static func microseconds(_ value: Int64) -> TimeSpan {
+        TimeSpan(nanoseconds: value.multipliedSaturating(by: 1_000))
+    }
     public static func milliseconds(_ value: Int64) -> TimeSpan {
         TimeSpan(nanoseconds: value.multipliedSaturating(by: 1_000_000))
     }

@@ -6,12 +6,13 @@
 // App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`.
 // Lines are at most `AppProtocol.maximumLineBytes` bytes (without the newline).
 
+import RunwayCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RunwayCore
 
 /// Constants of the app protocol, version 1.
 package enum AppProtocol {
@@ -54,7 +55,8 @@ package enum AppToRunway: Hashable, Sendable {
     package var request: Int64? {
         switch self {
         case .ack: return nil
-        case .beginBackgroundTask(let request, _), .endBackgroundTask(let request, _), .backgroundTimeRemaining(let request):
+        case .beginBackgroundTask(let request, _), .endBackgroundTask(let request, _),
+            .backgroundTimeRemaining(let request):
             return request
         }
     }
@@ -168,13 +170,19 @@ package enum AppProtocolCodec {
             return .beginBackgroundTask(request: request, name: wire.name ?? "")
         case "endBackgroundTask":
             let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
-            return .endBackgroundTask(request: request, task: try Self.require(wire.task, "task", "a task id (integer)", wire))
+            return .endBackgroundTask(
+                request: request,
+                task: try Self.require(wire.task, "task", "a task id (integer)", wire)
+            )
         case "backgroundTimeRemaining":
-            return .backgroundTimeRemaining(request: try Self.require(wire.request, "request", "a request id (integer)", wire))
+            return .backgroundTimeRemaining(
+                request: try Self.require(wire.request, "request", "a request id (integer)", wire)
+            )
         default:
             throw AppProtocolError(
                 code: "unknownType",
-                message: "type '\(wire.type)' is not one of ack, beginBackgroundTask, endBackgroundTask, backgroundTimeRemaining",
+                message:
+                    "type '\(wire.type)' is not one of ack, beginBackgroundTask, endBackgroundTask, backgroundTimeRemaining",
                 request: wire.request
             )
         }
@@ -200,7 +208,10 @@ package enum AppProtocolCodec {
         case "error":
             return .error(request: wire.request, code: wire.code ?? "error", message: wire.error ?? "")
         default:
-            throw AppProtocolError(code: "unknownType", message: "type '\(wire.type)' is not one of hello, message, reply, error")
+            throw AppProtocolError(
+                code: "unknownType",
+                message: "type '\(wire.type)' is not one of hello, message, reply, error"
+            )
         }
     }
 
@@ -231,9 +242,14 @@ package enum AppProtocolCodec {
         case "willTerminate": return .willTerminate
         case "didReceiveMemoryWarning": return .didReceiveMemoryWarning
         case "backgroundTaskWillExpire":
-            return .backgroundTaskWillExpire(BackgroundTaskID(rawValue: try Self.require(wire.task, "task", "a task id", wire)))
+            return .backgroundTaskWillExpire(
+                BackgroundTaskID(rawValue: try Self.require(wire.task, "task", "a task id", wire))
+            )
         case "notification":
-            return .notification(name: try Self.require(wire.name, "name", "a string", wire), payload: wire.payload ?? "")
+            return .notification(
+                name: try Self.require(wire.name, "name", "a string", wire),
+                payload: wire.payload ?? ""
+            )
         default:
             throw AppProtocolError(code: "invalidField", message: "message '\(name)' is not a lifecycle message")
         }
@@ -259,7 +275,10 @@ package enum AppProtocolCodec {
             throw AppProtocolError(code: "invalidField", message: "field '\(path)' should be \(Self.describe(type))")
         } catch DecodingError.valueNotFound(let type, let context) {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw AppProtocolError(code: "invalidField", message: "field '\(path)' is null; expected \(Self.describe(type))")
+            throw AppProtocolError(
+                code: "invalidField",
+                message: "field '\(path)' is null; expected \(Self.describe(type))"
+            )
         } catch {
             throw AppProtocolError(code: "invalidJSON", message: "the line is not a JSON object with a string 'type'")
         }
@@ -274,7 +293,12 @@ package enum AppProtocolCodec {
         }
     }
 
-    static func require<T>(_ value: T?, _ field: String, _ expected: String, _ wire: WireLine) throws(AppProtocolError) -> T {
+    static func require<T>(
+        _ value: T?,
+        _ field: String,
+        _ expected: String,
+        _ wire: WireLine
+    ) throws(AppProtocolError) -> T {
         guard let value else {
             throw AppProtocolError(
                 code: "missingField",

@@ -14,7 +14,7 @@ final class SimulatedApps: AppHost {
     var endsTaskOnExpiration: Set<AppID> = []
     var terminateBehavior: [AppID: SimulatedDriver.TerminateBehavior] = [:]
     var script: [(at: Instant, sequence: Int, operation: SimulatedDriver.Operation)] = []
-    var immediate = [SimulatedDriver.Operation]()
+    var immediate: [SimulatedDriver.Operation] = []
     var liveProcesses: Set<AppID> = []
     /// Shadow of each app's state, from published events, to check that no message reaches a suspended app.
     var shadowState: [AppID: AppState] = [:]
@@ -44,7 +44,10 @@ final class SimulatedApps: AppHost {
     // MARK: AppHost
 
     func deliver(_ message: Message, token: MessageToken, to app: AppID) {
-        precondition(self.shadowState[app] != .suspended, "Delivered \(message) to \(app), which is suspended; now=\(self.now)")
+        precondition(
+            self.shadowState[app] != .suspended,
+            "Delivered \(message) to \(app), which is suspended; now=\(self.now)"
+        )
         self.delivered[token] = message
         let name = String(message.description.prefix { $0 != "(" })
         switch self.replies[app]?[name] ?? .immediately {

@@ -115,7 +115,9 @@ public struct SimulatedDriver {
     /// Sends a command now. Refusals are thrown and logged.
     public mutating func send(_ command: Command, to app: AppID) throws(SchedulerError) {
         do {
-            try self.runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(command, for: app, now: now) }
+            try self.runner.attempt { core, now throws(SchedulerError) in
+                try core.commandReceived(command, for: app, now: now)
+            }
         } catch {
             self.apps.record(.refused(error.description))
             throw error

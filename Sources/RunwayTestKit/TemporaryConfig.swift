@@ -9,7 +9,8 @@ package struct TemporaryConfig: Sendable {
     package let path: String
 
     package init(withAppsFolder: Bool = true) throws {
-        self.path = FileManager.default.temporaryDirectory
+        self.path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("runway-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
         if withAppsFolder {

@@ -94,7 +94,9 @@ import Testing
         for kind in ["expirationWarnings", "terminations"] {
             #expect(((report["runway"] as? [String: Any])?[kind] as? [String: Any])?["early"] as? Int == 0, "\(kind)")
         }
-        #expect(((report["runway"] as? [String: Any])?["loop"] as? [String: Any])?["priority"] as? String == "SCHED_FIFO 10")
+        #expect(
+            ((report["runway"] as? [String: Any])?["loop"] as? [String: Any])?["priority"] as? String == "SCHED_FIFO 10"
+        )
         #expect((report["nio"] as? [String: Any])?["loopPriority"] as? String == "SCHED_FIFO 10")
     }
 

@@ -33,7 +33,8 @@ final class DaemonProcess {
     /// control socket in the temporary directory, then starts `runway run` on it and waits for the socket.
     init(
         apps: [String: String] = ["com.example.alpha": "", "com.example.beta": ""],
-        settings: String = "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>",
+        settings: String =
+            "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>",
         arguments: [String] = []
     ) throws {
         self.config = try TemporaryConfig()
@@ -41,7 +42,10 @@ final class DaemonProcess {
         self.socket = "/tmp/runway-test-\(UUID().uuidString.prefix(8)).sock"
         try self.config.write(
             "Runway.plist",
-            plistXML(settings + "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(self.socket)</string>")
+            plistXML(
+                settings
+                    + "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(self.socket)</string>"
+            )
         )
         for (identifier, keys) in apps {
             try self.config.writeApp("\(identifier).plist", identifier: identifier, keys)
@@ -58,7 +62,9 @@ final class DaemonProcess {
         try self.process.run()
         try output.close()
         try waitUntil("the control socket \(self.socket)\n\(self.output)") {
-            guard self.process.isRunning else { throw HarnessError(description: "daemon exited early:\n\(self.output)") }
+            guard self.process.isRunning else {
+                throw HarnessError(description: "daemon exited early:\n\(self.output)")
+            }
             return (try? ControlClient(path: self.socket)) != nil
         }
     }

@@ -11,7 +11,10 @@ import Testing
     @Test func K2_statusEventsAndCommandsThroughTheCLI() throws {
         let daemon = try DaemonProcess()
         defer { daemon.close() }
-        let events = try BackgroundCommand(try RunwayBinary.executable(), ["events", "--json", "--socket", daemon.socket])
+        let events = try BackgroundCommand(
+            try RunwayBinary.executable(),
+            ["events", "--json", "--socket", daemon.socket]
+        )
         defer { events.close() }
         // `runway events` says on standard error when its subscription is in place; nothing is missed after that.
         try waitUntil("runway events to subscribe\n\(events.output)") { events.output.contains("subscribed") }
@@ -66,7 +69,10 @@ import Testing
         // Refusals name the app, its state and the command; exit 1.
         result = try daemon.cli("foreground", Self.alpha)
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("illegalCommand: com.example.alpha cannot enterForeground in state notRunning"), "\(result)")
+        #expect(
+            result.stderr.contains("illegalCommand: com.example.alpha cannot enterForeground in state notRunning"),
+            "\(result)"
+        )
         result = try daemon.cli("extend", Self.alpha, "3")
         #expect(result.status == 1 && result.stderr.contains("noBudget"), "\(result)")
         result = try daemon.cli("launch", "com.example.nope")
@@ -79,11 +85,13 @@ import Testing
             try ControlClient.decode(ControlEventLine.self, Array($0.utf8)).event
         }
         let summary = transitions.map { "\($0.app) \($0.from)->\($0.to) \($0.reason ?? "")" }
-        #expect(summary == [
-            "com.example.alpha notRunning->active ",
-            "com.example.alpha active->background ",
-            "com.example.alpha background->notRunning budgetOverrun",
-        ])
+        #expect(
+            summary == [
+                "com.example.alpha notRunning->active ",
+                "com.example.alpha active->background ",
+                "com.example.alpha background->notRunning budgetOverrun",
+            ]
+        )
         #expect(transitions[1].messages == ["willResignActive", "didEnterBackground"])
 
         // P4: SIGTERM stops it; the events client ends with the daemon.
@@ -113,7 +121,10 @@ import Testing
         }
         let launched = try #require(instants["active"])
         let resigned = try #require(instants["inactive"])
-        #expect(resigned - launched >= 0.5, "launch at \(launched) s, resign at \(resigned) s; the test waited \(waited)")
+        #expect(
+            resigned - launched >= 0.5,
+            "launch at \(launched) s, resign at \(resigned) s; the test waited \(waited)"
+        )
     }
 
     @Test func P4_sigintTerminatesEveryAppThenExits() throws {
@@ -126,21 +137,32 @@ import Testing
         let output = daemon.output
         #expect(output.contains("SIGINT: stopping; terminating 2 running app(s)"), "\(output)")
         // The terminate rows: active gets willResignActive, didEnterBackground, willTerminate; inactive skips the first.
-        #expect(output.contains("active -> notRunning  [terminated(shutdown)]  {willResignActive, didEnterBackground, willTerminate}"), "\(output)")
-        #expect(output.contains("inactive -> notRunning  [terminated(shutdown)]  {didEnterBackground, willTerminate}"), "\(output)")
+        #expect(
+            output.contains(
+                "active -> notRunning  [terminated(shutdown)]  {willResignActive, didEnterBackground, willTerminate}"
+            ),
+            "\(output)"
+        )
+        #expect(
+            output.contains("inactive -> notRunning  [terminated(shutdown)]  {didEnterBackground, willTerminate}"),
+            "\(output)"
+        )
         #expect(output.contains("runway daemon stopped: every app is notRunning"), "\(output)")
     }
 
     @Test(.enabled(if: getuid() == 0, "needs CAP_SYS_NICE (root) for SCHED_FIFO"))
     func loopRealtimePriorityPutsTheDaemonsLoopInFIFO() throws {
         let daemon = try DaemonProcess(
-            settings: "<key>BackgroundTimeBudget</key><real>30</real><key>LoopRealtimePriority</key><integer>10</integer>"
+            settings:
+                "<key>BackgroundTimeBudget</key><real>30</real><key>LoopRealtimePriority</key><integer>10</integer>"
         )
         defer { daemon.close() }
         try waitUntil("the daemon's header\n\(daemon.output)") { daemon.output.contains("loop thread:") }
         #expect(daemon.output.contains("  loop thread: SCHED_FIFO 10 (LoopRealtimePriority)"), "\(daemon.output)")
         // The kernel agrees: one thread of the daemon, its loop, is SCHED_FIFO (1) at 10 (`chrt -p` on every thread).
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task")
+        let tasks = try FileManager.default.contentsOfDirectory(
+            atPath: "/proc/\(daemon.process.processIdentifier)/task"
+        )
         let fifo = tasks.compactMap { Int32($0) }.filter { tid in
             runway_thread_policy(tid) == 1 && runway_thread_priority(tid) == 10
         }
@@ -172,7 +194,9 @@ import Testing
         var answer = try reply("this is not json")
         #expect(answer.error?.code == "invalidJSON")
         answer = try reply(#"{"command": 5}"#)
-        #expect(answer.error == ControlErrorPayload(code: "invalidRequest", message: "field 'command': expected a string"))
+        #expect(
+            answer.error == ControlErrorPayload(code: "invalidRequest", message: "field 'command': expected a string")
+        )
         answer = try reply(#"{"app": "x"}"#)
         #expect(answer.error == ControlErrorPayload(code: "invalidRequest", message: "field 'command' is missing"))
         answer = try reply(#"{"v": 2, "command": "status"}"#)
@@ -234,7 +258,10 @@ import Testing
     func K1_peerWithAnotherUIDIsRefused() throws {
         let user = "runway-test"
         if (try? shell("/usr/bin/id", ["-u", user]))?.status != 0 {
-            let added = try shell("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user])
+            let added = try shell(
+                "/usr/sbin/useradd",
+                ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]
+            )
             try #require(added.status == 0, "useradd failed: \(added.output)")
         }
         let uid = try shell("/usr/bin/id", ["-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -242,14 +269,20 @@ import Testing
         defer { daemon.close() }
         let runway = try RunwayBinary.executable().path
         // Without privileges the 0600 socket refuses the connection outright.
-        var result = try shell("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", runway, "status", "--socket", daemon.socket])
+        var result = try shell(
+            "/usr/bin/setpriv",
+            ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", runway, "status", "--socket", daemon.socket]
+        )
         #expect(result.status == 77, "\(result.output)")
         #expect(result.output.contains("permission denied"), "\(result.output)")
         // With CAP_DAC_OVERRIDE the other uid can connect; SO_PEERCRED names it and the daemon refuses it.
-        result = try shell("/usr/bin/setpriv", [
-            "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--inh-caps=+dac_override",
-            "--ambient-caps=+dac_override", runway, "status", "--socket", daemon.socket,
-        ])
+        result = try shell(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--inh-caps=+dac_override",
+                "--ambient-caps=+dac_override", runway, "status", "--socket", daemon.socket,
+            ]
+        )
         #expect(result.status == 77, "\(result.output)")
         #expect(result.output.contains("peer uid \(uid) is neither the daemon's (0) nor root"), "\(result.output)")
         // Root is served.
@@ -263,7 +296,9 @@ import Testing
         try daemon.config.writeApp("com.example.gamma.plist", identifier: "com.example.gamma")
         try daemon.config.write(
             "Runway.plist",
-            plistXML("<key>BackgroundTimeBudget</key><real>12</real><key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(daemon.socket)</string>")
+            plistXML(
+                "<key>BackgroundTimeBudget</key><real>12</real><key>TerminationGrace</key><real>1</real><key>ControlSocket</key><string>\(daemon.socket)</string>"
+            )
         )
         var result = try daemon.cli("reload", "--dry-run")
         #expect(result.status == 0, "\(result)")
@@ -273,10 +308,17 @@ import Testing
         #expect(try daemon.request(ControlRequest(command: "status")).apps?.count == 1)
 
         // A bad file: nothing is applied, the error names the file and the key.
-        let bad = try daemon.config.writeApp("com.example.bad.plist", identifier: "com.example.bad", "<key>UIBackgroundModes</key><string>audio</string>")
+        let bad = try daemon.config.writeApp(
+            "com.example.bad.plist",
+            identifier: "com.example.bad",
+            "<key>UIBackgroundModes</key><string>audio</string>"
+        )
         result = try daemon.cli("reload")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("com.example.bad.plist") && result.stderr.contains("UIBackgroundModes"), "\(result)")
+        #expect(
+            result.stderr.contains("com.example.bad.plist") && result.stderr.contains("UIBackgroundModes"),
+            "\(result)"
+        )
         #expect(try daemon.request(ControlRequest(command: "status")).apps?.count == 1)
         try FileManager.default.removeItem(atPath: bad)
 
@@ -287,7 +329,9 @@ import Testing
         }
         #expect(try daemon.status(Self.alpha).state == "active")
         #expect(try daemon.status("com.example.gamma").state == "notRunning")
-        #expect(daemon.output.contains("needs restart: scheduler settings in Runway.plist changed (BackgroundTimeBudget)"))
+        #expect(
+            daemon.output.contains("needs restart: scheduler settings in Runway.plist changed (BackgroundTimeBudget)")
+        )
         #expect(try daemon.stop() == 0)
     }
 
@@ -298,10 +342,16 @@ import Testing
         // In parallel (each daemon on its own socket): the longest scenario bounds the test's time.
         let runs = try scenarios.map { name in
             let socket = "/tmp/runway-scenario-\(UUID().uuidString.prefix(8)).sock"
-            return (name, try BackgroundCommand(try RunwayBinary.executable(), [
-                "run", "--config", RunwayBinary.shippedConfig, "--scenario",
-                RunwayBinary.shippedConfig + "/Scenarios/" + name, "--socket", socket,
-            ]))
+            return (
+                name,
+                try BackgroundCommand(
+                    try RunwayBinary.executable(),
+                    [
+                        "run", "--config", RunwayBinary.shippedConfig, "--scenario",
+                        RunwayBinary.shippedConfig + "/Scenarios/" + name, "--socket", socket,
+                    ]
+                )
+            )
         }
         defer { for (_, run) in runs { run.close() } }
         for (name, run) in runs {
@@ -325,7 +375,10 @@ import Testing
         ]
         for (line, expected) in cases {
             let file = try config.write("bad.jsonl", "# a comment\n\n" + line + "\n")
-            let result = try RunwayBinary.run(["run", "--config", config.path, "--scenario", file, "--socket", "/tmp/unused-\(UUID().uuidString.prefix(8))"])
+            let result = try RunwayBinary.run([
+                "run", "--config", config.path, "--scenario", file, "--socket",
+                "/tmp/unused-\(UUID().uuidString.prefix(8))",
+            ])
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("\(file):3: \(expected)"), "\(result)")
         }
@@ -336,7 +389,8 @@ import Testing
 /// through a file. Not Foundation's `Process`: it learns of the exit through a descriptor the child inherits, so a
 /// daemonising grandchild (tmux's server) that keeps it would make `waitUntilExit` wait for the grandchild.
 func shell(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("runway-shell-\(UUID().uuidString)").path
+    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("runway-shell-\(UUID().uuidString)")
+        .path
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)

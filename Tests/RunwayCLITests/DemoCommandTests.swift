@@ -39,7 +39,11 @@ import Testing
             let instant = token()
             let app = token()
             return Event(
-                index: index, instant: instant, app: app, text: String(rest.drop { $0 == " " }), line: line
+                index: index,
+                instant: instant,
+                app: app,
+                text: String(rest.drop { $0 == " " }),
+                line: line
             )
         }
     }

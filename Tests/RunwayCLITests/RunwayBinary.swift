@@ -149,7 +149,10 @@ extension TemporaryConfig {
     /// and the extra XML `keys`.
     @discardableResult
     func writeApp(_ fileName: String, identifier: String, _ keys: String = "") throws -> String {
-        try self.write("Apps/" + fileName, plistXML("<key>CFBundleIdentifier</key><string>\(identifier)</string>\n" + keys))
+        try self.write(
+            "Apps/" + fileName,
+            plistXML("<key>CFBundleIdentifier</key><string>\(identifier)</string>\n" + keys)
+        )
     }
 }
 

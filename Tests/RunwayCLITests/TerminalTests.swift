@@ -4,7 +4,9 @@ import Testing
 
 /// `runway status` on a real terminal: tmux gives it a pty, and the test reads the screen tmux renders.
 @Suite(.serialized) struct TerminalTests {
-    static let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// A tmux server of its own (`-L`), killed at the end.
     final class Tmux {
@@ -17,17 +19,23 @@ import Testing
 
         func start(_ command: String) throws {
             // remain-on-exit keeps the screen of a command that has finished; no `sleep` that a signal must end.
-            let result = try shell(self.path, [
-                "-L", self.name, "-f", "/dev/null", "start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
-                "set-option", "-g", "default-size", "160x30", ";",
-                "new-session", "-d", "-x", "160", "-y", "30", command,
-            ])
+            let result = try shell(
+                self.path,
+                [
+                    "-L", self.name, "-f", "/dev/null", "start-server", ";", "set-option", "-g", "remain-on-exit", "on",
+                    ";",
+                    "set-option", "-g", "default-size", "160x30", ";",
+                    "new-session", "-d", "-x", "160", "-y", "30", command,
+                ]
+            )
             try #require(result.status == 0, "tmux new-session failed: \(result.output)")
         }
 
         /// The visible screen, one string per row.
         func screen() throws -> [String] {
-            try shell(self.path, ["-L", self.name, "capture-pane", "-p", "-J", "-S", "-"]).output.components(separatedBy: "\n")
+            try shell(self.path, ["-L", self.name, "capture-pane", "-p", "-J", "-S", "-"]).output.components(
+                separatedBy: "\n"
+            )
         }
     }
 

@@ -26,7 +26,8 @@ import Testing
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp(
-            "com.example.bad-budget.plist", identifier: "com.example.badbudget",
+            "com.example.bad-budget.plist",
+            identifier: "com.example.badbudget",
             "<key>RunwayBackgroundTimeBudget</key><string>thirty</string>"
         )
         let result = try RunwayBinary.run("validate", "--config", config.path)
@@ -79,7 +80,8 @@ import Testing
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp(
-            "com.example.typo.plist", identifier: "com.example.typo",
+            "com.example.typo.plist",
+            identifier: "com.example.typo",
             "<key>RunwayFrobnicateLevel</key><integer>3</integer>"
         )
 

@@ -12,10 +12,13 @@ struct BadFileTests {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("good", identifier: "com.example.good")
-        let file = try config.write("Apps/broken.plist", """
+        let file = try config.write(
+            "Apps/broken.plist",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>CFBundleIdentifier</key></dict></plist>
-            """)
+            """
+        )
 
         let error = loadError(config.path)
 
@@ -37,7 +40,11 @@ struct BadFileTests {
         let file = try config.write("Runway.plist", "<plist version=\"1.0\">\(root)</plist>")
 
         expectError(
-            loadError(config.path), code: .malformedFile, file: file, keyPath: nil, found: found,
+            loadError(config.path),
+            code: .malformedFile,
+            file: file,
+            keyPath: nil,
+            found: found,
             expectedContains: Self.propertyList
         )
     }
@@ -62,8 +69,12 @@ struct BadFileTests {
         let file = try config.write("Runway.plist", "{ BackgroundTimeBudget = 3; }")
 
         expectError(
-            loadError(config.path), code: .malformedFile, file: file, keyPath: nil,
-            found: "an old-style (OpenStep) property list", expectedContains: Self.propertyList
+            loadError(config.path),
+            code: .malformedFile,
+            file: file,
+            keyPath: nil,
+            found: "an old-style (OpenStep) property list",
+            expectedContains: Self.propertyList
         )
     }
 
@@ -71,7 +82,11 @@ struct BadFileTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID())").path
 
         expectError(
-            loadError(directory), code: .missingDirectory, file: directory, keyPath: nil, found: "nothing",
+            loadError(directory),
+            code: .missingDirectory,
+            file: directory,
+            keyPath: nil,
+            found: "nothing",
             expectedContains: "a configuration directory"
         )
     }
@@ -81,8 +96,12 @@ struct BadFileTests {
         defer { config.remove() }
 
         expectError(
-            loadError(config.path), code: .missingDirectory, file: config.path + "/Apps", keyPath: nil,
-            found: "nothing", expectedContains: "a folder Apps/ with one Info.plist per app"
+            loadError(config.path),
+            code: .missingDirectory,
+            file: config.path + "/Apps",
+            keyPath: nil,
+            found: "nothing",
+            expectedContains: "a folder Apps/ with one Info.plist per app"
         )
     }
 
@@ -92,8 +111,12 @@ struct BadFileTests {
         try config.write("Apps", "not a folder")
 
         expectError(
-            loadError(config.path), code: .missingDirectory, file: config.path + "/Apps", keyPath: nil,
-            found: "a file, not a folder", expectedContains: "a folder Apps/"
+            loadError(config.path),
+            code: .missingDirectory,
+            file: config.path + "/Apps",
+            keyPath: nil,
+            found: "a file, not a folder",
+            expectedContains: "a folder Apps/"
         )
     }
 
@@ -105,7 +128,8 @@ struct BadFileTests {
         try config.write("Apps/notes.plist.bak", "garbage")
         try config.write("Apps/.hidden.plist", "garbage")
         try FileManager.default.createDirectory(
-            atPath: config.path + "/Apps/folder.plist", withIntermediateDirectories: false
+            atPath: config.path + "/Apps/folder.plist",
+            withIntermediateDirectories: false
         )
 
         let configuration = try ConfigLoader.load(directory: config.path)
@@ -119,9 +143,13 @@ struct BadFileTests {
         defer { config.remove() }
         try config.write("Runway.plist", plistXML("<key>BackgroundTimeBudget</key><real>3</real>"))
         try config.writeApp("a-good", identifier: "com.example.good")
-        let bad = try config.writeApp("b-bad", identifier: "com.example.bad", """
+        let bad = try config.writeApp(
+            "b-bad",
+            identifier: "com.example.bad",
+            """
             <key>RunwayBackgroundTimeBudget</key><real>-1</real>
-            """)
+            """
+        )
 
         // Throws instead of returning the good app and the good settings: nothing is half-applied (C2, C3).
         var loaded: RunwayConfiguration?
@@ -143,8 +171,12 @@ struct BadFileTests {
         try config.writeApp("good", identifier: "com.example.good")
 
         expectError(
-            loadError(config.path), code: .wrongType, file: settings, keyPath: "TerminationGrace",
-            found: "string \"soon\"", expectedContains: "a finite number of seconds >= 0"
+            loadError(config.path),
+            code: .wrongType,
+            file: settings,
+            keyPath: "TerminationGrace",
+            found: "string \"soon\"",
+            expectedContains: "a finite number of seconds >= 0"
         )
     }
 
@@ -155,7 +187,11 @@ struct BadFileTests {
         let first = try config.writeApp("a", identifier: "com.example.a", "<key>RunwayProtocol</key><real>2</real>")
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: first, keyPath: "RunwayProtocol", found: "real 2.0",
+            loadError(config.path),
+            code: .invalidValue,
+            file: first,
+            keyPath: "RunwayProtocol",
+            found: "real 2.0",
             expectedContains: "the integer 1"
         )
     }
@@ -168,7 +204,10 @@ struct BadFileTests {
         let first = try config.writeApp("1-notes", identifier: "com.example.notes")
 
         expectError(
-            loadError(config.path), code: .duplicateIdentifier, file: second, keyPath: "CFBundleIdentifier",
+            loadError(config.path),
+            code: .duplicateIdentifier,
+            file: second,
+            keyPath: "CFBundleIdentifier",
             found: "string \"com.example.notes\", already declared by \(first)",
             expectedContains: "a bundle identifier no other app file declares"
         )
@@ -211,7 +250,11 @@ struct BadFileTests {
         let file = try config.write("Runway.plist", Data(count: (1 << 20) + 1))
 
         expectError(
-            loadError(config.path), code: .unreadableFile, file: file, keyPath: nil, found: "a file larger than 1 MiB",
+            loadError(config.path),
+            code: .unreadableFile,
+            file: file,
+            keyPath: nil,
+            found: "a file larger than 1 MiB",
             expectedContains: "at most 1 MiB"
         )
     }

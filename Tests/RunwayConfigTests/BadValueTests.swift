@@ -16,7 +16,11 @@ struct BadValueTests {
         let error = loadError(config.path)
 
         expectError(
-            error, code: .wrongType, file: file, keyPath: "BackgroundTimeBudget", found: "string \"thirty\"",
+            error,
+            code: .wrongType,
+            file: file,
+            keyPath: "BackgroundTimeBudget",
+            found: "string \"thirty\"",
             expectedContains: Self.seconds
         )
         #expect(
@@ -27,12 +31,20 @@ struct BadValueTests {
     @Test func C2_numberInBackgroundModesNamesTheIndex() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.writeApp("player", identifier: "com.example.player", """
+        let file = try config.writeApp(
+            "player",
+            identifier: "com.example.player",
+            """
             <key>UIBackgroundModes</key><array><string>audio</string><integer>7</integer></array>
-            """)
+            """
+        )
 
         expectError(
-            loadError(config.path), code: .wrongType, file: file, keyPath: "UIBackgroundModes[1]", found: "integer 7",
+            loadError(config.path),
+            code: .wrongType,
+            file: file,
+            keyPath: "UIBackgroundModes[1]",
+            found: "integer 7",
             expectedContains: "a background mode name"
         )
     }
@@ -40,65 +52,107 @@ struct BadValueTests {
     @Test func C2_stringForAnArrayIsAWrongType() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Apps/x.plist", plistXML("""
-            <key>CFBundleIdentifier</key><string>com.example.x</string>
-            <key>ProgramArguments</key><string>/bin/true --flag</string>
-            """))
+        let file = try config.write(
+            "Apps/x.plist",
+            plistXML(
+                """
+                <key>CFBundleIdentifier</key><string>com.example.x</string>
+                <key>ProgramArguments</key><string>/bin/true --flag</string>
+                """
+            )
+        )
 
         expectError(
-            loadError(config.path), code: .wrongType, file: file, keyPath: "ProgramArguments",
-            found: "string \"/bin/true --flag\"", expectedContains: "a non-empty array of strings"
+            loadError(config.path),
+            code: .wrongType,
+            file: file,
+            keyPath: "ProgramArguments",
+            found: "string \"/bin/true --flag\"",
+            expectedContains: "a non-empty array of strings"
         )
     }
 
     @Test func C2_nonStringEnvironmentValueNamesTheVariable() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.writeApp("api", identifier: "com.example.api", """
+        let file = try config.writeApp(
+            "api",
+            identifier: "com.example.api",
+            """
             <key>EnvironmentVariables</key><dict><key>PORT</key><integer>8080</integer></dict>
-            """)
+            """
+        )
 
         expectError(
-            loadError(config.path), code: .wrongType, file: file, keyPath: "EnvironmentVariables.PORT",
-            found: "integer 8080", expectedContains: "a string"
+            loadError(config.path),
+            code: .wrongType,
+            file: file,
+            keyPath: "EnvironmentVariables.PORT",
+            found: "integer 8080",
+            expectedContains: "a string"
         )
     }
 
     @Test func C2_environmentVariableNameWithEqualsSignIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.writeApp("api", identifier: "com.example.api", """
+        let file = try config.writeApp(
+            "api",
+            identifier: "com.example.api",
+            """
             <key>EnvironmentVariables</key><dict><key>A=B</key><string>x</string></dict>
-            """)
+            """
+        )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "EnvironmentVariables.A=B",
-            found: "the name \"A=B\"", expectedContains: "without '='"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "EnvironmentVariables.A=B",
+            found: "the name \"A=B\"",
+            expectedContains: "without '='"
         )
     }
 
     @Test func C2_booleanGivenAsIntegerIsAWrongType() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.writeApp("x", identifier: "com.example.x", """
+        let file = try config.writeApp(
+            "x",
+            identifier: "com.example.x",
+            """
             <key>UIApplicationExitsOnSuspend</key><integer>1</integer>
-            """)
+            """
+        )
 
         expectError(
-            loadError(config.path), code: .wrongType, file: file, keyPath: "UIApplicationExitsOnSuspend",
-            found: "integer 1", expectedContains: "a boolean"
+            loadError(config.path),
+            code: .wrongType,
+            file: file,
+            keyPath: "UIApplicationExitsOnSuspend",
+            found: "integer 1",
+            expectedContains: "a boolean"
         )
     }
 
     @Test func C2_missingBundleIdentifierIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Apps/anonymous.plist", plistXML("""
-            <key>ProgramArguments</key><array><string>/bin/true</string></array>
-            """))
+        let file = try config.write(
+            "Apps/anonymous.plist",
+            plistXML(
+                """
+                <key>ProgramArguments</key><array><string>/bin/true</string></array>
+                """
+            )
+        )
 
         expectError(
-            loadError(config.path), code: .missingValue, file: file, keyPath: "CFBundleIdentifier", found: "nothing",
+            loadError(config.path),
+            code: .missingValue,
+            file: file,
+            keyPath: "CFBundleIdentifier",
+            found: "nothing",
             expectedContains: "a reverse-DNS bundle identifier"
         )
     }
@@ -145,7 +199,11 @@ struct BadValueTests {
         let file = try config.write(name, plistXML(keys + "<key>\(key)</key>\(value)"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: key, found: found,
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: key,
+            found: found,
             expectedContains: Self.seconds
         )
     }
@@ -157,7 +215,11 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>ExpirationWarningLead</key><real>\(value)</real>"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "ExpirationWarningLead", found: found,
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "ExpirationWarningLead",
+            found: found,
             expectedContains: Self.seconds
         )
     }
@@ -170,12 +232,17 @@ struct BadValueTests {
             "RunwayBackgroundTimeBudget": Double.infinity,
         ]
         let file = try config.write(
-            "Apps/x.plist", PropertyListSerialization.data(fromPropertyList: app, format: .binary, options: 0)
+            "Apps/x.plist",
+            PropertyListSerialization.data(fromPropertyList: app, format: .binary, options: 0)
         )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "RunwayBackgroundTimeBudget",
-            found: "real inf", expectedContains: Self.seconds
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "RunwayBackgroundTimeBudget",
+            found: "real inf",
+            expectedContains: Self.seconds
         )
     }
 
@@ -185,7 +252,11 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>MemoryPollInterval</key><integer>0</integer>"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "MemoryPollInterval", found: "integer 0",
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "MemoryPollInterval",
+            found: "integer 0",
             expectedContains: "a finite number of seconds > 0"
         )
     }
@@ -203,7 +274,11 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>\(key)</key><string>\(value)</string>"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: key, found: "string \"\(value)\"",
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: key,
+            found: "string \"\(value)\"",
             expectedContains: allowed
         )
     }
@@ -211,13 +286,22 @@ struct BadValueTests {
     @Test func C2_runwayProtocolWithoutProgramArgumentsIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Apps/embedded.plist", plistXML("""
-            <key>CFBundleIdentifier</key><string>com.example.embedded</string>
-            <key>RunwayProtocol</key><integer>1</integer>
-            """))
+        let file = try config.write(
+            "Apps/embedded.plist",
+            plistXML(
+                """
+                <key>CFBundleIdentifier</key><string>com.example.embedded</string>
+                <key>RunwayProtocol</key><integer>1</integer>
+                """
+            )
+        )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "RunwayProtocol", found: "integer 1",
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "RunwayProtocol",
+            found: "integer 1",
             expectedContains: "RunwayProtocol only on a process app (one with ProgramArguments)"
         )
     }
@@ -240,28 +324,46 @@ struct BadValueTests {
     @Test func C2_emptyProgramArgumentsIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Apps/x.plist", plistXML("""
-            <key>CFBundleIdentifier</key><string>com.example.x</string>
-            <key>ProgramArguments</key><array/>
-            """))
+        let file = try config.write(
+            "Apps/x.plist",
+            plistXML(
+                """
+                <key>CFBundleIdentifier</key><string>com.example.x</string>
+                <key>ProgramArguments</key><array/>
+                """
+            )
+        )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "ProgramArguments",
-            found: "array of 0 elements", expectedContains: "a non-empty array of strings"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "ProgramArguments",
+            found: "array of 0 elements",
+            expectedContains: "a non-empty array of strings"
         )
     }
 
     @Test func C2_emptyProgramIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Apps/x.plist", plistXML("""
-            <key>CFBundleIdentifier</key><string>com.example.x</string>
-            <key>ProgramArguments</key><array><string></string><string>-v</string></array>
-            """))
+        let file = try config.write(
+            "Apps/x.plist",
+            plistXML(
+                """
+                <key>CFBundleIdentifier</key><string>com.example.x</string>
+                <key>ProgramArguments</key><array><string></string><string>-v</string></array>
+                """
+            )
+        )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "ProgramArguments[0]",
-            found: "string \"\"", expectedContains: "the first one non-empty"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "ProgramArguments[0]",
+            found: "string \"\"",
+            expectedContains: "the first one non-empty"
         )
     }
 
@@ -269,25 +371,38 @@ struct BadValueTests {
         let config = try TemporaryConfig()
         defer { config.remove() }
         let file = try config.writeApp(
-            "x", identifier: "com.example.x", "<key>WorkingDirectory</key><string>srv</string>"
+            "x",
+            identifier: "com.example.x",
+            "<key>WorkingDirectory</key><string>srv</string>"
         )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "WorkingDirectory",
-            found: "string \"srv\"", expectedContains: "an absolute path"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "WorkingDirectory",
+            found: "string \"srv\"",
+            expectedContains: "an absolute path"
         )
     }
 
     @Test func C2_backgroundModesOnAnAppThatExitsOnSuspendIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.writeApp("x", identifier: "com.example.x", """
+        let file = try config.writeApp(
+            "x",
+            identifier: "com.example.x",
+            """
             <key>UIApplicationExitsOnSuspend</key><true/>
             <key>UIBackgroundModes</key><array><string>audio</string></array>
-            """)
+            """
+        )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "UIBackgroundModes",
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "UIBackgroundModes",
             found: "array of 1 element",
             expectedContains: "no UIBackgroundModes on an app with UIApplicationExitsOnSuspend"
         )
@@ -296,14 +411,23 @@ struct BadValueTests {
     @Test func C2_criticalPressureBelowWarningIsRejected() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Runway.plist", plistXML("""
-            <key>MemoryWarningPressure</key><real>40</real>
-            <key>MemoryCriticalPressure</key><real>20</real>
-            """))
+        let file = try config.write(
+            "Runway.plist",
+            plistXML(
+                """
+                <key>MemoryWarningPressure</key><real>40</real>
+                <key>MemoryCriticalPressure</key><real>20</real>
+                """
+            )
+        )
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "MemoryCriticalPressure",
-            found: "real 20.0", expectedContains: "a percentage from MemoryWarningPressure (40.0) to 100"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "MemoryCriticalPressure",
+            found: "real 20.0",
+            expectedContains: "a percentage from MemoryWarningPressure (40.0) to 100"
         )
     }
 
@@ -313,7 +437,10 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>MemoryWarningPressure</key><integer>50</integer>"))
 
         expectError(
-            loadError(config.path), code: .missingValue, file: file, keyPath: "MemoryCriticalPressure",
+            loadError(config.path),
+            code: .missingValue,
+            file: file,
+            keyPath: "MemoryCriticalPressure",
             found: "nothing (the default 30 is below MemoryWarningPressure)",
             expectedContains: "a percentage from MemoryWarningPressure (50.0) to 100"
         )
@@ -325,8 +452,12 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>MemoryWarningPressure</key><real>100.5</real>"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: "MemoryWarningPressure",
-            found: "real 100.5", expectedContains: "a percentage from 0 to 100"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "MemoryWarningPressure",
+            found: "real 100.5",
+            expectedContains: "a percentage from 0 to 100"
         )
     }
 
@@ -336,7 +467,11 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>MemoryPressureSource</key><string>rss</string>"))
 
         expectError(
-            loadError(config.path), code: .missingValue, file: file, keyPath: "RSSCeilingBytes", found: "nothing",
+            loadError(config.path),
+            code: .missingValue,
+            file: file,
+            keyPath: "RSSCeilingBytes",
+            found: "nothing",
             expectedContains: "required when MemoryPressureSource is \"rss\""
         )
     }
@@ -345,10 +480,15 @@ struct BadValueTests {
     func C2_nonPositiveRSSCeilingIsRejected(value: String, found: String) throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Runway.plist", plistXML("""
-            <key>MemoryPressureSource</key><string>rss</string>
-            <key>RSSCeilingBytes</key>\(value)
-            """))
+        let file = try config.write(
+            "Runway.plist",
+            plistXML(
+                """
+                <key>MemoryPressureSource</key><string>rss</string>
+                <key>RSSCeilingBytes</key>\(value)
+                """
+            )
+        )
 
         let error = loadError(config.path)
 
@@ -369,15 +509,25 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>NotificationQueueLimit</key>\(value)"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file,
-            keyPath: "NotificationQueueLimit", found: found, expectedContains: "an integer from 1 to 65536"
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "NotificationQueueLimit",
+            found: found,
+            expectedContains: "an integer from 1 to 65536"
         )
     }
 
     /// The loop options: `LoopRealtimePriority` within 1...99, `LoopWakeupSpin` within 0 ... 1 ms.
     @Test(arguments: [
-        ("LoopRealtimePriority", "<integer>0</integer>", "integer 0", "an integer from 1 to 99 (a SCHED_FIFO priority)"),
-        ("LoopRealtimePriority", "<integer>100</integer>", "integer 100", "an integer from 1 to 99 (a SCHED_FIFO priority)"),
+        (
+            "LoopRealtimePriority", "<integer>0</integer>", "integer 0",
+            "an integer from 1 to 99 (a SCHED_FIFO priority)"
+        ),
+        (
+            "LoopRealtimePriority", "<integer>100</integer>", "integer 100",
+            "an integer from 1 to 99 (a SCHED_FIFO priority)"
+        ),
         ("LoopRealtimePriority", "<real>10.5</real>", "real 10.5", "an integer from 1 to 99 (a SCHED_FIFO priority)"),
         ("LoopWakeupSpin", "<real>0.002</real>", "real 0.002", "a number of seconds from 0 to 0.001"),
         ("LoopWakeupSpin", "<real>-0.00001</real>", "real -1e-05", "a number of seconds from 0 to 0.001"),
@@ -388,7 +538,12 @@ struct BadValueTests {
         let file = try config.write("Runway.plist", plistXML("<key>\(key)</key>\(value)"))
 
         expectError(
-            loadError(config.path), code: .invalidValue, file: file, keyPath: key, found: found, expectedContains: expected
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: key,
+            found: found,
+            expectedContains: expected
         )
     }
 

@@ -12,29 +12,37 @@ struct ShippedConfigTests {
         #expect(configuration.warnings == [])
         #expect(configuration.directory == shippedConfigDirectory())
         // Sorted by bundle identifier.
-        #expect(configuration.apps.map(\.descriptor.id) == [
-            "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
-        ])
-        #expect(configuration.apps.map(\.file) == configuration.apps.map {
-            shippedConfigDirectory() + "/Apps/\($0.descriptor.id).plist"
-        })
+        #expect(
+            configuration.apps.map(\.descriptor.id) == [
+                "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
+            ]
+        )
+        #expect(
+            configuration.apps.map(\.file)
+                == configuration.apps.map {
+                    shippedConfigDirectory() + "/Apps/\($0.descriptor.id).plist"
+                }
+        )
     }
 
     @Test func C1_shippedRunwayPlistMapsEveryKeyAndDefaults() throws {
         let configuration = try ConfigLoader.load(directory: shippedConfigDirectory())
 
-        #expect(configuration.settings == SchedulerSettings(
-            backgroundTimeBudget: .seconds(10),
-            expirationWarningLead: .seconds(3),
-            backgroundEntryGrace: .seconds(2),
-            terminationGrace: .seconds(2),
-            overrunPolicy: .terminate,
-            suspensionMechanism: .auto,
-            // Not in the shipped file: defaults.
-            exitsOnSuspendStyle: .drain,
-            budgetRefillPolicy: .fullEachPeriod,
-            notificationQueueLimit: 64
-        ))
+        #expect(
+            configuration.settings
+                == SchedulerSettings(
+                    backgroundTimeBudget: .seconds(10),
+                    expirationWarningLead: .seconds(3),
+                    backgroundEntryGrace: .seconds(2),
+                    terminationGrace: .seconds(2),
+                    overrunPolicy: .terminate,
+                    suspensionMechanism: .auto,
+                    // Not in the shipped file: defaults.
+                    exitsOnSuspendStyle: .drain,
+                    budgetRefillPolicy: .fullEachPeriod,
+                    notificationQueueLimit: 64
+                )
+        )
         #expect(configuration.daemon == DaemonSettings())
         #expect(configuration.daemon.controlSocketPath == DaemonSettings.defaultControlSocketPath())
         #expect(configuration.daemon.memoryPressureSource == .psi)
@@ -48,34 +56,42 @@ struct ShippedConfigTests {
         let configuration = try ConfigLoader.load(directory: shippedConfigDirectory())
         let process = AppKind.process(ProcessSpec(arguments: self.shellLoop))
 
-        #expect(configuration.apps.map(\.descriptor) == [
-            AppDescriptor(id: "com.example.notes", kind: process),
-            AppDescriptor(id: "com.example.player", kind: process, backgroundModes: ["audio"]),
-            AppDescriptor(
-                id: "com.example.sync",
-                kind: .process(ProcessSpec(
-                    arguments: ["Programs/sample_app.py"],
-                    environment: ["SAMPLE_TASK_SECONDS": "never"],
-                    speaksProtocol: true
-                )),
-                backgroundTimeBudget: .seconds(4)
-            ),
-            AppDescriptor(
-                id: "com.example.uploader",
-                kind: .process(ProcessSpec(
-                    arguments: ["runway-sample-app"],
-                    environment: ["SAMPLE_TASK_SECONDS": "2"],
-                    speaksProtocol: true
-                )),
-                exitsOnSuspend: true,
-                exitsOnSuspendStyle: .drain,
-                backgroundTimeBudget: .seconds(6)
-            ),
-        ])
+        #expect(
+            configuration.apps.map(\.descriptor) == [
+                AppDescriptor(id: "com.example.notes", kind: process),
+                AppDescriptor(id: "com.example.player", kind: process, backgroundModes: ["audio"]),
+                AppDescriptor(
+                    id: "com.example.sync",
+                    kind: .process(
+                        ProcessSpec(
+                            arguments: ["Programs/sample_app.py"],
+                            environment: ["SAMPLE_TASK_SECONDS": "never"],
+                            speaksProtocol: true
+                        )
+                    ),
+                    backgroundTimeBudget: .seconds(4)
+                ),
+                AppDescriptor(
+                    id: "com.example.uploader",
+                    kind: .process(
+                        ProcessSpec(
+                            arguments: ["runway-sample-app"],
+                            environment: ["SAMPLE_TASK_SECONDS": "2"],
+                            speaksProtocol: true
+                        )
+                    ),
+                    exitsOnSuspend: true,
+                    exitsOnSuspendStyle: .drain,
+                    backgroundTimeBudget: .seconds(6)
+                ),
+            ]
+        )
         // The plain apps get signals only; the two protocol apps are awaited (L2, A4).
-        #expect(configuration.apps.filter(\.descriptor.awaitsMessages).map(\.descriptor.id) == [
-            "com.example.sync", "com.example.uploader",
-        ])
+        #expect(
+            configuration.apps.filter(\.descriptor.awaitsMessages).map(\.descriptor.id) == [
+                "com.example.sync", "com.example.uploader",
+            ]
+        )
     }
 
     @Test func C1_loadAppReadsOneShippedFile() throws {

@@ -8,16 +8,25 @@ struct WarningTests {
     @Test func C2_unknownKeysAreWarnedByNameAndTheConfigStillLoads() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let settings = try config.write("Runway.plist", plistXML("""
-            <key>BackgroundTimeBudget</key><real>8</real>
-            <key>Verbose</key><true/>
-            <key>backgroundEntryGrace</key><real>1</real>
-            <key>UIBackgroundModes</key><array/>
-            """))
-        let app = try config.writeApp("notes", identifier: "com.example.notes", """
+        let settings = try config.write(
+            "Runway.plist",
+            plistXML(
+                """
+                <key>BackgroundTimeBudget</key><real>8</real>
+                <key>Verbose</key><true/>
+                <key>backgroundEntryGrace</key><real>1</real>
+                <key>UIBackgroundModes</key><array/>
+                """
+            )
+        )
+        let app = try config.writeApp(
+            "notes",
+            identifier: "com.example.notes",
+            """
             <key>Colour</key><string>blue</string>
             <key>BackgroundTimeBudget</key><real>3</real>
-            """)
+            """
+        )
 
         let configuration = try ConfigLoader.load(directory: config.path)
 
@@ -28,27 +37,36 @@ struct WarningTests {
         #expect(configuration.apps.first?.descriptor.backgroundTimeBudget == nil)
         // Runway.plist first, then the apps; sorted by key path within a file.
         #expect(configuration.warnings.map(\.file) == [settings, settings, settings, app, app])
-        #expect(configuration.warnings.map(\.keyPath) == [
-            "UIBackgroundModes", "Verbose", "backgroundEntryGrace", "BackgroundTimeBudget", "Colour",
-        ])
-        #expect(configuration.warnings.map(\.message) == [
-            "unknown key, ignored; UIBackgroundModes belongs in an app Info.plist in Apps/",
-            "unknown key, ignored",
-            "unknown key, ignored; did you mean BackgroundEntryGrace? (keys are case-sensitive)",
-            "unknown key, ignored; the per-app key is RunwayBackgroundTimeBudget",
-            "unknown key, ignored",
-        ])
+        #expect(
+            configuration.warnings.map(\.keyPath) == [
+                "UIBackgroundModes", "Verbose", "backgroundEntryGrace", "BackgroundTimeBudget", "Colour",
+            ]
+        )
+        #expect(
+            configuration.warnings.map(\.message) == [
+                "unknown key, ignored; UIBackgroundModes belongs in an app Info.plist in Apps/",
+                "unknown key, ignored",
+                "unknown key, ignored; did you mean BackgroundEntryGrace? (keys are case-sensitive)",
+                "unknown key, ignored; the per-app key is RunwayBackgroundTimeBudget",
+                "unknown key, ignored",
+            ]
+        )
         #expect(configuration.warnings[1].description == "\(settings): Verbose: unknown key, ignored")
     }
 
     @Test func C2_processKeysOnAnEmbeddedAppAreWarnedAsIgnored() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
-        let file = try config.write("Apps/widget.plist", plistXML("""
-            <key>CFBundleIdentifier</key><string>com.example.widget</string>
-            <key>EnvironmentVariables</key><dict><key>A</key><string>1</string></dict>
-            <key>WorkingDirectory</key><string>/srv</string>
-            """))
+        let file = try config.write(
+            "Apps/widget.plist",
+            plistXML(
+                """
+                <key>CFBundleIdentifier</key><string>com.example.widget</string>
+                <key>EnvironmentVariables</key><dict><key>A</key><string>1</string></dict>
+                <key>WorkingDirectory</key><string>/srv</string>
+                """
+            )
+        )
 
         let configuration = try ConfigLoader.load(directory: config.path)
 
@@ -62,20 +80,26 @@ struct WarningTests {
         let config = try TemporaryConfig()
         defer { config.remove() }
         let settings = try config.write("Runway.plist", plistXML("<key>RSSCeilingBytes</key><integer>1000</integer>"))
-        let app = try config.writeApp("x", identifier: "com.example.x", """
+        let app = try config.writeApp(
+            "x",
+            identifier: "com.example.x",
+            """
             <key>ExitsOnSuspendStyle</key><string>immediate</string>
             <key>UIBackgroundModes</key><array><string>audio</string><string>audoi</string></array>
             <key>RunwayBackgroundTimeBudget</key><real>3</real>
-            """)
+            """
+        )
 
         let configuration = try ConfigLoader.load(directory: config.path)
 
         #expect(configuration.daemon.rssCeilingBytes == 1000)
         #expect(configuration.apps.first?.descriptor.backgroundModes == ["audio", "audoi"])
         #expect(configuration.warnings.map(\.file) == [settings, app, app, app])
-        #expect(configuration.warnings.map(\.keyPath) == [
-            "RSSCeilingBytes", "ExitsOnSuspendStyle", "RunwayBackgroundTimeBudget", "UIBackgroundModes[1]",
-        ])
+        #expect(
+            configuration.warnings.map(\.keyPath) == [
+                "RSSCeilingBytes", "ExitsOnSuspendStyle", "RunwayBackgroundTimeBudget", "UIBackgroundModes[1]",
+            ]
+        )
         #expect(configuration.warnings[0].message == "ignored: MemoryPressureSource is \"psi\", not \"rss\"")
         #expect(configuration.warnings[1].message == "ignored: UIApplicationExitsOnSuspend is not true")
         #expect(configuration.warnings[2].message.contains("without a budget (L7)"))

@@ -173,9 +173,11 @@ import Testing
         driver.advance(to: at(30))
         #expect(driver.state(mail) == .suspended)
         #expect(driver.lastEvent(of: mail)?.cause == .budgetExpired)
-        #expect(driver.effects(on: mail).suffix(2) == [
-            "t=30.000s endTasks(com.example.mail, [\(task)])", "t=30.000s suspend(com.example.mail)",
-        ])
+        #expect(
+            driver.effects(on: mail).suffix(2) == [
+                "t=30.000s endTasks(com.example.mail, [\(task)])", "t=30.000s suspend(com.example.mail)",
+            ]
+        )
         #expect(throws: SchedulerError.self) { try driver.endTask(task, in: mail) }
     }
 
@@ -231,7 +233,9 @@ import Testing
         do {
             try driver.endTask(theirs, in: mail)
         } catch {
-            #expect(error.description == "wrongApp: com.example.mail ended \(theirs), which belongs to com.example.maps")
+            #expect(
+                error.description == "wrongApp: com.example.mail ended \(theirs), which belongs to com.example.maps"
+            )
         }
         try driver.endTask(theirs, in: maps)
     }

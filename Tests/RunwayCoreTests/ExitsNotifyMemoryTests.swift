@@ -36,7 +36,9 @@ import Testing
             .launched(mail)
         #expect(driver.beginTask("upload", in: mail) == .invalid)
         try driver.send(.enterBackground, to: mail)
-        #expect(driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate])
+        #expect(
+            driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate]
+        )
         #expect(driver.events.map(\.to) == [.active, .notRunning])
         #expect(throws: SchedulerError.self) { try driver.send(.launchInBackground, to: mail) }
     }
@@ -62,10 +64,12 @@ import Testing
         let count = driver.messages(to: mail).count
         #expect(driver.scheduler.status(of: mail, now: driver.now)?.heldNotifications == 2)
         try driver.send(.enterForeground, to: mail)
-        #expect(Array(driver.messages(to: mail).dropFirst(count)) == [
-            .willEnterForeground, .notification(name: "sync", payload: "2"),
-            .notification(name: "badge", payload: "3"), .didBecomeActive,
-        ])
+        #expect(
+            Array(driver.messages(to: mail).dropFirst(count)) == [
+                .willEnterForeground, .notification(name: "sync", payload: "2"),
+                .notification(name: "badge", payload: "3"), .didBecomeActive,
+            ]
+        )
     }
 
     @Test func N1_queueIsBoundedAndEvictsTheOldestName() throws {

@@ -125,9 +125,11 @@ import Testing
         driver.runUntilIdle()
         // Expected: willTerminate at t=2; SIGTERM at t=7 (grace); SIGKILL at t=12; exit recorded.
         #expect(driver.deliveries(to: mail).last.map { [$0.at] } == [at(2)])
-        #expect(driver.effects(on: mail).suffix(2) == [
-            "t=7.000s sendTerminateSignal(com.example.mail)", "t=12.000s kill(com.example.mail)",
-        ])
+        #expect(
+            driver.effects(on: mail).suffix(2) == [
+                "t=7.000s sendTerminateSignal(com.example.mail)", "t=12.000s kill(com.example.mail)",
+            ]
+        )
         let last = driver.lastEvent(of: mail)
         #expect(last?.from == .active)
         #expect(last?.to == .notRunning)
@@ -142,7 +144,11 @@ import Testing
         try driver.send(.launch, to: mail)
         try driver.send(.terminate, to: mail)
         driver.runUntilIdle()
-        #expect(driver.effects(on: mail) == ["t=0.000s spawn(com.example.mail)", "t=0.000s sendTerminateSignal(com.example.mail)"])
+        #expect(
+            driver.effects(on: mail) == [
+                "t=0.000s spawn(com.example.mail)", "t=0.000s sendTerminateSignal(com.example.mail)",
+            ]
+        )
         #expect(driver.lastEvent(of: mail)?.at == at(1))
         #expect(driver.lastEvent(of: mail)?.exit == .exited(0))
         #expect(driver.scheduler.nextWakeup == nil)
@@ -157,7 +163,11 @@ import Testing
         driver.runUntilIdle()
         #expect(driver.messages(to: mail).count == count)
         // Killed at once, without thawing (no resume).
-        #expect(driver.effects(on: mail).suffix(2) == ["t=0.000s suspend(com.example.mail)", "t=0.000s kill(com.example.mail)"])
+        #expect(
+            driver.effects(on: mail).suffix(2) == [
+                "t=0.000s suspend(com.example.mail)", "t=0.000s kill(com.example.mail)",
+            ]
+        )
         #expect(driver.state(mail) == .notRunning)
     }
 
@@ -203,20 +213,58 @@ import Testing
         try driver.send(.enterForeground, to: mail)
         driver.advance(to: at(7))
         try driver.send(.terminate, to: mail)
-        #expect(driver.events == [
-            TransitionEvent(app: mail, from: .notRunning, to: .active, cause: .command(.launch), at: at(0),
-                            messages: [.didFinishLaunching, .didBecomeActive]),
-            TransitionEvent(app: mail, from: .active, to: .inactive, cause: .command(.resignActive), at: at(4),
-                            messages: [.willResignActive]),
-            TransitionEvent(app: mail, from: .inactive, to: .background, cause: .command(.enterBackground), at: at(5),
-                            messages: [.didEnterBackground]),
-            TransitionEvent(app: mail, from: .background, to: .suspended, cause: .noOutstandingTasks, at: at(5),
-                            messages: []),
-            TransitionEvent(app: mail, from: .suspended, to: .active, cause: .command(.enterForeground), at: at(6),
-                            messages: [.willEnterForeground, .didBecomeActive]),
-            TransitionEvent(app: mail, from: .active, to: .notRunning, cause: .terminated(.requested), at: at(7),
-                            messages: [.willResignActive, .didEnterBackground, .willTerminate]),
-        ])
+        #expect(
+            driver.events == [
+                TransitionEvent(
+                    app: mail,
+                    from: .notRunning,
+                    to: .active,
+                    cause: .command(.launch),
+                    at: at(0),
+                    messages: [.didFinishLaunching, .didBecomeActive]
+                ),
+                TransitionEvent(
+                    app: mail,
+                    from: .active,
+                    to: .inactive,
+                    cause: .command(.resignActive),
+                    at: at(4),
+                    messages: [.willResignActive]
+                ),
+                TransitionEvent(
+                    app: mail,
+                    from: .inactive,
+                    to: .background,
+                    cause: .command(.enterBackground),
+                    at: at(5),
+                    messages: [.didEnterBackground]
+                ),
+                TransitionEvent(
+                    app: mail,
+                    from: .background,
+                    to: .suspended,
+                    cause: .noOutstandingTasks,
+                    at: at(5),
+                    messages: []
+                ),
+                TransitionEvent(
+                    app: mail,
+                    from: .suspended,
+                    to: .active,
+                    cause: .command(.enterForeground),
+                    at: at(6),
+                    messages: [.willEnterForeground, .didBecomeActive]
+                ),
+                TransitionEvent(
+                    app: mail,
+                    from: .active,
+                    to: .notRunning,
+                    cause: .terminated(.requested),
+                    at: at(7),
+                    messages: [.willResignActive, .didEnterBackground, .willTerminate]
+                ),
+            ]
+        )
     }
 
     @Test func launchInBackgroundSendsDidFinishLaunchingAndDidEnterBackground() throws {

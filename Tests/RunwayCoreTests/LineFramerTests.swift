@@ -41,7 +41,9 @@ struct LineFramerTests {
         var policer = ProtocolPolicer(malformedLimit: 3, lineLimit: 5, window: .seconds(1))
         let t0 = Instant(nanosecondsSinceOrigin: 0)
         for step in 0..<5 { #expect(policer.lineReceived(now: t0 + .milliseconds(Int64(step))) == .accept) }
-        #expect(policer.lineReceived(now: t0 + .milliseconds(5)) == .violation(reason: "more than 5 lines within 1.000s"))
+        #expect(
+            policer.lineReceived(now: t0 + .milliseconds(5)) == .violation(reason: "more than 5 lines within 1.000s")
+        )
         var paced = ProtocolPolicer(malformedLimit: 3, lineLimit: 5, window: .seconds(1))
         for step in 0..<50 { #expect(paced.lineReceived(now: t0 + .milliseconds(Int64(step) * 250)) == .accept) }
     }

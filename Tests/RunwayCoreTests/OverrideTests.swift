@@ -97,14 +97,18 @@ import Testing
         #expect(notRunning?.state == .notRunning)
         // Active: no budget is running (B2).
         _ = try scheduler.commandReceived(.launch, for: mail, now: at(0))
-        let error = #expect(throws: SchedulerError.self) { try scheduler.budgetExpiredByOperator(for: mail, now: at(1)) }
+        let error = #expect(throws: SchedulerError.self) {
+            try scheduler.budgetExpiredByOperator(for: mail, now: at(1))
+        }
         #expect(error?.code == .noBudget)
         #expect(error?.description == "noBudget: com.example.mail has no running background budget in state active")
         // Background modes (L7): unlimited, nothing to extend.
         _ = try scheduler.commandReceived(.launchInBackground, for: music, now: at(1))
         #expect(throws: SchedulerError.self) { try scheduler.budgetExtended(by: .seconds(1), for: music, now: at(1)) }
         // Unknown app.
-        let unknown = #expect(throws: SchedulerError.self) { try scheduler.budgetExtended(by: .seconds(1), for: maps, now: at(1)) }
+        let unknown = #expect(throws: SchedulerError.self) {
+            try scheduler.budgetExtended(by: .seconds(1), for: maps, now: at(1))
+        }
         #expect(unknown?.code == .unknownApp)
         scheduler.checkInvariants()
     }

@@ -60,7 +60,9 @@ import Testing
             case 11:
                 if random.next(below: 2) == 0 { driver.memoryWarning() } else { driver.purge() }
             case 12:
-                if driver.scheduler.state(of: app) != .notRunning, driver.scheduler.status(of: app, now: driver.now)?.isProcess == true {
+                if driver.scheduler.state(of: app) != .notRunning,
+                    driver.scheduler.status(of: app, now: driver.now)?.isProcess == true
+                {
                     driver.processExits(app, random.next(below: 2) == 0 ? .exited(1) : .signaled(15))
                 }
             default:

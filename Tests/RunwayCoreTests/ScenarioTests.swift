@@ -18,7 +18,11 @@ import Testing
         driver.advance(to: at(10))
         try driver.send(.enterBackground, to: mail)
         // Expected: willResignActive, didEnterBackground at t=10, then suspended at t=10.
-        #expect(driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground])
+        #expect(
+            driver.messages(to: mail) == [
+                .didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground,
+            ]
+        )
         #expect(driver.state(mail) == .suspended)
         #expect(driver.lastEvent(of: mail)?.at == at(10))
         #expect(driver.lastEvent(of: mail)?.cause == .noOutstandingTasks)
@@ -110,9 +114,11 @@ import Testing
         driver.schedule(.endTask(task, mail), at: at(22))
         driver.runUntilIdle()
         // Expected: background at t=10, task ends at t=22, suspended at t=22; no warning (due at t=35).
-        #expect(driver.transitions(of: mail).suffix(2) == [
-            "active->background command(enterBackground)", "background->suspended noOutstandingTasks",
-        ])
+        #expect(
+            driver.transitions(of: mail).suffix(2) == [
+                "active->background command(enterBackground)", "background->suspended noOutstandingTasks",
+            ]
+        )
         #expect(driver.lastEvent(of: mail)?.at == at(22))
         #expect(!driver.messages(to: mail).contains(.backgroundTaskWillExpire(task)))
     }
@@ -132,7 +138,11 @@ import Testing
         #expect(last?.to == .notRunning)
         #expect(last?.cause == .terminated(.budgetOverrun))
         #expect(last?.messages == [])
-        #expect(driver.effects(on: mail) == ["t=40.000s stop(com.example.mail)", "t=40.000s endTasks(com.example.mail, [\(task)])"])
+        #expect(
+            driver.effects(on: mail) == [
+                "t=40.000s stop(com.example.mail)", "t=40.000s endTasks(com.example.mail, [\(task)])",
+            ]
+        )
     }
 
     @Test func S12_processVersionEscalatesFromSIGTERM() throws {
@@ -143,11 +153,13 @@ import Testing
         try driver.send(.enterBackground, to: mail)
         driver.runUntilIdle()
         // SIGTERM at the deadline t=30, SIGKILL 5 s later, notRunning on exit.
-        #expect(driver.effects(on: mail).filter { !$0.contains("endTasks") } == [
-            "t=0.000s spawn(com.example.mail)",
-            "t=30.000s sendTerminateSignal(com.example.mail)",
-            "t=35.000s kill(com.example.mail)",
-        ])
+        #expect(
+            driver.effects(on: mail).filter { !$0.contains("endTasks") } == [
+                "t=0.000s spawn(com.example.mail)",
+                "t=30.000s sendTerminateSignal(com.example.mail)",
+                "t=35.000s kill(com.example.mail)",
+            ]
+        )
         #expect(driver.lastEvent(of: mail)?.cause == .terminated(.budgetOverrun))
         #expect(driver.lastEvent(of: mail)?.exit == .signaled(9))
         #expect(driver.lastEvent(of: mail)?.at == at(35))
@@ -156,9 +168,11 @@ import Testing
     @Test func S13_exitsOnSuspendAppPressedHome() throws {
         var driver = makeDriver([AppDescriptor(id: mail, exitsOnSuspend: true)]).launched(mail)
         try driver.send(UserAction.home.command, to: mail)
-        #expect(driver.messages(to: mail) == [
-            .didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground, .willTerminate,
-        ])
+        #expect(
+            driver.messages(to: mail) == [
+                .didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground, .willTerminate,
+            ]
+        )
         #expect(driver.state(mail) == .notRunning)
         #expect(driver.lastEvent(of: mail)?.cause == .terminated(.exitsOnSuspend))
         #expect(driver.effects(on: mail) == ["t=0.000s stop(com.example.mail)"])

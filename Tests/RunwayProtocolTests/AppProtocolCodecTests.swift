@@ -23,10 +23,13 @@ struct AppProtocolCodecTests {
         #expect(try AppProtocolCodec.decodeRunwayLine(AppProtocolCodec.encode(line)) == line)
     }
 
-    @Test("A4: every app line survives encode then decode", arguments: [
-        AppToRunway.ack(token: 3), .beginBackgroundTask(request: 1, name: "upload"),
-        .endBackgroundTask(request: 2, task: 9), .backgroundTimeRemaining(request: 3),
-    ])
+    @Test(
+        "A4: every app line survives encode then decode",
+        arguments: [
+            AppToRunway.ack(token: 3), .beginBackgroundTask(request: 1, name: "upload"),
+            .endBackgroundTask(request: 2, task: 9), .backgroundTimeRemaining(request: 3),
+        ]
+    )
     func A4_appLinesRoundTrip(line: AppToRunway) throws {
         #expect(try AppProtocolCodec.decodeAppLine(AppProtocolCodec.encode(line)) == line)
     }
@@ -39,14 +42,17 @@ struct AppProtocolCodecTests {
         #expect(ack == .ack(token: 7))
     }
 
-    @Test("A5: malformed lines name the problem", arguments: [
-        ("not json", "invalidJSON", "not a JSON object"),
-        (#"{"token":1}"#, "missingField", "'type'"),
-        (#"{"type":"ack"}"#, "missingField", "field 'token'"),
-        (#"{"type":"ack","token":"x"}"#, "invalidField", "'token' should be an integer"),
-        (#"{"type":"launchMissiles","request":4}"#, "unknownType", "launchMissiles"),
-        (#"{"type":"endBackgroundTask","request":4}"#, "missingField", "field 'task'"),
-    ])
+    @Test(
+        "A5: malformed lines name the problem",
+        arguments: [
+            ("not json", "invalidJSON", "not a JSON object"),
+            (#"{"token":1}"#, "missingField", "'type'"),
+            (#"{"type":"ack"}"#, "missingField", "field 'token'"),
+            (#"{"type":"ack","token":"x"}"#, "invalidField", "'token' should be an integer"),
+            (#"{"type":"launchMissiles","request":4}"#, "unknownType", "launchMissiles"),
+            (#"{"type":"endBackgroundTask","request":4}"#, "missingField", "field 'task'"),
+        ]
+    )
     func A5_malformedLines(input: String, code: String, fragment: String) {
         #expect {
             _ = try AppProtocolCodec.decodeAppLine(Array(input.utf8))

@@ -96,7 +96,8 @@ struct EventLoopThreadExecuteTests {
             loop.execute {
                 blocked.countDown()
                 while !release.isOpen {}
-            })
+            }
+        )
         #expect(await blocked.wait(), "timed out waiting for the loop to block")
         for index in 0..<4 {
             #expect(loop.execute { ran.append(index) }, "item \(index) refused")

@@ -17,7 +17,8 @@ struct EventLoopThreadShutdownTests {
             loop.execute {
                 // Runs in the final batch if shutdown has begun; either way it must run before shutdown returns.
                 refusedInFinalBatch.append(!loop.execute { ran.append(-1) })
-            })
+            }
+        )
 
         // Several concurrent callers: each returns only after the join.
         await withTaskGroup(of: Int.self) { group in

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLibUV
 import Dispatch
 import Foundation
@@ -8,6 +5,10 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `LoopThreadPriority`: the loop thread asks for SCHED_FIFO before it runs anything, threads it creates start
 /// at the normal policy (SCHED_RESET_ON_FORK), and bad priorities are refused before any thread starts. The
@@ -22,7 +23,8 @@ struct LoopThreadPriorityTests {
     /// RLIMIT_RTPRIO of at least `priority`. CI runs as root, where this holds.
     static func mayUseRealtime(priority: Int32) -> Bool {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let capabilities = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+        let capabilities =
+            status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
             .flatMap { UInt64($0.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
         if capabilities & (1 << 23) != 0 { return true }
         return runway_realtime_priority_limit() >= priority
@@ -101,7 +103,10 @@ struct LoopThreadPriorityTests {
             _ = try EventLoopThread(name: "test-bad-priority", priority: .realtime(priority: priority))
         }
         #expect(error?.code == .invalidPriority)
-        #expect(error?.description.contains("real-time priority \(priority) is outside 1...99") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("real-time priority \(priority) is outside 1...99") == true,
+            "\(String(describing: error))"
+        )
     }
 
     @Test func theSchedulerReportsWhatItsLoopGot() async throws {

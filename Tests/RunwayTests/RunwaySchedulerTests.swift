@@ -20,7 +20,9 @@ import Testing
         try scheduler.perform(.home, on: self.mail)
         let suspended = await watcher.first { $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
-        #expect(delegate.messages == ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"])
+        #expect(
+            delegate.messages == ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"]
+        )
         await scheduler.shutdown()
     }
 
@@ -33,9 +35,12 @@ import Testing
         try scheduler.send(.launch, to: self.mail)
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
-        #expect(sent.values == ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"].map {
-            "\(self.mail) \($0)"
-        })
+        #expect(
+            sent.values
+                == ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"].map {
+                    "\(self.mail) \($0)"
+                }
+        )
         await scheduler.shutdown()
     }
 
@@ -112,7 +117,10 @@ import Testing
         _ = await watcher.first { $0.app == maps && $0.to == .background }
 
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: [.init(service: scheduler)], logger: Logger(label: "test"))
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: scheduler)],
+                logger: Logger(label: "test")
+            )
         )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -238,7 +246,9 @@ import Testing
         await scheduler.shutdown()
         #expect(metrics.counterTotal(label: "runway_background_tasks_begun_total") == 1)
         #expect(metrics.counterTotal(label: "runway_expiration_handlers_called_total") == 1)
-        #expect(metrics.counterTotal(label: "runway_terminations_total", dimensions: [("reason", "budgetOverrun")]) == 1)
+        #expect(
+            metrics.counterTotal(label: "runway_terminations_total", dimensions: [("reason", "budgetOverrun")]) == 1
+        )
         #expect(metrics.counterTotal(label: "runway_transitions_total") == 3)
         let lateness = try metrics.expectTimer("runway_wakeup_lateness")
         #expect(!lateness.values.isEmpty)
@@ -274,7 +284,11 @@ import Testing
         _ = await watcher.first { $0.to == .suspended }
         await scheduler.shutdown()
         let streamed = await watcher.eventsAfterShutdown().map { "\($0.from)->\($0.to)" }
-        #expect(seen.values == ["notRunning->active", "active->background", "background->suspended", "suspended->notRunning"])
+        #expect(
+            seen.values == [
+                "notRunning->active", "active->background", "background->suspended", "suspended->notRunning",
+            ]
+        )
         #expect(seen.values == streamed)
     }
 }

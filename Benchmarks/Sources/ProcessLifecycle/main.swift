@@ -7,13 +7,14 @@
 // Usage: ProcessLifecycle [apps=200] [mechanism=signal|freezer] [rounds=1]. Prints one JSON object per round
 // with each phase's wall time in milliseconds. Supervisord/compare.py runs it beside supervisord.
 
+import Foundation
+import Logging
+import Runway
+import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Runway
-import RunwayCore
-import Logging
 
 let arguments = CommandLine.arguments
 let count = arguments.count > 1 ? Int(arguments[1]) ?? 200 : 200
@@ -39,7 +40,9 @@ for round in 0..<rounds {
     )
     let apps = (0..<count).map { AppID("bench.sleep.\($0)") }
     for app in apps {
-        try scheduler.register(process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"]))))
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+        )
     }
     let clock = ContinuousClock()
     var phases: [(String, Double)] = []
@@ -66,6 +69,8 @@ for round in 0..<rounds {
 
     await scheduler.shutdown()
     let total = phases.map(\.1).reduce(0, +)
-    let fields = (phases + [("total", total)]).map { "\"\($0.0)\": \(String(format: "%.2f", $0.1))" }.joined(separator: ", ")
+    let fields = (phases + [("total", total)]).map { "\"\($0.0)\": \(String(format: "%.2f", $0.1))" }.joined(
+        separator: ", "
+    )
     print("{\"tool\": \"runway-\(mechanism.rawValue)\", \"apps\": \(count), \"round\": \(round), \(fields)}")
 }

@@ -29,7 +29,11 @@ struct CgroupHierarchy: Hashable {
     /// The pure part of `discover()`: parses the two files' texts.
     static func locate(mountinfo: String, membership: String) -> Result<CgroupHierarchy, CgroupUnavailable> {
         guard let path = membership.split(separator: "\n").first(where: { $0.hasPrefix("0::") })?.dropFirst(3) else {
-            return .failure(CgroupUnavailable(reason: "this process is in no cgroup v2 hierarchy (/proc/self/cgroup has no 0:: line)"))
+            return .failure(
+                CgroupUnavailable(
+                    reason: "this process is in no cgroup v2 hierarchy (/proc/self/cgroup has no 0:: line)"
+                )
+            )
         }
         for line in mountinfo.split(separator: "\n") {
             // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
@@ -48,7 +52,9 @@ struct CgroupHierarchy: Hashable {
                 relative = String(relative.dropFirst(root.count))
             }
             let directory = mountPoint + (relative.hasPrefix("/") || relative.isEmpty ? relative : "/" + relative)
-            return .success(CgroupHierarchy(ownDirectory: directory.hasSuffix("/") ? String(directory.dropLast()) : directory))
+            return .success(
+                CgroupHierarchy(ownDirectory: directory.hasSuffix("/") ? String(directory.dropLast()) : directory)
+            )
         }
         return .failure(CgroupUnavailable(reason: "no cgroup2 mount in /proc/self/mountinfo"))
     }
@@ -84,7 +90,9 @@ struct CgroupHierarchy: Hashable {
         }
         guard access("\(directory)/cgroup.freeze", W_OK) == 0 else {
             _ = rmdir(directory)
-            return .failure(CgroupUnavailable(reason: "\(directory)/cgroup.freeze is missing or not writable (kernel before 5.2?)"))
+            return .failure(
+                CgroupUnavailable(reason: "\(directory)/cgroup.freeze is missing or not writable (kernel before 5.2?)")
+            )
         }
         return .success(directory)
     }

@@ -1,10 +1,11 @@
+import CLibUV
+import RunwayCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CLibUV
-import RunwayCore
 
 /// What a `ChildProcess` reports to its owner, on the loop thread.
 protocol ChildProcessDelegate: AnyObject {
@@ -262,9 +263,19 @@ final class ChildProcess {
         for frame in frames {
             switch frame {
             case .line(let bytes):
-                self.delegate?.child(self, printed: String(decoding: bytes, as: UTF8.self), isError: isError, truncated: false)
+                self.delegate?.child(
+                    self,
+                    printed: String(decoding: bytes, as: UTF8.self),
+                    isError: isError,
+                    truncated: false
+                )
             case .tooLong(let seen):
-                self.delegate?.child(self, printed: "(a line of more than \(seen - 1) bytes was cut)", isError: isError, truncated: true)
+                self.delegate?.child(
+                    self,
+                    printed: "(a line of more than \(seen - 1) bytes was cut)",
+                    isError: isError,
+                    truncated: true
+                )
             }
         }
     }

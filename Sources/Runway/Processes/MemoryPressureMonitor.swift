@@ -63,10 +63,15 @@ final class MemoryPressureMonitor {
 
     func start() {
         let milliseconds = UInt64(max(1, self.options.pollInterval.nanoseconds / 1_000_000))
-        uv_timer_start(self.timer, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<MemoryPressureMonitor>.fromOpaque(data).takeUnretainedValue().sample()
-        }, milliseconds, milliseconds)
+        uv_timer_start(
+            self.timer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<MemoryPressureMonitor>.fromOpaque(data).takeUnretainedValue().sample()
+            },
+            milliseconds,
+            milliseconds
+        )
     }
 
     func stop() {
@@ -94,7 +99,10 @@ final class MemoryPressureMonitor {
         case .psi(let path):
             guard let percent = SystemFiles.read(path).flatMap(Self.parsePSI) else {
                 if !self.unreadableLogged {
-                    self.logger.info("memory pressure unreadable; P3 is inactive until it can be read", metadata: ["file": "\(path)"])
+                    self.logger.info(
+                        "memory pressure unreadable; P3 is inactive until it can be read",
+                        metadata: ["file": "\(path)"]
+                    )
                     self.unreadableLogged = true
                 }
                 return nil

@@ -49,8 +49,10 @@ public struct ProcessOptions: Sendable {
         reapsOrphans: Bool = true,
         memoryPressure: MemoryPressureOptions? = nil
     ) {
-        precondition(outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
-            "ProcessOptions limits must be positive")
+        precondition(
+            outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
+            "ProcessOptions limits must be positive"
+        )
         self.baseDirectory = baseDirectory
         self.searchDirectories = searchDirectories
         self.suspensionMechanism = suspensionMechanism

@@ -1,12 +1,13 @@
+import CLibUV
+import Logging
+import RunwayCore
+import RunwayProtocol
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CLibUV
-import Logging
-import RunwayCore
-import RunwayProtocol
 
 /// What the supervisor reports to the driver, on the loop thread. The driver feeds these to the core.
 protocol ProcessSupervisorDelegate: AnyObject {
@@ -96,7 +97,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
         if options.reapsOrphans {
             let status = runway_set_child_subreaper()
             if status != 0 {
-                logger.info("cannot become a child subreaper; orphans of apps go to pid 1", metadata: ["errno": "\(-status)"])
+                logger.info(
+                    "cannot become a child subreaper; orphans of apps go to pid 1",
+                    metadata: ["errno": "\(-status)"]
+                )
             }
         }
     }
@@ -126,7 +130,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
             guard let cgroup = managed.cgroup else { continue }
             let status = cgroup.remove()
             if status != 0 {
-                self.logger.info("cannot remove the app's cgroup", metadata: ["app": "\(app)", "cgroup": "\(cgroup.path)", "errno": "\(status)"])
+                self.logger.info(
+                    "cannot remove the app's cgroup",
+                    metadata: ["app": "\(app)", "cgroup": "\(cgroup.path)", "errno": "\(status)"]
+                )
             }
         }
         if case .success(let directory) = self.runwayCgroupDirectory { _ = rmdir(directory) }
@@ -157,7 +164,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
             managed.mechanism = mechanism
             managed.fallbackReason = fallback
         }
-        guard managed.mechanism == .freezer, managed.cgroup == nil, case .success(let parent) = self.runwayCgroupDirectory
+        guard managed.mechanism == .freezer, managed.cgroup == nil,
+            case .success(let parent) = self.runwayCgroupDirectory
         else { return nil }
         switch AppCgroup.create(in: parent, name: app.bundleIdentifier) {
         case .success(let cgroup):
@@ -224,7 +232,11 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var arguments = spec.arguments
         if managed.mechanism == .freezer, let cgroup = managed.cgroup {
             program = "/bin/sh"
-            arguments = ["/bin/sh", "-c", Self.cgroupEnterScript, "runway-cgroup-enter", "\(cgroup.path)/cgroup.procs", executable]
+            arguments =
+                [
+                    "/bin/sh", "-c", Self.cgroupEnterScript, "runway-cgroup-enter", "\(cgroup.path)/cgroup.procs",
+                    executable,
+                ]
                 + spec.arguments.dropFirst()
         }
         let child = ChildProcess(
@@ -262,7 +274,11 @@ final class ProcessSupervisor: ChildProcessDelegate {
             ]
         )
         if spec.speaksProtocol {
-            child.send(line: AppProtocolCodec.encode(RunwayToApp.hello(app: app.bundleIdentifier, version: AppProtocol.version)))
+            child.send(
+                line: AppProtocolCodec.encode(
+                    RunwayToApp.hello(app: app.bundleIdentifier, version: AppProtocol.version)
+                )
+            )
         }
     }
 
@@ -274,7 +290,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
             return
         }
         guard child.isChannelOpen else {
-            self.logger.info("protocol channel closed; message acknowledged for the app", metadata: ["app": "\(app)", "message": "\(message)"])
+            self.logger.info(
+                "protocol channel closed; message acknowledged for the app",
+                metadata: ["app": "\(app)", "message": "\(message)"]
+            )
             self.delegate?.processAcknowledged(token, app: app)
             return
         }
@@ -328,7 +347,11 @@ final class ProcessSupervisor: ChildProcessDelegate {
         switch frame {
         case .tooLong(let seen):
             verdict = managed.policer.malformedLineReceived(now: now)
-            reply = .error(request: nil, code: "lineTooLong", message: "a line of \(seen) or more bytes exceeds the limit of \(self.options.protocolLineLimitBytes)")
+            reply = .error(
+                request: nil,
+                code: "lineTooLong",
+                message: "a line of \(seen) or more bytes exceeds the limit of \(self.options.protocolLineLimitBytes)"
+            )
         case .line(let bytes):
             do {
                 request = try AppProtocolCodec.decodeAppLine(bytes)
@@ -376,7 +399,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
                 cgroup.killAll()
             }
             // The next run must not start frozen.
-            if cgroup.setFrozen(false) != 0 { self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"]) }
+            if cgroup.setFrozen(false) != 0 {
+                self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])
+            }
         }
         _ = runway_kill(-child.pid, SIGKILL)
         for pid in leftovers where pid != child.pid {
@@ -385,7 +410,13 @@ final class ProcessSupervisor: ChildProcessDelegate {
         }
         child.closeChannel()
         self.apps[app] = managed
-        self.logger.info("process exited", metadata: ["app": "\(app)", "pid": "\(child.pid)", "exit": "\(exit)", "leftovers": "\(leftovers.count - (leftovers.contains(child.pid) ? 1 : 0))"])
+        self.logger.info(
+            "process exited",
+            metadata: [
+                "app": "\(app)", "pid": "\(child.pid)", "exit": "\(exit)",
+                "leftovers": "\(leftovers.count - (leftovers.contains(child.pid) ? 1 : 0))",
+            ]
+        )
         self.startTicking()
         self.delegate?.processExited(app, exit: exit)
     }
@@ -435,14 +466,20 @@ final class ProcessSupervisor: ChildProcessDelegate {
             managed.confirmed = true
             self.logger.debug(
                 pending.suspended ? "suspension confirmed" : "resumption confirmed",
-                metadata: ["app": "\(app)", "mechanism": "\(managed.mechanism.map(\.rawValue) ?? "-")", "after": "\(now - pending.since)"]
+                metadata: [
+                    "app": "\(app)", "mechanism": "\(managed.mechanism.map(\.rawValue) ?? "-")",
+                    "after": "\(now - pending.since)",
+                ]
             )
         } else if now - pending.since >= self.options.confirmationTimeout {
             managed.pending = nil
             managed.confirmed = false
             self.logger.info(
                 pending.suspended ? "suspension not confirmed" : "resumption not confirmed",
-                metadata: ["app": "\(app)", "mechanism": "\(managed.mechanism.map(\.rawValue) ?? "-")", "waited": "\(now - pending.since)"]
+                metadata: [
+                    "app": "\(app)", "mechanism": "\(managed.mechanism.map(\.rawValue) ?? "-")",
+                    "waited": "\(now - pending.since)",
+                ]
             )
         }
         self.apps[app] = managed
@@ -454,10 +491,15 @@ final class ProcessSupervisor: ChildProcessDelegate {
         guard !self.ticking, !self.closed else { return }
         self.ticking = true
         let interval = self.options.confirmationPollMilliseconds
-        uv_timer_start(self.tick, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().tickFired()
-        }, interval, interval)
+        uv_timer_start(
+            self.tick,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().tickFired()
+            },
+            interval,
+            interval
+        )
     }
 
     private func stopTicking() {
@@ -484,7 +526,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
             if result == orphan.pid { return true }
             if result == -ECHILD && runway_kill(orphan.pid, 0) == -ESRCH { return true }
             if now - orphan.since > .seconds(5) {
-                self.logger.info("left-behind process not reaped within 5 s", metadata: ["app": "\(orphan.app)", "pid": "\(orphan.pid)"])
+                self.logger.info(
+                    "left-behind process not reaped within 5 s",
+                    metadata: ["app": "\(orphan.app)", "pid": "\(orphan.pid)"]
+                )
                 return true
             }
             return false
@@ -495,9 +540,15 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     private func checkWriteQueue(_ child: ChildProcess) {
         guard child.channelQueuedBytes > self.options.protocolWriteQueueLimitBytes else { return }
-        self.logger.info("protocol child does not read; terminating", metadata: ["app": "\(child.app)", "queued": "\(child.channelQueuedBytes)"])
+        self.logger.info(
+            "protocol child does not read; terminating",
+            metadata: ["app": "\(child.app)", "queued": "\(child.channelQueuedBytes)"]
+        )
         child.closeChannel()
-        self.delegate?.processViolatedProtocol(child.app, reason: "more than \(self.options.protocolWriteQueueLimitBytes) bytes unread")
+        self.delegate?.processViolatedProtocol(
+            child.app,
+            reason: "more than \(self.options.protocolWriteQueueLimitBytes) bytes unread"
+        )
     }
 
     /// The mechanism for new children and, for `auto`, why the freezer is not used.

@@ -11,7 +11,8 @@ extension BenchReport {
             durationSeconds: configuration.duration.seconds,
             seed: configuration.seed,
             realtimePriority: configuration.realtimePriority,
-            wakeupSpinMicroseconds: configuration.wakeupSpinMicroseconds > 0 ? configuration.wakeupSpinMicroseconds : nil
+            wakeupSpinMicroseconds: configuration.wakeupSpinMicroseconds > 0
+                ? configuration.wakeupSpinMicroseconds : nil
         )
         self.plan = Plan(
             finisherApps: plan.finisherCount,

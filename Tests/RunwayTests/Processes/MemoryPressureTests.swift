@@ -1,10 +1,12 @@
+import Foundation
+import RunwayCore
+import Testing
+
+@testable import Runway
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-@testable import Runway
-import RunwayCore
-import Testing
 
 /// P3 with real children and a simulated pressure signal: a PSI file the test writes.
 @Suite("Process apps: memory pressure (P3, S14)", .serialized)
@@ -31,16 +33,25 @@ struct MemoryPressureTests {
 
         var options = ProcessTestSupport.options(.auto)
         options.memoryPressure = MemoryPressureOptions(
-            source: .psi(path: psi), warningPercent: 10, criticalPercent: 30, pollInterval: .milliseconds(20)
+            source: .psi(path: psi),
+            warningPercent: 10,
+            criticalPercent: 30,
+            pollInterval: .milliseconds(20)
         )
         let log = Recorder<String>()
-        let scheduler = try RunwayScheduler(settings: ProcessProtocolTests.settings, processOptions: options, logger: .recording(log))
+        let scheduler = try RunwayScheduler(
+            settings: ProcessProtocolTests.settings,
+            processOptions: options,
+            logger: .recording(log)
+        )
         let watcher = TransitionWatcher(scheduler)
         let first: AppID = "com.test.p3.first"
         let second: AppID = "com.test.p3.second"
         let active: AppID = "com.test.p3.active"
         let listener: AppID = "com.test.p3.listener"
-        for app in [first, second, active] { try scheduler.register(process: ProcessTestSupport.shell(app, ProcessTestSupport.idleLoop)) }
+        for app in [first, second, active] {
+            try scheduler.register(process: ProcessTestSupport.shell(app, ProcessTestSupport.idleLoop))
+        }
         try scheduler.register(process: ProcessTestSupport.sample(listener, environment: [:]))
         for app in [first, second, active, listener] { try scheduler.send(.launch, to: app) }
         try scheduler.perform(.home, on: first)
@@ -56,9 +67,11 @@ struct MemoryPressureTests {
 
         // Critical: one purge per poll, longest-suspended first, until nothing suspended is left.
         try Self.writePSI(psi, some: 60)
-        #expect(await eventually {
-            watcher.events.filter { $0.cause == .terminated(.memoryPressure) }.count == 2
-        })
+        #expect(
+            await eventually {
+                watcher.events.filter { $0.cause == .terminated(.memoryPressure) }.count == 2
+            }
+        )
         let purged = watcher.events.filter { $0.cause == .terminated(.memoryPressure) }.map(\.app)
         #expect(purged == [first, second])
         let states = Dictionary(uniqueKeysWithValues: scheduler.status().map { ($0.app, $0.state) })

@@ -1,9 +1,11 @@
+import RunwayCore
+import Testing
+
+@testable import Runway
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Runway
-import RunwayCore
-import Testing
 
 /// S11, S12, S13 for protocol apps, and A4/A5 with real children: the Swift sample (RunwayClient), the Python
 /// sample (Config/Programs/sample_app.py) and shell scripts that speak or abuse the protocol on fd 3.
@@ -21,11 +23,13 @@ struct ProcessProtocolTests {
             case .python:
                 descriptor = AppDescriptor(
                     id: id,
-                    kind: .process(ProcessSpec(
-                        arguments: ["/usr/bin/env", "python3", ProcessTestSupport.pythonSample],
-                        environment: ["SAMPLE_TASK_SECONDS": taskSeconds],
-                        speaksProtocol: true
-                    ))
+                    kind: .process(
+                        ProcessSpec(
+                            arguments: ["/usr/bin/env", "python3", ProcessTestSupport.pythonSample],
+                            environment: ["SAMPLE_TASK_SECONDS": taskSeconds],
+                            speaksProtocol: true
+                        )
+                    )
                 )
             }
             descriptor.exitsOnSuspend = exitsOnSuspend
@@ -42,7 +46,11 @@ struct ProcessProtocolTests {
     )
 
     static func start(_ log: Recorder<String>) throws -> RunwayScheduler {
-        try RunwayScheduler(settings: Self.settings, processOptions: ProcessTestSupport.options(.auto), logger: .recording(log))
+        try RunwayScheduler(
+            settings: Self.settings,
+            processOptions: ProcessTestSupport.options(.auto),
+            logger: .recording(log)
+        )
     }
 
     /// A scheduler running one sample app, launched and active (its `didBecomeActive` printed), then sent Home.
@@ -60,13 +68,17 @@ struct ProcessProtocolTests {
             self.watcher = TransitionWatcher(self.scheduler)
             let sent = self.sent
             self.scheduler.observeMessages { app, message, at in sent.append((app, message, at)) }
-            try self.scheduler.register(process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend))
+            try self.scheduler.register(
+                process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend)
+            )
             try self.scheduler.send(.launch, to: app)
             #expect(await ProcessProtocolTests.printed(self.log, app, "received didBecomeActive"))
             try self.scheduler.perform(.home, on: app)
         }
 
-        func printed(_ fragment: String) async -> Bool { await ProcessProtocolTests.printed(self.log, self.app, fragment) }
+        func printed(_ fragment: String) async -> Bool {
+            await ProcessProtocolTests.printed(self.log, self.app, fragment)
+        }
     }
 
     static func printed(_ log: Recorder<String>, _ app: AppID, _ fragment: String) async -> Bool {
@@ -83,8 +95,10 @@ struct ProcessProtocolTests {
         await run.scheduler.shutdown()
     }
 
-    @Test("S12: a protocol app's task that ignores expiration gets backgroundTaskWillExpire, then is killed at the deadline",
-          arguments: Sample.allCases)
+    @Test(
+        "S12: a protocol app's task that ignores expiration gets backgroundTaskWillExpire, then is killed at the deadline",
+        arguments: Sample.allCases
+    )
     func S12_taskIgnoringExpirationIsTerminated(sample: Sample) async throws {
         let run = try await HomeRun(sample, AppID("com.test.s12.\(sample)"), taskSeconds: "never")
         let background = try #require(await run.watcher.first { $0.app == run.app && $0.to == .background })
@@ -104,7 +118,10 @@ struct ProcessProtocolTests {
         await run.scheduler.shutdown()
     }
 
-    @Test("S13: an exits-on-suspend protocol app gets willTerminate and exits instead of suspending", arguments: Sample.allCases)
+    @Test(
+        "S13: an exits-on-suspend protocol app gets willTerminate and exits instead of suspending",
+        arguments: Sample.allCases
+    )
     func S13_exitsOnSuspendProtocolApp(sample: Sample) async throws {
         let run = try await HomeRun(sample, AppID("com.test.s13.\(sample)"), taskSeconds: "0.05", exitsOnSuspend: true)
         let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
@@ -140,10 +157,13 @@ struct ProcessProtocolTests {
         await scheduler.shutdown()
     }
 
-    @Test("A5: a child that sends garbage repeatedly, or floods, is terminated with protocolViolation", arguments: [
-        "read -r hello <&3; while :; do echo 'garbage' >&3; sleep 0.01; done",
-        #"read -r hello <&3; while :; do echo '{"type":"ack","token":999999}'; done >&3"#,
-    ])
+    @Test(
+        "A5: a child that sends garbage repeatedly, or floods, is terminated with protocolViolation",
+        arguments: [
+            "read -r hello <&3; while :; do echo 'garbage' >&3; sleep 0.01; done",
+            #"read -r hello <&3; while :; do echo '{"type":"ack","token":999999}'; done >&3"#,
+        ]
+    )
     func A5_repeatedGarbageOrFloodIsTerminated(script: String) async throws {
         let log = Recorder<String>()
         let scheduler = try Self.start(log)

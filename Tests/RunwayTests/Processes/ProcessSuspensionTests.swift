@@ -1,9 +1,11 @@
+import RunwayCore
+import Testing
+
+@testable import Runway
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Runway
-import RunwayCore
-import Testing
 
 /// P1 with real children: suspend and resume confirmed by the kernel, with each mechanism.
 @Suite("Process apps: suspension (P1)", .serialized)
@@ -21,7 +23,9 @@ struct ProcessSuspensionTests {
         )
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.loop"
-        try scheduler.register(process: ProcessTestSupport.shell(app, "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done"))
+        try scheduler.register(
+            process: ProcessTestSupport.shell(app, "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done")
+        )
         try scheduler.send(.launch, to: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         // stdout is logged line by line under the app's identifier; "ready" also says the TERM trap is set.
@@ -61,9 +65,15 @@ struct ProcessSuspensionTests {
         #expect(ProcessTestSupport.isGone(pid))
     }
 
-    @Test("P1/P2: a grandchild is frozen with its parent and gone after termination, with no zombie", arguments: mechanisms)
+    @Test(
+        "P1/P2: a grandchild is frozen with its parent and gone after termination, with no zombie",
+        arguments: mechanisms
+    )
     func P2_grandchildSharesTheAppsFate(mechanism: SuspensionMechanism) async throws {
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(mechanism))
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(mechanism)
+        )
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.forker"
         // The grandchild ignores SIGTERM and outlives its parent unless Runway kills it.
@@ -72,10 +82,14 @@ struct ProcessSuspensionTests {
         try scheduler.send(.launch, to: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         var members: [Int32] = []
-        #expect(await eventually {
-            members = ProcFS.members(ofProcessGroup: pid).filter { ProcFS.stat($0).map { $0.state != "Z" } ?? false }
-            return members.count >= 2
-        })
+        #expect(
+            await eventually {
+                members = ProcFS.members(ofProcessGroup: pid).filter {
+                    ProcFS.stat($0).map { $0.state != "Z" } ?? false
+                }
+                return members.count >= 2
+            }
+        )
         let grandchildren = members.filter { $0 != pid }
         #expect(!grandchildren.isEmpty)
 
@@ -83,7 +97,9 @@ struct ProcessSuspensionTests {
         #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
         if mechanism == .freezer, let path = scheduler.processes()[app]?.cgroupPath {
             #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 1"))
-            let inCgroup = Set(SystemFiles.read("\(path)/cgroup.procs")?.split(separator: "\n").compactMap { Int32($0) } ?? [])
+            let inCgroup = Set(
+                SystemFiles.read("\(path)/cgroup.procs")?.split(separator: "\n").compactMap { Int32($0) } ?? []
+            )
             #expect(Set(grandchildren).isSubset(of: inCgroup))
         } else {
             #expect(ProcessTestSupport.isGroupStopped(pid))

@@ -1,17 +1,22 @@
+import CLibUV
+import RunwayCore
+import Testing
+
+@testable import Runway
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibUV
-@testable import Runway
-import RunwayCore
-import Testing
 
 /// L4, L6, P2, P4 with real children.
 @Suite("Process apps: termination and exits (L4, L6, P2, P4)", .serialized)
 struct ProcessTerminationTests {
     @Test("P2: a child that ignores SIGTERM is killed at TerminationGrace after SIGTERM, within grace + 1 s")
     func P2_childIgnoringSIGTERMIsKilled() async throws {
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.signal))
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.stubborn"
         try scheduler.register(process: ProcessTestSupport.shell(app, "trap '' TERM; while :; do sleep 0.05; done"))
@@ -35,12 +40,17 @@ struct ProcessTerminationTests {
 
     @Test("L6: a child that crashes or exits on its own goes to notRunning with its status; others are undisturbed")
     func L6_crashAndExitAreRecorded() async throws {
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.signal))
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
         let watcher = TransitionWatcher(scheduler)
         try scheduler.register(process: ProcessTestSupport.shell("com.test.crash", "sleep 0.1; kill -SEGV $$"))
         try scheduler.register(process: ProcessTestSupport.shell("com.test.exit3", "sleep 0.1; exit 3"))
         try scheduler.register(process: ProcessTestSupport.shell("com.test.bystander", ProcessTestSupport.idleLoop))
-        for app: AppID in ["com.test.crash", "com.test.exit3", "com.test.bystander"] { try scheduler.send(.launch, to: app) }
+        for app: AppID in ["com.test.crash", "com.test.exit3", "com.test.bystander"] {
+            try scheduler.send(.launch, to: app)
+        }
         let crash = await watcher.first { $0.app == "com.test.crash" && $0.to == .notRunning }
         #expect(crash?.cause == .terminated(.signaled(SIGSEGV)))
         let exit = await watcher.first { $0.app == "com.test.exit3" && $0.to == .notRunning }
@@ -52,10 +62,15 @@ struct ProcessTerminationTests {
 
     @Test("spawn failure: a missing program gives notRunning with spawnFailed naming it")
     func spawnFailureNamesTheProgram() async throws {
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.signal))
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.missing"
-        try scheduler.register(process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/nonexistent/tool"]))))
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/nonexistent/tool"])))
+        )
         try scheduler.send(.launch, to: app)
         let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
         guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
@@ -69,7 +84,8 @@ struct ProcessTerminationTests {
     @Test("A child spawned from a SCHED_FIFO loop thread runs at the normal policy (SCHED_RESET_ON_FORK)")
     func childOfARealtimeLoopIsNotRealtime() async throws {
         let scheduler = try RunwayScheduler(
-            settings: shortSettings, processOptions: ProcessTestSupport.options(.signal),
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal),
             loopPriority: .realtime(priority: 5)
         )
         if case .refused = scheduler.loopPriorityOutcome {
@@ -80,12 +96,17 @@ struct ProcessTerminationTests {
         try scheduler.send(.launch, to: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         var family: [Int32] = []
-        #expect(await eventually {
-            family = ProcFS.members(ofProcessGroup: pid)
-            return family.count >= 2
-        })
+        #expect(
+            await eventually {
+                family = ProcFS.members(ofProcessGroup: pid)
+                return family.count >= 2
+            }
+        )
         for member in family {
-            #expect(runway_thread_policy(member) == 0, "pid \(member) of the app runs at policy \(runway_thread_policy(member))")
+            #expect(
+                runway_thread_policy(member) == 0,
+                "pid \(member) of the app runs at policy \(runway_thread_policy(member))"
+            )
         }
         await scheduler.shutdown()
     }
@@ -95,17 +116,21 @@ struct ProcessTerminationTests {
         let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: ProcessTestSupport.options(.auto))
         let apps: [AppID] = (0..<5).map { AppID("com.test.p4.\($0)") }
         for app in apps {
-            try scheduler.register(process: ProcessTestSupport.shell(app, "sleep 1000 & " + ProcessTestSupport.idleLoop))
+            try scheduler.register(
+                process: ProcessTestSupport.shell(app, "sleep 1000 & " + ProcessTestSupport.idleLoop)
+            )
             try scheduler.send(.launch, to: app)
         }
         try scheduler.perform(.home, on: apps[0])
         let pids = apps.compactMap { scheduler.processes()[$0]?.pid }
         #expect(pids.count == apps.count)
         var everyone: [Int32] = []
-        #expect(await eventually {
-            everyone = pids.flatMap { ProcFS.members(ofProcessGroup: $0) }
-            return everyone.count >= 2 * pids.count
-        })
+        #expect(
+            await eventually {
+                everyone = pids.flatMap { ProcFS.members(ofProcessGroup: $0) }
+                return everyone.count >= 2 * pids.count
+            }
+        )
         await scheduler.shutdown()
         #expect(scheduler.status().isEmpty)
         #expect(await eventually { everyone.allSatisfy(ProcessTestSupport.isGone) })

@@ -1,16 +1,23 @@
+import Foundation
+import Logging
+import RunwayCore
+import Synchronization
+
+@testable import Runway
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Logging
-@testable import Runway
-import RunwayCore
-import Synchronization
 
 /// Process-app test helpers: scripts as apps, the built sample app, kernel checks, a recording logger.
 enum ProcessTestSupport {
     /// A plain process app running `/bin/sh -c script`.
-    static func shell(_ id: AppID, _ script: String, protocol speaksProtocol: Bool = false, exitsOnSuspend: Bool = false)
+    static func shell(
+        _ id: AppID,
+        _ script: String,
+        protocol speaksProtocol: Bool = false,
+        exitsOnSuspend: Bool = false
+    )
         -> AppDescriptor
     {
         AppDescriptor(
@@ -27,13 +34,16 @@ enum ProcessTestSupport {
     static func sample(_ id: AppID, environment: [String: String]) -> AppDescriptor {
         AppDescriptor(
             id: id,
-            kind: .process(ProcessSpec(arguments: ["runway-sample-app"], environment: environment, speaksProtocol: true))
+            kind: .process(
+                ProcessSpec(arguments: ["runway-sample-app"], environment: environment, speaksProtocol: true)
+            )
         )
     }
 
     /// The build directory holding the test bundle and the package's executables.
     static var buildDirectory: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent().path
     }
 
@@ -61,7 +71,6 @@ enum ProcessTestSupport {
     }()
 
     static var freezerAvailable: Bool { Self.freezerUnavailableReason == nil }
-
 
     static func processState(_ pid: Int32) -> Character? { ProcFS.stat(pid)?.state }
 
