@@ -27,7 +27,7 @@
 // - After `shutdown` returns, the thread has exited and nothing of this loop runs again.
 
 import CLibUV
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 import Synchronization
 
 /// A libuv event loop running on its own thread, with a cross-thread inbox and a nanosecond wake-up.

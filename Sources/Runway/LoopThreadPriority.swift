@@ -1,5 +1,5 @@
 import CLibUV
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +28,8 @@ public enum LoopThreadPriority: Hashable, Sendable, CustomStringConvertible {
     /// thread keeps the inherited policy and ``LoopThreadPriorityOutcome/refused(priority:errno:)`` says why.
     case realtime(priority: Int32)
 
-    /// The SCHED_FIFO priorities Linux accepts (`LoopLimits.realtimePriorities`).
-    public static let realtimePriorities = LoopLimits.realtimePriorities
+    /// The SCHED_FIFO priorities Linux accepts, 1 ... 99 (the config loader checks the same bounds).
+    public static let realtimePriorities: ClosedRange<Int32> = LoopLimits.realtimePriorities
 
     public var description: String {
         switch self {
@@ -63,7 +63,9 @@ public enum LoopThreadPriorityOutcome: Hashable, Sendable, CustomStringConvertib
     }
 
     /// Asks for `priority` on the calling thread, as the scheduler's loop thread does when it starts; for
-    /// putting another loop (a swift-nio event loop, say) on the same footing.
+    /// putting another loop (a swift-nio event loop, say) on the same footing in comparisons. Benchmarks SPI:
+    /// visible outside this package only to `@_spi(Benchmarks) import Runway` (the Benchmarks package).
+    @_spi(Benchmarks)
     public static func apply(_ priority: LoopThreadPriority) -> LoopThreadPriorityOutcome {
         switch priority {
         case .inherited:

@@ -8,8 +8,8 @@ import Synchronization
 /// While the app is not running, `submit` refuses work.
 ///
 /// - Note: Suspension is cooperative: work that is already running when the app is suspended is not
-///   preempted (Swift tasks cannot be frozen); only work not yet started is held. Check `isSuspended` at
-///   natural pause points if that matters.
+///   preempted (Swift tasks cannot be frozen); only work not yet started is held. Check the app's
+///   `RunwayApplication.state` at natural pause points if that matters.
 /// - Note: Thread-safe; every method may be called from any thread or task.
 public final class RunwayAppExecutor: Sendable {
     /// The most work items held for a suspended app; `submit` refuses more.
@@ -53,11 +53,13 @@ public final class RunwayAppExecutor: Sendable {
         }
     }
 
-    /// True while the app is suspended.
-    public var isSuspended: Bool { self.state.withLock { $0.phase == .suspended } }
+    /// True while the app is suspended; read under the executor's lock, from any thread. For this package's
+    /// tests (embedders read `RunwayApplication.state`).
+    package var isSuspended: Bool { self.state.withLock { $0.phase == .suspended } }
 
-    /// The number of items held for the suspended app.
-    public var heldCount: Int { self.state.withLock { $0.held.count } }
+    /// The number of items held for the suspended app; read under the executor's lock, from any thread. For
+    /// this package's tests.
+    package var heldCount: Int { self.state.withLock { $0.held.count } }
 
     private func start(_ work: @escaping @Sendable () async -> Void, in state: inout State) {
         let id = state.nextID

@@ -1,8 +1,9 @@
 import RunwayCore
 
-// What the daemon and its control socket need beyond the embedding API: background tasks held on an app's
-// behalf (scenarios, operators), the operator overrides of a budget, and the loop for edge components
-// (control socket, signals) that run on the scheduler's own thread.
+// What the daemon and its control socket need beyond the embedding API, at `package` access: background tasks
+// held on an app's behalf (scenarios, operators), the operator overrides of a budget, the loop's clock for
+// timelines, and the loop for edge components (control socket, signals) that run on the scheduler's own thread.
+// Like the public methods, each may be called from any thread; all but `now()` hop to the loop thread and wait.
 
 extension RunwayScheduler {
     /// The scheduler's loop thread, for edge components of this package that run on it (the control socket, the
@@ -17,7 +18,7 @@ extension RunwayScheduler {
     ///   - app: Any registered app, embedded or process.
     ///   - expirationHandler: Runs on the loop thread at the expiration warning (B4); must not block.
     /// - Returns: The task's id, or `.invalid` (the reason is logged) when the app may not begin one.
-    public func beginBackgroundTask(
+    package func beginBackgroundTask(
         withName name: String,
         for app: AppID,
         expirationHandler: (@Sendable () -> Void)? = nil
@@ -28,7 +29,7 @@ extension RunwayScheduler {
     /// Ends a task begun with `beginBackgroundTask(withName:for:expirationHandler:)` (B8).
     ///
     /// - Throws: `unknownApp`, `unknownTask`, `alreadyEnded`, `wrongApp`; `stopping` after shutdown.
-    public func endBackgroundTask(_ task: BackgroundTaskID, for app: AppID) throws(SchedulerError) {
+    package func endBackgroundTask(_ task: BackgroundTaskID, for app: AppID) throws(SchedulerError) {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.endTask(task, app: app) }
     }
 
@@ -36,7 +37,7 @@ extension RunwayScheduler {
     ///
     /// - Parameter extra: Must be positive.
     /// - Throws: `unknownApp`; `noBudget` when the app is not in the background with a budget; `stopping`.
-    public func extendBudget(of app: AppID, by extra: TimeSpan) throws(SchedulerError) {
+    package func extendBudget(of app: AppID, by extra: TimeSpan) throws(SchedulerError) {
         precondition(extra > .zero, "extendBudget needs a positive span, got \(extra)")
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
             try driver.override { core, now throws(SchedulerError) in
@@ -49,7 +50,7 @@ extension RunwayScheduler {
     /// called, then rule B6 applies at once (suspend with no task, else `OverrunPolicy`).
     ///
     /// - Throws: `unknownApp`; `noBudget` when the app is not in the background with a budget; `stopping`.
-    public func expireBudget(of app: AppID) throws(SchedulerError) {
+    package func expireBudget(of app: AppID) throws(SchedulerError) {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
             try driver.override { core, now throws(SchedulerError) in
                 try core.budgetExpiredByOperator(for: app, now: now)
@@ -57,8 +58,9 @@ extension RunwayScheduler {
         }
     }
 
-    /// The instant `now` of the scheduler's clock (nanoseconds since the loop started), for timelines.
-    public func now() -> Instant { self.bridge.loop.now() }
+    /// The instant `now` of the scheduler's clock (nanoseconds since the loop started), for timelines. Reads the
+    /// clock on the calling thread without hopping to the loop.
+    package func now() -> Instant { self.bridge.loop.now() }
 }
 
 extension RunwayScheduler {

@@ -43,8 +43,9 @@ public final class RunwayScheduler: Sendable {
     ///     microsecond when the thread wakes within the spin), for up to that much CPU per wake-up, during which
     ///     other loop work waits. Never early either way.
     ///   - processOptions: How process apps are started and controlled (used once one is registered).
-    /// - Throws: `EventLoopError` if libuv, the timerfd or the thread cannot be created, if a real-time
-    ///   priority is outside `LoopThreadPriority.realtimePriorities`, or `wakeupSpin` is outside 0 ... 1 ms.
+    /// - Throws: An error whose description says what failed (`EventLoopError`, package access) if libuv, the
+    ///   timerfd or the thread cannot be created, if a real-time priority is outside
+    ///   `LoopThreadPriority.realtimePriorities`, or `wakeupSpin` is outside 0 ... 1 ms.
     public init(
         settings: SchedulerSettings = SchedulerSettings(),
         processOptions: ProcessOptions = ProcessOptions(),
@@ -180,8 +181,9 @@ public final class RunwayScheduler: Sendable {
     /// Calls `observer` for every lifecycle message sent to an app (a delegate call started, or a protocol line
     /// written to a process app), synchronously on the loop thread, in order, with the instant it was sent.
     /// Expiration handlers run by the scheduler itself (tasks begun with a handler in this process) are not
-    /// messages to the app and are not reported. Same rules as `observeTransitions`: quick, never blocking.
-    public func observeMessages(_ observer: @escaping @Sendable (AppID, Message, Instant) -> Void) {
+    /// messages to the app and are not reported. Same rules as `observeTransitions`: quick, never blocking. For
+    /// the daemon's timeline, hence `package`.
+    package func observeMessages(_ observer: @escaping @Sendable (AppID, Message, Instant) -> Void) {
         _ = self.bridge.sync { $0.addMessageObserver(observer) }
     }
 

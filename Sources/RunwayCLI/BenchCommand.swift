@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Runway
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 
 /// `runway bench`: a synthetic background-task workload on the real loop, with lateness histograms.
 struct BenchCommand: AsyncParsableCommand {

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 
 #if canImport(Glibc)
 import Glibc

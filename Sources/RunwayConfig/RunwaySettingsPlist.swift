@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 
 /// `Runway.plist` as `PropertyListDecoder` reads it (C1). Every key is optional; absent keys take the defaults
 /// of `SchedulerSettings.init` and `DaemonSettings.init`. Keys are decoded, and so checked, in declaration order.

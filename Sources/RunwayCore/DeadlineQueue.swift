@@ -16,7 +16,8 @@
 // - For every i > 0, `key(heap[(i - 1) / 4]) <= key(heap[i])`.
 // - Sequences strictly increase with each `insert`, so equal deadlines pop in insertion order (B10).
 
-/// A handle to one armed deadline in a `DeadlineQueue`.
+/// A handle to one armed deadline in a `DeadlineQueue`. Benchmarks SPI, like the queue.
+@_spi(Benchmarks)
 public struct DeadlineHandle: Hashable, Sendable {
     @usableFromInline var slot: UInt32
     @usableFromInline var generation: UInt32
@@ -29,7 +30,11 @@ public struct DeadlineHandle: Hashable, Sendable {
 
 /// A min-queue of `(deadline, payload)` entries. Not thread-safe: one owner mutates it.
 ///
+/// Not part of the embedding API: the scheduler's own timer queue, visible outside this package only to
+/// `@_spi(Benchmarks) import RunwayCore` (the Benchmarks package, `runway bench`).
+///
 /// - Note: Equal deadlines are served in the order they were inserted (stable FIFO).
+@_spi(Benchmarks)
 public struct DeadlineQueue<Payload> {
     /// Where an entry's payload lives, and where its key is in the heap.
     @usableFromInline struct Slot {

@@ -3,28 +3,28 @@
 ///
 /// A line longer than `maximumLineBytes` is reported once as `.tooLong` and its bytes are discarded up to
 /// and including the next newline, so the framer never holds more than `maximumLineBytes` bytes.
-public struct LineFramer: Sendable {
-    public enum Frame: Hashable, Sendable {
+package struct LineFramer: Sendable {
+    package enum Frame: Hashable, Sendable {
         /// A complete line, without its terminator.
         case line([UInt8])
         /// A line exceeded the limit; `bytesSeen` is how many bytes of it had arrived when it was cut.
         case tooLong(bytesSeen: Int)
     }
 
-    public let maximumLineBytes: Int
+    package let maximumLineBytes: Int
     private var buffer: [UInt8] = []
     private var discarding = false
 
-    public init(maximumLineBytes: Int) {
+    package init(maximumLineBytes: Int) {
         precondition(maximumLineBytes > 0, "maximumLineBytes must be positive, got \(maximumLineBytes)")
         self.maximumLineBytes = maximumLineBytes
     }
 
     /// Bytes held for an unfinished line.
-    public var pendingBytes: Int { self.buffer.count }
+    package var pendingBytes: Int { self.buffer.count }
 
     /// Feeds bytes; returns the frames they complete, in order.
-    public mutating func append(_ bytes: some Collection<UInt8>) -> [Frame] {
+    package mutating func append(_ bytes: some Collection<UInt8>) -> [Frame] {
         var frames: [Frame] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
@@ -49,7 +49,7 @@ public struct LineFramer: Sendable {
     }
 
     /// The stream ended: an unfinished line (if any) is returned as a last line.
-    public mutating func finish() -> [Frame] {
+    package mutating func finish() -> [Frame] {
         defer {
             self.buffer = []
             self.discarding = false

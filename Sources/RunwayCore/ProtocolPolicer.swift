@@ -7,17 +7,17 @@
 ///
 /// One limit on what the app does not read: more than `writeQueueLimitBytes` queued for it and not yet written
 /// (an app that stops reading its channel would otherwise make Runway buffer without bound).
-public struct ProtocolPolicer: Sendable {
-    public enum Verdict: Hashable, Sendable {
+package struct ProtocolPolicer: Sendable {
+    package enum Verdict: Hashable, Sendable {
         case accept
         /// The app crossed a limit: terminate it with reason `protocolViolation`. `reason` says which.
         case violation(reason: String)
     }
 
-    public let malformedLimit: Int
-    public let lineLimit: Int
-    public let window: TimeSpan
-    public let writeQueueLimitBytes: Int
+    package let malformedLimit: Int
+    package let lineLimit: Int
+    package let window: TimeSpan
+    package let writeQueueLimitBytes: Int
     private var malformed: [Instant] = []
     private var lines: [Instant] = []
     private var linesHead = 0
@@ -28,7 +28,7 @@ public struct ProtocolPolicer: Sendable {
     ///   - window: Default 1 s.
     ///   - writeQueueLimitBytes: Bytes queued to the app and not yet written, beyond which it is terminated.
     ///     Default 1 MiB; greater than 0.
-    public init(
+    package init(
         malformedLimit: Int = 3,
         lineLimit: Int = 1_000,
         window: TimeSpan = .seconds(1),
@@ -43,12 +43,12 @@ public struct ProtocolPolicer: Sendable {
     }
 
     /// A well-formed line arrived at `now`.
-    public mutating func lineReceived(now: Instant) -> Verdict {
+    package mutating func lineReceived(now: Instant) -> Verdict {
         self.countLine(now)
     }
 
     /// A malformed line arrived at `now`.
-    public mutating func malformedLineReceived(now: Instant) -> Verdict {
+    package mutating func malformedLineReceived(now: Instant) -> Verdict {
         if case .violation(let reason) = self.countLine(now) { return .violation(reason: reason) }
         self.malformed.removeAll { $0 + self.window <= now }
         self.malformed.append(now)
@@ -65,7 +65,7 @@ public struct ProtocolPolicer: Sendable {
     /// - Returns: `.violation` when more than `writeQueueLimitBytes` are queued (exactly the limit is accepted).
     /// - Note: Needs no `now`: the queue is a level, not a rate. Asked after every write, so it says `.violation`
     ///   again while the queue stays over the limit; the caller closes the channel at the first one.
-    public func bytesQueued(_ bytes: Int) -> Verdict {
+    package func bytesQueued(_ bytes: Int) -> Verdict {
         guard bytes > self.writeQueueLimitBytes else { return .accept }
         return .violation(reason: "more than \(self.writeQueueLimitBytes) bytes unread")
     }

@@ -50,7 +50,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public var file: String
     public var line: Int
 
-    public init(
+    /// An error raised by the core or a driver of this package; `file` and `line` name where. Callers outside
+    /// the package only receive these.
+    package init(
         _ code: Code,
         app: AppID? = nil,
         state: AppState? = nil,

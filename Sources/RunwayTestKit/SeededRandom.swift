@@ -1,5 +1,9 @@
 /// SplitMix64: a tiny deterministic generator, so that property tests give the same trace for the same
-/// seed on every machine (the standard library's generator is not seedable).
+/// seed on every machine (the standard library's generator is not seedable). A value type with no shared state.
+///
+/// For this package's tests and benchmarks, not for embedders: visible outside the package only to
+/// `@_spi(Benchmarks) import RunwayTestKit` (the Benchmarks package).
+@_spi(Benchmarks)
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -1,11 +1,14 @@
 import Foundation
 
 /// A configuration directory under the temporary directory (a fresh UUID name), by default with an empty
-/// `Apps/` folder, for tests of the config loader and the CLI. Call `remove()` when done (tests use `defer`).
-public struct TemporaryConfig: Sendable {
-    public let path: String
+/// `Apps/` folder, for this package's tests of the config loader and the CLI (package access: a fixture, not
+/// part of the test kit for embedders). Call `remove()` when done (tests use `defer`). It holds only a path,
+/// so it may be used from any thread.
+package struct TemporaryConfig: Sendable {
+    /// The directory's absolute path.
+    package let path: String
 
-    public init(withAppsFolder: Bool = true) throws {
+    package init(withAppsFolder: Bool = true) throws {
         self.path =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("runway-tests-\(UUID().uuidString)").path
@@ -17,24 +20,26 @@ public struct TemporaryConfig: Sendable {
 
     /// Writes `text` to `<config>/<relativePath>` and returns the file's path.
     @discardableResult
-    public func write(_ relativePath: String, _ text: String) throws -> String {
+    package func write(_ relativePath: String, _ text: String) throws -> String {
         try self.write(relativePath, Data(text.utf8))
     }
 
+    /// Writes `data` to `<config>/<relativePath>` and returns the file's path.
     @discardableResult
-    public func write(_ relativePath: String, _ data: Data) throws -> String {
+    package func write(_ relativePath: String, _ data: Data) throws -> String {
         let file = self.path + "/" + relativePath
         try data.write(to: URL(fileURLWithPath: file))
         return file
     }
 
-    public func remove() {
+    /// Deletes the directory and everything in it; errors are ignored.
+    package func remove() {
         try? FileManager.default.removeItem(atPath: self.path)
     }
 }
 
 /// An XML property list whose root dictionary holds `dictionaryBody`.
-public func plistXML(_ dictionaryBody: String) -> String {
+package func plistXML(_ dictionaryBody: String) -> String {
     """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

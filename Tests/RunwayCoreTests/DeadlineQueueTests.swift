@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Benchmarks) import RunwayCore
+@_spi(Benchmarks) import RunwayTestKit
 import Testing
 
 @Suite struct DeadlineQueueTests {

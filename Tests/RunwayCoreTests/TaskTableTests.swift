@@ -1,4 +1,4 @@
-import RunwayTestKit
+@_spi(Benchmarks) import RunwayTestKit
 import Testing
 
 @testable import RunwayCore

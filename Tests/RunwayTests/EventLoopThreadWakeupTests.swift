@@ -1,6 +1,6 @@
 import CLibUV
 import RunwayCore
-import RunwayTestKit
+@_spi(Benchmarks) import RunwayTestKit
 import Testing
 
 @testable import Runway

@@ -1,6 +1,6 @@
 import Foundation
 import RunwayCore
-import RunwayTestKit
+@_spi(Benchmarks) import RunwayTestKit
 import Testing
 
 @testable import Runway

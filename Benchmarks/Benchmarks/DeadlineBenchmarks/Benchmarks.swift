@@ -12,8 +12,9 @@
 // - "expiry at once": 100_000 tasks that expire at one instant: the scheduler's expiration warning, the
 //   `DeadlineQueue` alone (`drainDue`), and `EmbeddedEventLoop.advanceTime(by:)` running 100_000 tasks.
 //
-// `DeadlineQueue` is `@inlinable`, so this module specializes `DeadlineQueue<Int>` as any user outside
-// RunwayCore would; the scheduler's own `DeadlineQueue<TimerKey>` is specialized inside RunwayCore.
+// `DeadlineQueue` is `@inlinable`, so this module specializes `DeadlineQueue<Int>` as any caller outside
+// RunwayCore would; the scheduler's own `DeadlineQueue<TimerKey>` is specialized inside RunwayCore. The queue and
+// `SeededRandom` are Benchmarks SPI, hence the `@_spi(Benchmarks)` imports.
 //
 // Expiration lateness on the real loop is not measured here (package-benchmark repeats a closure; lateness
 // needs one long run): see the `LatenessComparison` executable in Sources/.
@@ -26,8 +27,8 @@ import Benchmark
 import NIOCore
 import NIOEmbedded
 import NIOPosix
-import RunwayCore
-import RunwayTestKit
+@_spi(Benchmarks) import RunwayCore
+@_spi(Benchmarks) import RunwayTestKit
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(

@@ -34,9 +34,9 @@ import Dispatch
 import Foundation
 import NIOCore
 import NIOPosix
-import Runway
-import RunwayCore
-import RunwayTestKit
+@_spi(Benchmarks) import Runway
+@_spi(Benchmarks) import RunwayCore
+@_spi(Benchmarks) import RunwayTestKit
 import Synchronization
 
 /// An embedded app whose delegate methods all return at once.

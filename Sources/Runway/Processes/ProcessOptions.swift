@@ -106,7 +106,7 @@ public struct ProcessStatus: Hashable, Sendable {
     /// How the last run ended.
     public var lastExit: ProcessExit?
 
-    public init(
+    package init(
         pid: Int32? = nil,
         mechanism: ResolvedSuspensionMechanism? = nil,
         freezerUnavailableReason: String? = nil,

@@ -1,5 +1,5 @@
 import RunwayCore
-import RunwayTestKit
+@_spi(Benchmarks) import RunwayTestKit
 
 /// The parameters of one `runway bench` run, validated by `BenchCommand`.
 struct BenchConfiguration: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import RunwayCore
+@_spi(Benchmarks) import RunwayCore
 
 /// One timed step of the deadline phase, the same for Runway and for swift-nio.
 enum BenchStep: Sendable {

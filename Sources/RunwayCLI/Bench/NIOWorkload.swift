@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import Runway
+@_spi(Benchmarks) import Runway
 import RunwayCore
 
 /// What the swift-nio half of `runway bench --compare nio` measured.
