@@ -70,8 +70,8 @@ extension ProcessSupervisor {
             self.violated(child, reason: reason)
             return
         }
-        guard let request, let answer = self.delegate?.processRequested(request, app: app) else { return }
-        self.send(answer, to: child)
+        guard let request else { return }
+        self.delegate?.processRequested(request, app: app) { [unowned self] answer in self.send(answer, to: child) }
     }
 
     func childClosedChannel(_ child: ChildProcess) {

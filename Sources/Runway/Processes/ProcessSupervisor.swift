@@ -15,9 +15,10 @@ protocol ProcessSupervisorDelegate: AnyObject {
     func processFailedToStart(_ app: AppID, error: String)
     func processViolatedProtocol(_ app: AppID, reason: String)
     func processAcknowledged(_ token: MessageToken, app: AppID)
-    /// A line from a protocol child: an acknowledgement (nothing to answer) or a request, whose answer is
-    /// returned and sent back.
-    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp?
+    /// A line from a protocol child: an acknowledgement (nothing to answer) or a request, whose answer the
+    /// delegate passes to `reply`, once, before anything the request causes reaches the app (so that the answer
+    /// to the last `endBackgroundTask` is written before the app is frozen).
+    func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void)
 }
 
 /// Runs the process apps' side of the core's actions (SPEC section 5, A4, A5) and reports what the children
