@@ -28,6 +28,7 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
 /// - `ProcessSupervisor+Suspending.swift`: `.suspend`, `.resume` and the kernel's confirmation (P1).
+/// - `ProcessSupervisor+Draining.swift`: a `.suspend` waits until a protocol app has read its channel.
 /// - `ProcessSupervisor+Reaping.swift`: `.sendTerminateSignal`, `.kill`, the child's exit and what it left
 ///   behind (P2).
 /// - `ProcessSupervisor+Channel.swift`: `.deliver`, the app protocol (A4, A5) and the children's output.
@@ -52,6 +53,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var choice: SuspensionMechanismChoice?
         /// The last suspend or resume and whether the kernel confirmed it; nil before the first one of a run.
         var confirmation: SuspensionConfirmation?
+        /// A suspension waiting for the app to read its channel (`ProcessSupervisor+Draining.swift`); nil when none.
+        var drain: SuspensionDrain?
         var lastExit: ProcessExit?
         /// Polices the current run's protocol channel; replaced at each launch.
         var policer: ProtocolPolicer
