@@ -53,7 +53,8 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var expirationWarningLead: TimeSpan
     /// How long `didEnterBackground` may take (L3). Default 5 s.
     public var backgroundEntryGrace: TimeSpan
-    /// How long `willTerminate` may take, and how long after SIGTERM a process is killed (L4). Default 5 s.
+    /// How long `willTerminate` may take, and when a process app is killed: this long after `willTerminate` was sent,
+    /// or after SIGTERM when no message was awaited (L4, P2). Default 5 s.
     public var terminationGrace: TimeSpan
     /// What happens at the deadline to an app with outstanding tasks (B6). Default `.terminate`.
     public var overrunPolicy: OverrunPolicy
