@@ -20,9 +20,10 @@ public struct ProcessOptions: Sendable {
     public var confirmationPollMilliseconds: UInt64
     /// How long the suspension of a protocol app may wait for the app to read what was written to its channel
     /// (the answer to its last `endBackgroundTask`, written just before the core suspends it) and to go idle, so
-    /// that the answer reaches it before it is frozen. Waited only when something is unread; checked every
-    /// `confirmationPollMilliseconds`; an app that does not read in time is frozen anyway (logged). The core
-    /// counts the app as suspended from the start. Default 50 ms; zero never waits; not negative.
+    /// that the answer reaches it before it is frozen. Waited only when something is unread or was written in the
+    /// same loop turn; checked every `confirmationPollMilliseconds`; an app that does not read in time is frozen
+    /// anyway (logged). The core counts the app as suspended from the start. Default 50 ms; zero never waits; not
+    /// negative.
     public var suspendDrainTimeout: TimeSpan
     /// stdout and stderr lines longer than this are logged cut. Default 16 KiB.
     public var outputLineLimitBytes: Int

@@ -84,6 +84,7 @@ extension ProcessSupervisor {
     /// does not read has crossed `options.protocolWriteQueueLimitBytes` (A5).
     private func send(_ line: RunwayToApp, to child: ChildProcess) {
         child.send(line: AppProtocolCodec.encode(line))
+        self.apps[child.app]?.lastWrite = self.loop.turnNow  // For a suspension in the same turn (`+Draining`).
         guard let policer = self.apps[child.app]?.policer else { return }
         let queued = child.channelQueuedBytes
         guard case .violation(let reason) = policer.bytesQueued(queued) else { return }

@@ -6,12 +6,17 @@ import RunwayCore
 /// reaches it before it is frozen. Polled by the tick. Loop thread only.
 extension ProcessSupervisor {
     /// Called by `.suspend` before freezing: starts a drain and returns true when the app has unread bytes on its
-    /// channel; false when it can be frozen now.
+    /// channel, or was written to in this loop turn; false when it can be frozen now.
     func holdsSuspensionForUnreadBytes(_ app: AppID) -> Bool {
+        let now = self.loop.turnNow
         guard var managed = self.apps[app], let child = managed.child, !child.hasExited,
-            SuspensionDrain.isNeeded(unreadBytes: Self.unreadBytes(child), timeout: self.options.suspendDrainTimeout)
+            SuspensionDrain.isNeeded(
+                unreadBytes: Self.unreadBytes(child),
+                writtenThisTurn: managed.lastWrite == now,
+                timeout: self.options.suspendDrainTimeout
+            )
         else { return false }
-        managed.drain = SuspensionDrain(since: self.loop.turnNow, timeout: self.options.suspendDrainTimeout)
+        managed.drain = SuspensionDrain(since: now, timeout: self.options.suspendDrainTimeout)
         // Not frozen yet: status must not show the last resume's confirmation as this suspension's.
         managed.confirmation = nil
         self.apps[app] = managed

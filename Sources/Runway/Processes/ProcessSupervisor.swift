@@ -55,6 +55,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var confirmation: SuspensionConfirmation?
         /// A suspension waiting for the app to read its channel (`ProcessSupervisor+Draining.swift`); nil when none.
         var drain: SuspensionDrain?
+        /// The loop turn of the last line written to the app's channel.
+        var lastWrite: Instant?
         var lastExit: ProcessExit?
         /// Polices the current run's protocol channel; replaced at each launch.
         var policer: ProtocolPolicer

@@ -24,10 +24,11 @@ struct SuspensionDrain: Hashable, Sendable {
     let since: Instant
     let timeout: TimeSpan
 
-    /// Whether a suspension must wait at all: only when something written to the app is still unread, so that an
-    /// app that was sent nothing is frozen at once however busy its threads are.
-    static func isNeeded(unreadBytes: Int, timeout: TimeSpan) -> Bool {
-        unreadBytes > 0 && timeout > .zero
+    /// Whether a suspension must wait at all: only when something written to the app is still unread, or was
+    /// written in the same loop turn (the app may have read it already, on another core, and not handled it yet),
+    /// so that an app that was sent nothing is frozen at once however busy its threads are.
+    static func isNeeded(unreadBytes: Int, writtenThisTurn: Bool, timeout: TimeSpan) -> Bool {
+        (unreadBytes > 0 || writtenThisTurn) && timeout > .zero
     }
 
     /// The channel and the app's threads were read at `now`.

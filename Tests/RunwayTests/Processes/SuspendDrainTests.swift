@@ -12,11 +12,14 @@ struct SuspendDrainTests {
 
     // MARK: SuspensionDrain, the rule
 
-    @Test("B5: a suspension waits only when something written to the app is unread, and a timeout is set")
-    func B5_aDrainIsNeededOnlyForUnreadBytes() {
-        #expect(SuspensionDrain.isNeeded(unreadBytes: 768, timeout: .milliseconds(50)))
-        #expect(!SuspensionDrain.isNeeded(unreadBytes: 0, timeout: .milliseconds(50)))
-        #expect(!SuspensionDrain.isNeeded(unreadBytes: 768, timeout: .zero))
+    @Test("B5: a suspension waits only when something written to the app is unread or was just written")
+    func B5_aDrainIsNeededOnlyForUnreadOrJustWrittenBytes() {
+        let timeout = TimeSpan.milliseconds(50)
+        #expect(SuspensionDrain.isNeeded(unreadBytes: 768, writtenThisTurn: false, timeout: timeout))
+        // Already read on another core, but maybe not handled yet.
+        #expect(SuspensionDrain.isNeeded(unreadBytes: 0, writtenThisTurn: true, timeout: timeout))
+        #expect(!SuspensionDrain.isNeeded(unreadBytes: 0, writtenThisTurn: false, timeout: timeout))
+        #expect(!SuspensionDrain.isNeeded(unreadBytes: 768, writtenThisTurn: true, timeout: .zero))
     }
 
     @Test("B5: the app is frozen once it has read everything and no thread of it runs, or at the timeout")
