@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -161,6 +162,15 @@ static inline int runway_reap_nonblocking(int pid) {
 /// A connected pair of close-on-exec Unix stream sockets (the app protocol channel, A4). Returns 0 or -errno.
 static inline int runway_socketpair(int fds[2]) {
     return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0 ? 0 : -errno;
+}
+
+/// What the peer of the connected Unix stream socket `fd` has not read yet of what was sent on it (SIOCOUTQ, the
+/// same request as TIOCOUTQ; for a Unix socket the kernel counts the buffers' allocation, not the bytes, so the
+/// value is only meaningful as zero or not). 0 once the peer has read everything; -errno on failure. `ioctl` is
+/// variadic, which Swift cannot call.
+static inline int runway_socket_unread_by_peer(int fd) {
+    int unread = 0;
+    return ioctl(fd, TIOCOUTQ, &unread) == 0 ? unread : -errno;
 }
 
 /// Sends `signal` to `pid` (or to the process group -pid when `pid` is negative). Returns 0 or -errno.

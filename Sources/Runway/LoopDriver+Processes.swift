@@ -98,25 +98,25 @@ extension LoopDriver: ProcessSupervisorDelegate {
         self.messageReturned(token, from: app)
     }
 
-    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp? {
+    func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void) {
         switch request {
         case .ack(let token):
             self.processAcknowledged(MessageToken(rawValue: token), app: app)
-            return nil
         case .beginBackgroundTask(let request, let name):
             let id = self.beginTask(name: name, app: app, handler: nil)
             let refusal = id == .invalid ? "beginBackgroundTask refused for \(app)" : nil
-            return .taskBegun(request: request, task: id.rawValue, refusal: refusal)
+            reply(.taskBegun(request: request, task: id.rawValue, refusal: refusal))
         case .endBackgroundTask(let request, let task):
+            // The answer goes out before the actions run: ending the last task suspends the app at once (B5),
+            // and a frozen app could not read it until it is resumed.
             do {
-                try self.endTask(BackgroundTaskID(rawValue: task), app: app)
-                return .taskEnded(request: request)
+                try self.endTask(BackgroundTaskID(rawValue: task), app: app) { reply(.taskEnded(request: request)) }
             } catch {
-                return .error(request: request, code: error.code.description, message: error.description)
+                reply(.error(request: request, code: error.code.description, message: error.description))
             }
         case .backgroundTimeRemaining(let request):
             let remaining = self.backgroundTimeRemaining(for: app)
-            return .timeRemaining(request: request, seconds: remaining == .max ? nil : remaining.seconds)
+            reply(.timeRemaining(request: request, seconds: remaining == .max ? nil : remaining.seconds))
         }
     }
 }

@@ -101,6 +101,26 @@ final class LoopDriver: @unchecked Sendable {
         }
     }
 
+    func userAction(_ action: UserAction, for app: AppID) throws(SchedulerError) {
+        self.assertOnLoop()
+        do {
+            try self.runner.attempt { core, now throws(SchedulerError) in
+                try core.userActionReceived(action, for: app, now: now)
+            }
+        } catch {
+            self.logger.info(
+                "user action refused",
+                metadata: ["app": "\(app)", "action": "\(action)", "error": "\(error)"]
+            )
+            throw error
+        }
+    }
+
+    func deviceEvent(_ event: DeviceEvent) -> [AppID] {
+        self.assertOnLoop()
+        return self.runner.runReturning { $0.deviceEventReceived(event, now: $1) }
+    }
+
     func beginTask(name: String, app: AppID, handler: (@Sendable () -> Void)?) -> BackgroundTaskID {
         self.assertOnLoop()
         let grant = self.runner.beginTask(name: name, app: app, handler: handler)
@@ -116,10 +136,11 @@ final class LoopDriver: @unchecked Sendable {
         return grant.id
     }
 
-    func endTask(_ id: BackgroundTaskID, app: AppID) throws(SchedulerError) {
+    /// `endBackgroundTask`; `beforeActions` runs once the core accepted it and before its actions run.
+    func endTask(_ id: BackgroundTaskID, app: AppID, beforeActions: () -> Void = {}) throws(SchedulerError) {
         self.assertOnLoop()
         do {
-            try self.runner.endTask(id, app: app)
+            try self.runner.endTask(id, app: app, beforeActions: beforeActions)
         } catch {
             self.logger.info(
                 "endBackgroundTask failed",

@@ -136,9 +136,22 @@ public final class RunwayScheduler: Sendable {
             )
     }
 
-    /// Performs a user action of SPEC section 4 on one app.
+    /// Performs a user action of section 4 on one app (with the app's lock behaviour for `lock` and `unlock`, S7).
     public func perform(_ action: UserAction, on app: AppID) throws(SchedulerError) {
-        try self.send(action.command, to: app)
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
+            try driver.userAction(action, for: app)
+        }
+    }
+
+    /// Performs a device-wide user event (S7, S8, S10): it reaches every app in the foreground (an opening event:
+    /// lock, offerShutdown, alert) or the apps the matching opening event reached (unlock, cancelShutdown,
+    /// acceptShutdown, alertIgnored, alertAnswered). The lock behaviour (`SchedulerSettings.lockBehavior`, or the
+    /// app's) decides what a lock does to each app.
+    ///
+    /// - Returns: the apps the event reached; empty when none, or when the scheduler has stopped.
+    @discardableResult
+    public func perform(_ event: DeviceEvent) -> [AppID] {
+        self.bridge.sync { $0.deviceEvent(event) } ?? []
     }
 
     /// Posts a host notification (N1); held and coalesced while the app is suspended.

@@ -68,86 +68,13 @@ enum TerminateVerb: AppVerb {
     static let abstract = "Terminate an app by the terminate rows (willTerminate, then SIGTERM/SIGKILL for processes)."
 }
 
-/// The composite user actions of SPEC section 4, as `runway <kebab-case name> APP`.
-protocol UserActionVerb: AppVerb {
-    static var action: UserAction { get }
-    static var scenario: String { get }
-}
-
-extension UserActionVerb {
-    static var name: String {
-        self.action.rawValue.reduce(into: "") { name, character in
-            if character.isUppercase { name += "-" + character.lowercased() } else { name.append(character) }
-        }
-    }
-    static var protocolCommand: String { self.action.rawValue }
-    static var abstract: String { "User action \(self.scenario): sends \(self.action.command) (SPEC section 4)." }
-}
-
-enum HomeVerb: UserActionVerb {
-    static let action = UserAction.home
-    static let scenario = "S2 Home button"
-}
-enum SummonVerb: UserActionVerb {
-    static let action = UserAction.summon
-    static let scenario = "S3 summon"
-}
-enum OpenSwitcherVerb: UserActionVerb {
-    static let action = UserAction.openSwitcher
-    static let scenario = "S4 double-click Home"
-}
-enum SwitcherSelectThisVerb: UserActionVerb {
-    static let action = UserAction.switcherSelectThis
-    static let scenario = "S5 tap this app in the switcher"
-}
-enum SwitcherSelectOtherVerb: UserActionVerb {
-    static let action = UserAction.switcherSelectOther
-    static let scenario = "S6 choose another app in the switcher"
-}
-enum LockVerb: UserActionVerb {
-    static let action = UserAction.lock
-    static let scenario = "S7 screen lock"
-}
-enum UnlockVerb: UserActionVerb {
-    static let action = UserAction.unlock
-    static let scenario = "S7 unlock"
-}
-enum OfferShutdownVerb: UserActionVerb {
-    static let action = UserAction.offerShutdown
-    static let scenario = "S8 hold power (shutdown offered)"
-}
-enum CancelShutdownVerb: UserActionVerb {
-    static let action = UserAction.cancelShutdown
-    static let scenario = "S8 shutdown cancelled"
-}
-enum AcceptShutdownVerb: UserActionVerb {
-    static let action = UserAction.acceptShutdown
-    static let scenario = "S9 shutdown accepted"
-}
-enum AlertVerb: UserActionVerb {
-    static let action = UserAction.alert
-    static let scenario = "S10 alert appears"
-}
-enum AlertIgnoredVerb: UserActionVerb {
-    static let action = UserAction.alertIgnored
-    static let scenario = "S10 alert ignored"
-}
-enum AlertAnsweredVerb: UserActionVerb {
-    static let action = UserAction.alertAnswered
-    static let scenario = "S10 alert answered"
-}
-
-/// Every app command, in help order.
-let appCommands: [any ParsableCommand.Type] = [
-    AppCommand<LaunchVerb>.self, AppCommand<LaunchBackgroundVerb>.self, AppCommand<ForegroundVerb>.self,
-    AppCommand<BackgroundVerb>.self, AppCommand<ResignVerb>.self, AppCommand<ActivateVerb>.self,
-    AppCommand<TerminateVerb>.self,
-    AppCommand<HomeVerb>.self, AppCommand<SummonVerb>.self, AppCommand<OpenSwitcherVerb>.self,
-    AppCommand<SwitcherSelectThisVerb>.self, AppCommand<SwitcherSelectOtherVerb>.self, AppCommand<LockVerb>.self,
-    AppCommand<UnlockVerb>.self, AppCommand<OfferShutdownVerb>.self, AppCommand<CancelShutdownVerb>.self,
-    AppCommand<AcceptShutdownVerb>.self, AppCommand<AlertVerb>.self, AppCommand<AlertIgnoredVerb>.self,
-    AppCommand<AlertAnsweredVerb>.self,
-]
+/// Every app command, in help order: the lifecycle commands, then the user actions.
+let appCommands: [any ParsableCommand.Type] =
+    [
+        AppCommand<LaunchVerb>.self, AppCommand<LaunchBackgroundVerb>.self, AppCommand<ForegroundVerb>.self,
+        AppCommand<BackgroundVerb>.self, AppCommand<ResignVerb>.self, AppCommand<ActivateVerb>.self,
+        AppCommand<TerminateVerb>.self,
+    ] + userActionCommands
 
 /// `runway extend APP SECONDS`: operator override of a running budget.
 struct ExtendCommand: ParsableCommand {

@@ -32,7 +32,7 @@ struct ValidateCommand: ParsableCommand {
         print(
             "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
                 + "entry grace \(settings.backgroundEntryGrace), termination grace \(settings.terminationGrace), "
-                + "overrun \(settings.overrunPolicy.rawValue), "
+                + "overrun \(settings.overrunPolicy.rawValue), lock \(settings.lockBehavior.rawValue), "
                 + "suspension \(configuration.daemon.suspensionMechanism.rawValue)"
         )
         let width = configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0
@@ -62,6 +62,9 @@ func describe(_ descriptor: AppDescriptor, settings: SchedulerSettings) -> Strin
     }
     if descriptor.exitsOnSuspend {
         parts.append("exits on suspend (\((descriptor.exitsOnSuspendStyle ?? settings.exitsOnSuspendStyle).rawValue))")
+    }
+    if let lock = descriptor.lockBehavior, lock != settings.lockBehavior {
+        parts.append("lock \(lock.rawValue)")
     }
     return parts.joined(separator: ", ")
 }

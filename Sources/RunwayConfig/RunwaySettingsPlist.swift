@@ -10,6 +10,7 @@ struct RunwaySettingsPlist: Decodable {
     var overrunPolicy: String?
     var suspensionMechanism: String?
     var exitsOnSuspendStyle: String?
+    var lockBehavior: String?
     var budgetRefillPolicy: String?
     var notificationQueueLimit: Int?
     var controlSocket: String?
@@ -29,6 +30,7 @@ struct RunwaySettingsPlist: Decodable {
         case overrunPolicy = "OverrunPolicy"
         case suspensionMechanism = "SuspensionMechanism"
         case exitsOnSuspendStyle = "ExitsOnSuspendStyle"
+        case lockBehavior = "LockBehavior"
         case budgetRefillPolicy = "BudgetRefillPolicy"
         case notificationQueueLimit = "NotificationQueueLimit"
         case controlSocket = "ControlSocket"
@@ -58,6 +60,7 @@ struct RunwaySettingsPlist: Decodable {
             CodingKeys.exitsOnSuspendStyle,
             expected: Expected.oneOf(ExitsOnSuspendStyle.self)
         )
+        static let lockBehavior = PlistKeySpec(CodingKeys.lockBehavior, expected: Expected.oneOf(LockBehavior.self))
         static let budgetRefillPolicy = PlistKeySpec(
             CodingKeys.budgetRefillPolicy,
             expected: Expected.oneOf(BudgetRefillPolicy.self)
@@ -99,13 +102,15 @@ struct RunwaySettingsPlist: Decodable {
         fileKind: "Runway.plist",
         specs: [
             Key.backgroundTimeBudget, Key.expirationWarningLead, Key.backgroundEntryGrace, Key.terminationGrace,
-            Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.budgetRefillPolicy,
-            Key.notificationQueueLimit, Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
+            Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.lockBehavior,
+            Key.budgetRefillPolicy, Key.notificationQueueLimit, Key.controlSocket, Key.memoryPressureSource,
+            Key.memoryWarningPressure,
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin,
         ],
         hints: [
-            "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget"
+            "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
+            "LockStyle": "the key is LockBehavior",
         ]
     )
 
@@ -139,6 +144,7 @@ struct RunwaySettingsPlist: Decodable {
             key: Key.exitsOnSuspendStyle,
             as: ExitsOnSuspendStyle.self
         )
+        let lockBehavior = try file.choice(plist.lockBehavior, key: Key.lockBehavior, as: LockBehavior.self)
         let budgetRefillPolicy = try file.choice(
             plist.budgetRefillPolicy,
             key: Key.budgetRefillPolicy,
@@ -155,7 +161,8 @@ struct RunwaySettingsPlist: Decodable {
             overrunPolicy: overrunPolicy ?? defaults.overrunPolicy,
             exitsOnSuspendStyle: exitsOnSuspendStyle ?? defaults.exitsOnSuspendStyle,
             budgetRefillPolicy: budgetRefillPolicy ?? defaults.budgetRefillPolicy,
-            notificationQueueLimit: plist.notificationQueueLimit ?? defaults.notificationQueueLimit
+            notificationQueueLimit: plist.notificationQueueLimit ?? defaults.notificationQueueLimit,
+            lockBehavior: lockBehavior ?? defaults.lockBehavior
         )
 
         var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)

@@ -53,6 +53,7 @@ struct ConfigDiff {
         if old.terminationGrace != new.terminationGrace { names.append("TerminationGrace") }
         if old.overrunPolicy != new.overrunPolicy { names.append("OverrunPolicy") }
         if old.exitsOnSuspendStyle != new.exitsOnSuspendStyle { names.append("ExitsOnSuspendStyle") }
+        if old.lockBehavior != new.lockBehavior { names.append("LockBehavior") }
         if old.budgetRefillPolicy != new.budgetRefillPolicy { names.append("BudgetRefillPolicy") }
         if old.notificationQueueLimit != new.notificationQueueLimit { names.append("NotificationQueueLimit") }
         return names.joined(separator: ", ")

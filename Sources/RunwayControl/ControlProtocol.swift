@@ -31,7 +31,9 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var id: Int?
     /// What to do: see `ControlCommand`.
     package var command: String
-    /// The app's bundle identifier, for app commands (and optionally `status`).
+    /// The app's bundle identifier, for app commands (and optionally `status`). A user action that is a device
+    /// event (`lock`, `unlock`, `offerShutdown`, `cancelShutdown`, `acceptShutdown`, `alert`, `alertIgnored`,
+    /// `alertAnswered`) without it is device-wide.
     package var app: String?
     /// For `extend`: seconds to add (> 0).
     package var seconds: Double?
@@ -106,7 +108,8 @@ package enum ControlCommand: Hashable, Sendable {
     var needsApp: Bool {
         switch self {
         case .status, .events, .reload: return false
-        case .extend, .expire, .beginTask, .endTask, .lifecycle, .userAction: return true
+        case .userAction(let action): return DeviceEvent(rawValue: action.rawValue) == nil
+        case .extend, .expire, .beginTask, .endTask, .lifecycle: return true
         }
     }
 }
@@ -123,6 +126,8 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var apps: [AppStatusPayload]?
     /// App commands: the app's state once the command was accepted (messages are delivered afterwards).
     package var state: String?
+    /// A device-wide user action (no `app`): the apps it reached, in registration order; empty when none.
+    package var reached: [String]?
     /// `reload`: what changed (or, with `dryRun`, would change).
     package var reload: ReloadReport?
     /// `beginTask`: the new task's id.
@@ -156,46 +161,6 @@ package struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
     }
 }
 
-package struct DaemonInfo: Codable, Hashable, Sendable {
-    package var pid: Int32
-    package var config: String
-    package var socket: String
-    package var uptimeSeconds: Double
-}
-
-/// One app in a `status` reply (K2). Absent optional fields mean "not applicable".
-package struct AppStatusPayload: Codable, Hashable, Sendable {
-    package struct Task: Codable, Hashable, Sendable {
-        package var id: UInt64
-        package var name: String
-        package var ageSeconds: Double
-    }
-
-    package var app: String
-    /// `embedded` or `process`.
-    package var kind: String
-    package var state: String
-    /// The reason of the termination in progress (the `terminating` flag).
-    package var terminating: String?
-    package var pid: Int32?
-    /// `freezer` or `signal`: how the process is (or would be) suspended.
-    package var suspension: String?
-    /// True when the suspension was confirmed (cgroup.events `frozen 1`, or state `T`).
-    package var suspensionConfirmed: Bool?
-    package var timeInStateSeconds: Double
-    /// Outstanding background tasks in the order they began.
-    package var tasks: [Task]
-    /// Budget left in this background period; absent when unlimited (foreground, background modes).
-    package var budgetRemainingSeconds: Double?
-    /// The budget deadline in seconds since the daemon started (the clock of `atSeconds` in events); absent
-    /// outside a budgeted background period.
-    package var deadlineAtSeconds: Double?
-    package var messageInFlight: String?
-    package var heldNotifications: Int
-    package var lastTermination: String?
-    package var lastExit: String?
-}
-
 /// An event line: `{"v":1,"event":{...}}`.
 package struct ControlEventLine: Codable, Hashable, Sendable {
     package var v = ControlProtocol.version
@@ -226,48 +191,4 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
         self.messages = event.messages.map(\.description)
         self.exit = event.exit?.description
     }
-}
-
-/// What a reload changes (C3).
-package struct ReloadReport: Codable, Hashable, Sendable {
-    /// True when the changes were applied; false for a dry run.
-    package var applied: Bool
-    /// Changes that take effect at once (new apps are registered in notRunning).
-    package var live: [String]
-    /// Changes that take effect only when the daemon restarts; the running values are kept.
-    package var needsRestart: [String]
-
-    package init(applied: Bool, live: [String], needsRestart: [String]) {
-        self.applied = applied
-        self.live = live
-        self.needsRestart = needsRestart
-    }
-}
-
-extension AppStatusPayload {
-    init(_ status: AppStatus, process: ProcessRow?) {
-        func seconds(_ span: TimeSpan) -> Double { span.seconds }
-        self.app = status.app.bundleIdentifier
-        self.kind = status.isProcess ? "process" : "embedded"
-        self.state = status.state.rawValue
-        self.terminating = status.terminating?.description
-        self.pid = process?.pid
-        self.suspension = process?.mechanism
-        self.suspensionConfirmed = process?.suspensionConfirmed
-        self.timeInStateSeconds = seconds(status.timeInState)
-        self.tasks = status.tasks.map { Task(id: $0.id.rawValue, name: $0.name, ageSeconds: seconds($0.age)) }
-        self.budgetRemainingSeconds = status.budgetRemaining == .max ? nil : seconds(status.budgetRemaining)
-        self.deadlineAtSeconds = status.deadline.map { Double($0.nanosecondsSinceOrigin) / 1_000_000_000 }
-        self.messageInFlight = status.messageInFlight?.description
-        self.heldNotifications = status.heldNotifications
-        self.lastTermination = status.lastTermination?.description
-        self.lastExit = status.lastExit?.description
-    }
-}
-
-/// What the process driver knows about a process app (filled once process apps run in the daemon).
-struct ProcessRow: Hashable, Sendable {
-    var pid: Int32?
-    var mechanism: String?
-    var suspensionConfirmed: Bool
 }

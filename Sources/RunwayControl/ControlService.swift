@@ -144,7 +144,9 @@ final class ControlService: @unchecked Sendable {
             case .lifecycle(let lifecycle):
                 try self.scheduler.send(lifecycle, to: app!)
             case .userAction(let action):
-                try self.scheduler.perform(action, on: app!)
+                // Without an app (`needsApp` allows that for device events only): device-wide (S7, S8, S10).
+                guard let app else { return self.deviceEventReply(action, command: request.command, id: id) }
+                try self.scheduler.perform(action, on: app)
             case .expire:
                 try self.scheduler.expireBudget(of: app!)
             case .beginTask:
@@ -194,6 +196,16 @@ final class ControlService: @unchecked Sendable {
         return reply
     }
 
+    /// A user action without an app: device-wide; the reply lists the apps it reached.
+    private func deviceEventReply(_ action: UserAction, command: String, id: Int?) -> ControlReply {
+        guard let event = DeviceEvent(rawValue: action.rawValue) else {
+            return .failure("invalidRequest", "field 'app': command '\(command)' needs an app", id: id)
+        }
+        var reply = ControlReply(id: id, ok: true)
+        reply.reached = self.scheduler.perform(event).map(\.bundleIdentifier)
+        return reply
+    }
+
     private func statusReply(app: AppID?, id: Int?) -> ControlReply {
         let statuses = self.scheduler.status()
         let rows = processRows(of: self.scheduler)
@@ -236,31 +248,5 @@ final class ControlService: @unchecked Sendable {
         } catch {
             return .failure(ControlErrorPayload(code: "invalidRequest", message: fieldProblem(error)))
         }
-    }
-}
-
-/// What is wrong with a JSON object that JSONDecoder refused, naming the field: "field 'seconds': expected a
-/// number". Shared by control requests and scenario steps.
-func fieldProblem(_ error: any Error) -> String {
-    func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
-    func typeName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Int.Type: return "an integer"
-        case is Double.Type: return "a number"
-        case is Bool.Type: return "true or false"
-        default: return "a JSON object"
-        }
-    }
-    switch error {
-    case DecodingError.keyNotFound(let key, _):
-        return "field '\(key.stringValue)' is missing"
-    case DecodingError.typeMismatch(let type, let context):
-        let name = field(context.codingPath)
-        return name.isEmpty ? "expected a JSON object" : "field '\(name)': expected \(typeName(type))"
-    case DecodingError.valueNotFound(let type, let context):
-        return "field '\(field(context.codingPath))': expected \(typeName(type)), found null"
-    default:
-        return "\(error)"
     }
 }

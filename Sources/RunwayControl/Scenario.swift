@@ -17,6 +17,8 @@ package struct Scenario: Sendable {
         package enum Action: Sendable, Equatable {
             case lifecycle(Command)
             case userAction(UserAction)
+            /// A user action without an app: device-wide (S7, S8, S10).
+            case deviceEvent(DeviceEvent)
             /// Begin a background task with this name on the app's behalf.
             case beginTask(String)
             /// End the oldest outstanding task begun by this scenario with this name (any name when nil).
@@ -126,12 +128,19 @@ package struct Scenario: Sendable {
         case (.some(let name), nil):
             action = try self.action(name, task: try string(raw.task, "task"), seconds: raw.seconds, fail: fail)
         }
-        switch action {
-        case .purge, .memoryWarning: break
+        switch (action, app) {
+        case (.purge, _), (.memoryWarning, _), (_, .some):
+            return Step(at: at, app: app, action: action, location: location)
+        case (.userAction(let user), nil):
+            guard let event = DeviceEvent(rawValue: user.rawValue) else { fallthrough }
+            return Step(at: at, app: nil, action: .deviceEvent(event), location: location)
         default:
-            if app == nil { throw fail("field 'app' is missing: this step needs the bundle identifier of an app") }
+            let optional = ["purge", "memoryWarning"] + DeviceEvent.allCases.map(\.rawValue)
+            throw fail(
+                "field 'app' is missing: this step needs the bundle identifier of an app (only "
+                    + optional.joined(separator: ", ") + " may leave it out)"
+            )
         }
-        return Step(at: at, app: app, action: action, location: location)
     }
 
     private static func action(

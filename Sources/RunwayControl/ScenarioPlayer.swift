@@ -46,8 +46,14 @@ struct ScenarioPlayer: Sendable {
                 timeline.note(step.app, "> \(command)")
                 try self.scheduler.send(command, to: app)
             case .userAction(let action):
-                timeline.note(step.app, "> \(action.rawValue) (\(action.command))")
+                // lock and unlock stand for a command that depends on the app's LockBehavior (S7).
+                let lock = action == .lock || action == .unlock
+                timeline.note(step.app, "> \(action.rawValue)" + (lock ? "" : " (\(action.command))"))
                 try self.scheduler.perform(action, on: app)
+            case .deviceEvent(let event):
+                timeline.note(nil, "> \(event.rawValue) (device-wide)")
+                let reached = self.scheduler.perform(event).map(\.bundleIdentifier)
+                timeline.note(nil, reached.isEmpty ? "reached no app" : "reached " + reached.joined(separator: ", "))
             case .beginTask(let name):
                 let id = self.scheduler.beginBackgroundTask(withName: name, for: app) {
                     timeline.note(app, "expiration handler called for \"\(name)\"")

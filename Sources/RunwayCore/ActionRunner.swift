@@ -102,10 +102,16 @@ package final class ActionRunner {
         return grant
     }
 
-    /// `endBackgroundTask` (B8); drops the task's handler.
-    package func endTask(_ id: BackgroundTaskID, app: AppID) throws(SchedulerError) {
+    /// `endBackgroundTask` (B8); drops the task's handler. `beforeActions` runs once the core accepted the end and
+    /// before its actions run (a process app's answer is written before the suspension it may cause).
+    package func endTask(
+        _ id: BackgroundTaskID,
+        app: AppID,
+        beforeActions: () -> Void = {}
+    ) throws(SchedulerError) {
         let actions = try self.core.backgroundTaskEnded(id, by: app, now: self.now())
         self.handlers[id] = nil
+        beforeActions()
         self.perform(actions)
     }
 

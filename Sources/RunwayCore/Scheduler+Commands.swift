@@ -18,7 +18,14 @@ extension Scheduler {
     ) throws(SchedulerError) -> [Action] {
         self.begin(now)
         let index = try self.index(of: app)
+        try self.apply(command, to: index)
+        return self.finish()
+    }
+
+    /// Applies one command inside the current call (L1): throws before changing anything when it is refused.
+    mutating func apply(_ command: Command, to index: Int) throws(SchedulerError) {
         let record = self.apps[index]
+        let app = record.id
         let illegal = SchedulerError(
             .illegalCommand,
             app: app,
@@ -53,21 +60,16 @@ extension Scheduler {
             self.changeForeground(index, to: .inactive, running, command: command, messages: [.willResignActive])
 
         case (.enterBackground, .foreground(let mode, let running)):
-            let resign: [Message] = mode == .active ? [.willResignActive] : []
             if exitsImmediately {
                 // E1, immediate style: (willResignActive,) willTerminate; never in the background.
-                self.beginTermination(
-                    index,
-                    reason: .exitsOnSuspend,
-                    graceful: true,
-                    messages: resign + [.willTerminate]
-                )
+                self.beginTermination(index, reason: .exitsOnSuspend, graceful: true)
             } else {
                 // active/inactive -> background: (willResignActive,) didEnterBackground; the budget starts (B3).
                 // Commands are rare: the copies of `running` here cost nothing that matters.
+                let messages: [Message] = (mode == .active ? [.willResignActive] : []) + [.didEnterBackground]
                 var running = running
-                running.outbox.append(resign + [.didEnterBackground])
-                self.enterBackground(index, running, command: command, messages: resign + [.didEnterBackground])
+                running.outbox.append(messages)
+                self.enterBackground(index, running, command: command, messages: messages)
             }
 
         case (.enterForeground, .background), (.enterForeground, .suspended):
@@ -98,16 +100,6 @@ extension Scheduler {
             preconditionFailure("app=\(app) is being modified")
         }
         self.advance(index)
-        return self.finish()
-    }
-
-    /// Applies a composite user action of SPEC section 4 (its command).
-    public mutating func userActionReceived(
-        _ action: UserAction,
-        for app: AppID,
-        now: Instant
-    ) throws(SchedulerError) -> [Action] {
-        try self.commandReceived(action.command, for: app, now: now)
     }
 
     /// E1's immediate style: the app never enters the background.

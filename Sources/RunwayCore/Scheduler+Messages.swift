@@ -64,12 +64,13 @@ extension Scheduler {
             )
             self.apps[index].lifecycle.withBackground { period, _ in period.entry = .awaiting(grace: grace) }
         case (.willTerminate, .terminating(var termination, _)):
-            // L4: willTerminate gets the full grace from when it is sent.
+            // L4: willTerminate gets the full grace from when it is sent, and the SIGKILL of a process app falls
+            // at the end of that same grace.
             guard case .messaging(let grace) = termination.phase else { return }
             self.disarm([grace])
-            termination.phase = .messaging(
-                grace: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
-            )
+            let deadline = self.lastNow + self.settings.terminationGrace
+            termination.phase = .messaging(grace: self.arm(.termination, app: index, at: deadline))
+            termination.killAt = deadline
             self.setTermination(index, termination)
         default:
             break

@@ -30,11 +30,14 @@ extension Scheduler {
         self.publish(index, from: .background, to: .suspended, cause: cause, messages: [])
     }
 
-    /// The termination messages of the table in SPEC section 2, by the state termination starts from.
-    func terminationMessages(from state: AppState) -> [Message] {
+    /// The termination messages of the table of section 2, by the state termination starts from. An app of E1's
+    /// immediate style never enters the background, so it is never sent `didEnterBackground`.
+    func terminationMessages(from state: AppState, immediate: Bool) -> [Message] {
         switch state {
-        case .active: return [.willResignActive, .didEnterBackground, .willTerminate]
-        case .inactive: return [.didEnterBackground, .willTerminate]
+        case .active:
+            return immediate
+                ? [.willResignActive, .willTerminate] : [.willResignActive, .didEnterBackground, .willTerminate]
+        case .inactive: return immediate ? [.willTerminate] : [.didEnterBackground, .willTerminate]
         case .background: return [.willTerminate]
         case .suspended, .notRunning: return []
         }
@@ -46,11 +49,9 @@ extension Scheduler {
     ///   - graceful: true for the `terminate` rows (messages, then stop); false for kills that send no message
     ///     (budget overrun, background entry timeout, purge, protocol violation). A suspended app is always
     ///     killed without a message (L5).
-    ///   - messages: overrides the table (E1 immediate style).
-    mutating func beginTermination(_ index: Int, reason: TerminationReason, graceful: Bool, messages: [Message]? = nil)
-    {
+    mutating func beginTermination(_ index: Int, reason: TerminationReason, graceful: Bool) {
         let record = self.apps[index]
-        let from = record.state
+        var from = record.state
         let running: RunningApp
         switch record.lifecycle {
         case .foreground(_, let kept):
@@ -71,16 +72,25 @@ extension Scheduler {
             self.stopRunning(index, reason: reason, messages: [], from: from, running: silent)
             return
         }
-        let chain = messages ?? self.terminationMessages(from: from)
+        let immediate = self.exitsImmediately(record.descriptor)
+        let chain = self.terminationMessages(from: from, immediate: immediate)
+        var published = chain
+        if immediate, from == .active {
+            // E1, immediate style: the app resigns and is inactive while `willTerminate` runs; it never reaches the
+            // background. The resignation is a transition of its own, so status and events show `inactive`.
+            self.publish(index, from: .active, to: .inactive, cause: .terminated(reason), messages: [.willResignActive])
+            from = .inactive
+            published = [.willTerminate]
+        }
         // Messages not yet sent are dropped; the one in flight (if any) finishes first (L2).
         var terminating = running
         terminating.outbox.replacePending(with: chain)
         let grace = self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
-        let termination = Termination(reason: reason, from: from, messages: chain, phase: .messaging(grace: grace))
+        let termination = Termination(reason: reason, from: from, messages: published, phase: .messaging(grace: grace))
         self.enter(index, .terminating(termination, terminating))
     }
 
-    /// `willTerminate` returned, or the messages' grace ran out (L4): stop the app.
+    /// `willTerminate` returned (L4): stop the app.
     mutating func finishTerminationMessages(_ index: Int, _ termination: Termination) {
         self.disarm(termination.timer.map { [$0] } ?? [])
         var running = self.apps[index].lifecycle.running ?? RunningApp()
@@ -90,18 +100,22 @@ extension Scheduler {
             reason: termination.reason,
             messages: termination.messages,
             from: termination.from,
-            running: running
+            running: running,
+            killAt: termination.killAt
         )
     }
 
-    /// Embedded apps stop at once. A running process gets SIGTERM and SIGKILL after `TerminationGrace`; a
-    /// suspended one gets SIGKILL at once, without thawing (P2). Processes reach `notRunning` on exit.
+    /// Embedded apps stop at once. A running process gets SIGTERM and SIGKILL at `killAt` (the end of
+    /// `willTerminate`'s grace), or `TerminationGrace` after SIGTERM when no `willTerminate` was awaited; a suspended
+    /// one, or one whose `killAt` has passed, gets SIGKILL at once, without thawing (P2). Processes reach
+    /// `notRunning` on exit.
     mutating func stopRunning(
         _ index: Int,
         reason: TerminationReason,
         messages: [Message],
         from: AppState,
-        running: RunningApp
+        running: RunningApp,
+        killAt: Instant? = nil
     ) {
         let id = self.apps[index].id
         guard self.apps[index].descriptor.isProcess else {
@@ -113,15 +127,14 @@ extension Scheduler {
             self.becomeNotRunning(index, exit: nil)
             return
         }
+        let deadline = killAt ?? self.lastNow + self.settings.terminationGrace
         let phase: Termination.Phase
-        if from == .suspended {
+        if from == .suspended || deadline <= self.lastNow {
             self.actions.append(.kill(id))
             phase = .killed
         } else {
             self.actions.append(.sendTerminateSignal(id))
-            phase = .signaled(
-                killAt: self.arm(.termination, app: index, at: self.lastNow + self.settings.terminationGrace)
-            )
+            phase = .signaled(killAt: self.arm(.termination, app: index, at: deadline))
         }
         self.enter(
             index,
@@ -133,8 +146,11 @@ extension Scheduler {
     mutating func terminationGraceReached(_ index: Int, _ termination: Termination) {
         switch termination.phase {
         case .messaging:
-            // L4: willTerminate (or a message before it) did not return in time.
-            self.finishTerminationMessages(index, termination)
+            // L4: willTerminate (or a message before it) did not return in time. A process app is killed at once:
+            // its grace is used up, and SIGTERM to an app that does not answer would only add another grace.
+            var expired = termination
+            expired.killAt = self.lastNow
+            self.finishTerminationMessages(index, expired)
         case .signaled:
             // P2: SIGTERM was ignored for TerminationGrace.
             self.actions.append(.kill(self.apps[index].id))

@@ -32,6 +32,9 @@ public struct Scheduler {
     var lastNow: Instant = .origin
     var announcedWakeup: Instant?
     var stopping = false
+    /// The apps each open device-wide interruption reached (`lock`, `offerShutdown`, `alert`), for its closing
+    /// event.
+    var interrupted: [DeviceEvent: [Int]] = [:]
     var pressureLevel = MemoryPressureLevel.normal
     /// Actions produced by the current call, returned by `finish()`.
     var actions: [Action] = []

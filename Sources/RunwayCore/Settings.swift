@@ -27,6 +27,17 @@ public enum ExitsOnSuspendStyle: String, Hashable, Sendable, CaseIterable {
     case immediate
 }
 
+/// What a screen lock does to the apps in the foreground (S7).
+public enum LockBehavior: String, Hashable, Sendable, CaseIterable {
+    /// iOS 4: lock sends `willResignActive` and the app stays inactive (no budget runs, it is never suspended);
+    /// unlock sends `didBecomeActive`. The default: the seed scenario S7.
+    case classic
+    /// iOS 5 and later: lock sends `willResignActive` then `didEnterBackground`, so the app enters the background
+    /// (its budget runs and it is suspended as any background app); unlock sends `willEnterForeground` then
+    /// `didBecomeActive`.
+    case modern
+}
+
 /// How a fresh background period's budget is computed (B7). Only one policy exists today; the setting is
 /// named so that a limiting policy can be added without changing the config format.
 public enum BudgetRefillPolicy: String, Hashable, Sendable, CaseIterable {
@@ -42,7 +53,8 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var expirationWarningLead: TimeSpan
     /// How long `didEnterBackground` may take (L3). Default 5 s.
     public var backgroundEntryGrace: TimeSpan
-    /// How long `willTerminate` may take, and how long after SIGTERM a process is killed (L4). Default 5 s.
+    /// How long `willTerminate` may take, and when a process app is killed: this long after `willTerminate` was sent,
+    /// or after SIGTERM when no message was awaited (L4, P2). Default 5 s.
     public var terminationGrace: TimeSpan
     /// What happens at the deadline to an app with outstanding tasks (B6). Default `.terminate`.
     public var overrunPolicy: OverrunPolicy
@@ -52,6 +64,8 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var budgetRefillPolicy: BudgetRefillPolicy
     /// Most distinct notification names queued for one suspended app (N1). Default 64; at least 1.
     public var notificationQueueLimit: Int
+    /// What a lock does (S7); apps may override it. Default `.classic`.
+    public var lockBehavior: LockBehavior
     /// When memory pressure warns running apps and purges suspended ones (P3). Default 10 % and 30 % PSI.
     public var memoryPressure: MemoryPressurePolicy
 
@@ -64,6 +78,7 @@ public struct SchedulerSettings: Hashable, Sendable {
         exitsOnSuspendStyle: ExitsOnSuspendStyle = .drain,
         budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
         notificationQueueLimit: Int = 64,
+        lockBehavior: LockBehavior = .classic,
         memoryPressure: MemoryPressurePolicy = MemoryPressurePolicy()
     ) {
         precondition(
@@ -84,6 +99,7 @@ public struct SchedulerSettings: Hashable, Sendable {
         self.exitsOnSuspendStyle = exitsOnSuspendStyle
         self.budgetRefillPolicy = budgetRefillPolicy
         self.notificationQueueLimit = notificationQueueLimit
+        self.lockBehavior = lockBehavior
         self.memoryPressure = memoryPressure
     }
 }
@@ -131,6 +147,8 @@ public struct AppDescriptor: Hashable, Sendable {
     public var exitsOnSuspend: Bool
     /// Per-app override of the scheduler's `exitsOnSuspendStyle`.
     public var exitsOnSuspendStyle: ExitsOnSuspendStyle?
+    /// Per-app override of the scheduler's `lockBehavior` (S7).
+    public var lockBehavior: LockBehavior?
     /// `UIBackgroundModes`; non-empty means the app runs in the background without a budget (L7). Background
     /// modes win over `exitsOnSuspend` (such an app is never suspended, so it never exits); the config loader
     /// rejects the combination.
@@ -144,6 +162,7 @@ public struct AppDescriptor: Hashable, Sendable {
         kind: AppKind = .embedded,
         exitsOnSuspend: Bool = false,
         exitsOnSuspendStyle: ExitsOnSuspendStyle? = nil,
+        lockBehavior: LockBehavior? = nil,
         backgroundModes: [String] = [],
         backgroundTimeBudget: TimeSpan? = nil
     ) {
@@ -152,6 +171,7 @@ public struct AppDescriptor: Hashable, Sendable {
         self.kind = kind
         self.exitsOnSuspend = exitsOnSuspend
         self.exitsOnSuspendStyle = exitsOnSuspendStyle
+        self.lockBehavior = lockBehavior
         self.backgroundModes = backgroundModes
         self.backgroundTimeBudget = backgroundTimeBudget
     }

@@ -15,6 +15,9 @@ struct Termination {
     /// Every message of the termination, as published on its transition.
     var messages: [Message]
     var phase: Phase
+    /// When SIGKILL is due for a process app: `TerminationGrace` after `willTerminate` was sent, so that the whole
+    /// termination from `willTerminate` on fits in one grace (L4). Nil until `willTerminate` is sent.
+    var killAt: Instant?
 
     var timer: DeadlineHandle? {
         switch self.phase {

@@ -265,6 +265,7 @@ struct BadValueTests {
         ("OverrunPolicy", "explode", #"one of "terminate", "suspend""#),
         ("SuspensionMechanism", "cgroup", #"one of "auto", "freezer", "signal""#),
         ("ExitsOnSuspendStyle", "Drain", #"one of "drain", "immediate""#),
+        ("LockBehavior", "iOS5", #"one of "classic", "modern""#),
         ("BudgetRefillPolicy", "carryOver", #"one of "fullEachPeriod""#),
         ("MemoryPressureSource", "swap", #"one of "psi", "rss", "off""#),
     ])
@@ -280,6 +281,25 @@ struct BadValueTests {
             keyPath: key,
             found: "string \"\(value)\"",
             expectedContains: allowed
+        )
+    }
+
+    @Test func C2_unknownLockBehaviorInAnAppFileNamesTheFileTheKeyAndTheAllowedValues() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        let file = try config.writeApp(
+            "notes",
+            identifier: "com.example.notes",
+            "<key>LockBehavior</key><string>Modern</string>"
+        )
+
+        expectError(
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "LockBehavior",
+            found: "string \"Modern\"",
+            expectedContains: #"one of "classic", "modern""#
         )
     }
 

@@ -33,6 +33,7 @@ struct KeyMappingTests {
                 <key>OverrunPolicy</key><string>suspend</string>
                 <key>SuspensionMechanism</key><string>signal</string>
                 <key>ExitsOnSuspendStyle</key><string>immediate</string>
+                <key>LockBehavior</key><string>modern</string>
                 <key>BudgetRefillPolicy</key><string>fullEachPeriod</string>
                 <key>NotificationQueueLimit</key><integer>8</integer>
                 <key>ControlSocket</key><string>/run/test/runway.sock</string>
@@ -60,7 +61,8 @@ struct KeyMappingTests {
                     overrunPolicy: .suspend,
                     exitsOnSuspendStyle: .immediate,
                     budgetRefillPolicy: .fullEachPeriod,
-                    notificationQueueLimit: 8
+                    notificationQueueLimit: 8,
+                    lockBehavior: .modern
                 )
         )
         #expect(
@@ -94,6 +96,7 @@ struct KeyMappingTests {
                 <key>WorkingDirectory</key><string>/srv/api</string>
                 <key>UIApplicationExitsOnSuspend</key><true/>
                 <key>ExitsOnSuspendStyle</key><string>immediate</string>
+                <key>LockBehavior</key><string>modern</string>
                 <key>RunwayBackgroundTimeBudget</key><integer>7</integer>
                 <key>RunwayProtocol</key><integer>1</integer>
                 """
@@ -118,6 +121,7 @@ struct KeyMappingTests {
                         ),
                         exitsOnSuspend: true,
                         exitsOnSuspendStyle: .immediate,
+                        lockBehavior: .modern,
                         backgroundModes: [],
                         backgroundTimeBudget: .seconds(7)
                     ),

@@ -54,6 +54,25 @@ struct WarningTests {
         #expect(configuration.warnings[1].description == "\(settings): Verbose: unknown key, ignored")
     }
 
+    @Test func C2_theIssuesLockStyleIsWarnedAboutWithTheKeyThatExists() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        let settings = try config.write("Runway.plist", plistXML("<key>LockStyle</key><string>modern</string>"))
+        let app = try config.writeApp(
+            "notes",
+            identifier: "com.example.notes",
+            "<key>LockStyle</key><string>modern</string>"
+        )
+
+        let configuration = try ConfigLoader.load(directory: config.path)
+
+        #expect(configuration.settings.lockBehavior == .classic)
+        #expect(configuration.apps.first?.descriptor.lockBehavior == nil)
+        #expect(configuration.warnings.map(\.file) == [settings, app])
+        #expect(configuration.warnings.map(\.keyPath) == ["LockStyle", "LockStyle"])
+        #expect(configuration.warnings.allSatisfy { $0.message == "unknown key, ignored; the key is LockBehavior" })
+    }
+
     @Test func C2_processKeysOnAnEmbeddedAppAreWarnedAsIgnored() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }

@@ -180,7 +180,7 @@ import Testing
         )
     }
 
-    @Test func E1_drainStyleProcessGetsWillTerminateWhenItsLastTaskEndsThenSIGTERM() throws {
+    @Test func E1_drainStyleProcessGetsWillTerminateWhenItsLastTaskEndsThenSIGTERMAndSIGKILLAtItsGrace() throws {
         let descriptor = AppDescriptor(
             id: mail,
             kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"], speaksProtocol: true)),
@@ -198,13 +198,12 @@ import Testing
                 .armWakeup(at(9)),
             ]
         )
-        // Expected: SIGTERM, SIGKILL armed at 5 + 5.
-        #expect(
-            scheduler.acknowledge(.willTerminate, of: mail, in: ended, now: at(5)) == [
-                .sendTerminateSignal(mail),
-                .armWakeup(at(10)),
-            ]
-        )
+        // Expected: SIGTERM; SIGKILL falls at the end of willTerminate's grace, 4 + 5 (L4: one grace in all), so the
+        // wake-up already armed at 9 stays.
+        #expect(scheduler.acknowledge(.willTerminate, of: mail, in: ended, now: at(5)) == [.sendTerminateSignal(mail)])
+        // Expected: nothing before 9 (B9); at 9, SIGKILL and no wake-up left.
+        #expect(scheduler.clockAdvanced(to: at(9) - .nanoseconds(1)) == [])
+        #expect(scheduler.clockAdvanced(to: at(9)) == [.kill(mail), .cancelWakeup])
     }
 
     @Test func E1_drainStyleAtTheDeadlineWithSuspendPolicyEndsTheTasksThenSendsWillTerminate() throws {
@@ -225,7 +224,7 @@ import Testing
         )
     }
 
-    @Test func E1_immediateStyleSendsWillResignActiveThenWillTerminateAndNeverEntersTheBackground() throws {
+    @Test func E1_immediateStyleIsInactiveWhileItsWillTerminateRunsAndNeverEntersTheBackground() throws {
         let descriptor = AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .immediate)
         var scheduler = try makeScheduler([descriptor])
         // Expected: no launch into the background, no task.
@@ -240,13 +239,17 @@ import Testing
         #expect(refused.refusal == .exitsOnSuspendImmediately)
         #expect(refused.actions == [])
         let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
-        // Expected: willResignActive, grace 15; no publish yet.
+        // Expected: the resignation is a transition of its own, published first (active -> inactive, the cause is the
+        // termination); then willResignActive, grace 15.
         #expect(
             home == [
+                published(mail, .active, .inactive, .terminated(.exitsOnSuspend), at: at(10), [.willResignActive]),
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: home)),
                 .armWakeup(at(15)),
             ]
         )
+        #expect(scheduler.state(of: mail) == .inactive)
+        #expect(scheduler.isTerminating(mail))
         let resigned = scheduler.acknowledge(.willResignActive, of: mail, in: home, now: at(11))
         // Expected: willTerminate (no didEnterBackground), grace 11 + 5.
         #expect(
@@ -255,18 +258,12 @@ import Testing
                 .armWakeup(at(16)),
             ]
         )
-        // Expected: stop, publish active -> notRunning, reason exitsOnSuspend.
+        #expect(scheduler.state(of: mail) == .inactive)
+        // Expected: stop, publish inactive -> notRunning with willTerminate alone, reason exitsOnSuspend.
         #expect(
             scheduler.acknowledge(.willTerminate, of: mail, in: resigned, now: at(12)) == [
                 .stop(mail),
-                published(
-                    mail,
-                    .active,
-                    .notRunning,
-                    .terminated(.exitsOnSuspend),
-                    at: at(12),
-                    [.willResignActive, .willTerminate]
-                ),
+                published(mail, .inactive, .notRunning, .terminated(.exitsOnSuspend), at: at(12), [.willTerminate]),
                 .cancelWakeup,
             ]
         )

@@ -31,7 +31,7 @@ import Testing
         #expect(driver.lastEvent(of: mail)?.at == at(30))
     }
 
-    @Test func E1_immediateStyleNeverReachesTheBackgroundAndGetsNoTasks() throws {
+    @Test func E1_immediateStyleIsInactiveThenGoneNeverInTheBackgroundAndGetsNoTasks() throws {
         var driver = makeDriver([AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .immediate)])
             .launched(mail)
         #expect(driver.beginTask("upload", in: mail) == .invalid)
@@ -39,7 +39,7 @@ import Testing
         #expect(
             driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate]
         )
-        #expect(driver.events.map(\.to) == [.active, .notRunning])
+        #expect(driver.events.map(\.to) == [.active, .inactive, .notRunning])
         #expect(throws: SchedulerError.self) { try driver.send(.launchInBackground, to: mail) }
     }
 

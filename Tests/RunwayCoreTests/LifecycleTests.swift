@@ -113,7 +113,7 @@ import Testing
         #expect(driver.lastEvent(of: mail)?.cause == .terminated(.budgetOverrun))
     }
 
-    @Test func L4_willTerminateThatDoesNotReturnIsKilledAfterTheGrace() throws {
+    @Test func L4_willTerminateThatDoesNotReturnIsKilledAtOnceWhenItsGraceRunsOut() throws {
         var driver = makeDriver([process(mail)])
         driver.replies[mail] = ["willTerminate": .never]
         driver.terminateBehavior[mail] = .ignores
@@ -123,11 +123,12 @@ import Testing
         driver.advance(to: at(2))
         try driver.send(.terminate, to: mail)
         driver.runUntilIdle()
-        // Expected: willTerminate at t=2; SIGTERM at t=7 (grace); SIGKILL at t=12; exit recorded.
+        // Expected: willTerminate at t=2; at t=7 (its grace) SIGKILL at once, no SIGTERM (one grace in all); exit
+        // recorded.
         #expect(driver.deliveries(to: mail).last.map { [$0.at] } == [at(2)])
         #expect(
             driver.effects(on: mail).suffix(2) == [
-                "t=7.000s sendTerminateSignal(com.example.mail)", "t=12.000s kill(com.example.mail)",
+                "t=0.000s resume(com.example.mail)", "t=7.000s kill(com.example.mail)",
             ]
         )
         let last = driver.lastEvent(of: mail)

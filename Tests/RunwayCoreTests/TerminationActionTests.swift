@@ -3,8 +3,8 @@ import Testing
 
 /// The `terminate` rows of the table of SPEC section 2 (from active, inactive, background, suspended) and the
 /// shutdown that applies them to every app (P4), as the exact action list of every call: the message chain
-/// (L2), `willTerminate`'s grace (L4), SIGTERM then SIGKILL for processes (L4, P2), no message for a suspended
-/// app (L5). TerminationGrace 5 s.
+/// (L2), `willTerminate`'s grace (L4), SIGTERM then SIGKILL for processes, SIGKILL at the end of the grace
+/// `willTerminate` started (L4, P2), no message for a suspended app (L5). TerminationGrace 5 s.
 @Suite struct TerminationActionTests {
     private let chainFromActive: [Message] = [.willResignActive, .didEnterBackground, .willTerminate]
 
@@ -47,7 +47,7 @@ import Testing
         #expect(scheduler.state(of: mail) == .notRunning)
     }
 
-    @Test func L4_terminateActiveProtocolProcessEscalatesFromMessagesToSIGTERMToSIGKILL() throws {
+    @Test func L4_terminateActiveProtocolProcessEscalatesToSIGTERMThenSIGKILLAtWillTerminatesGrace() throws {
         var scheduler = try makeScheduler([protocolApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         let terminate = try scheduler.commandReceived(.terminate, for: mail, now: at(10))
@@ -73,27 +73,27 @@ import Testing
                 .armWakeup(at(16)),
             ]
         )
-        // Expected: SIGTERM once willTerminate returned; SIGKILL armed at 12 + 5; still active and terminating.
+        // Expected: SIGTERM once willTerminate returned; SIGKILL stays at the end of willTerminate's grace, 11 + 5
+        // (L4: one grace in all), so the wake-up armed at 16 stays; still active and terminating.
         #expect(
             scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(12)) == [
-                .sendTerminateSignal(mail),
-                .armWakeup(at(17)),
+                .sendTerminateSignal(mail)
             ]
         )
         #expect(scheduler.state(of: mail) == .active)
         #expect(scheduler.isTerminating(mail))
         // Expected: nothing before the SIGKILL deadline (B9); at it, SIGKILL and no wake-up left.
-        #expect(scheduler.clockAdvanced(to: at(17) - .nanoseconds(1)) == [])
-        #expect(scheduler.clockAdvanced(to: at(17)) == [.kill(mail), .cancelWakeup])
+        #expect(scheduler.clockAdvanced(to: at(16) - .nanoseconds(1)) == [])
+        #expect(scheduler.clockAdvanced(to: at(16)) == [.kill(mail), .cancelWakeup])
         // Expected: the exit publishes active -> notRunning with the chain and the exit status.
         #expect(
-            scheduler.processExited(mail, exit: .signaled(9), now: at(milliseconds: 17_001)) == [
+            scheduler.processExited(mail, exit: .signaled(9), now: at(milliseconds: 16_001)) == [
                 published(
                     mail,
                     .active,
                     .notRunning,
                     .terminated(.requested),
-                    at: at(milliseconds: 17_001),
+                    at: at(milliseconds: 16_001),
                     self.chainFromActive,
                     exit: .signaled(9)
                 )
@@ -106,8 +106,8 @@ import Testing
         try scheduler.run(.launch, for: mail, now: at(0))
         let actions = try scheduler.run(.terminate, for: mail, now: at(10))
         // Expected, every message returned at t=10: willResignActive and the wake-up at 10 + 5, then
-        // didEnterBackground, willTerminate and SIGTERM. willTerminate's grace and the SIGKILL deadline are
-        // re-armed at the same instant (15), so no further wake-up action appears.
+        // didEnterBackground, willTerminate and SIGTERM. willTerminate's grace and the SIGKILL deadline both fall
+        // TerminationGrace after willTerminate was sent (15), so no further wake-up action appears.
         #expect(
             actions == [
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: actions)),
@@ -227,7 +227,7 @@ import Testing
         #expect(scheduler.acknowledge(.willTerminate, of: mail, in: backgrounded, now: at(17)) == [])
     }
 
-    @Test func L4_willTerminateThatNeverReturnsFromAProtocolProcessGetsSIGTERMAtTheGraceThenSIGKILL() throws {
+    @Test func L4_willTerminateThatNeverReturnsFromAProtocolProcessIsKilledAtItsGraceWithoutSIGTERM() throws {
         var scheduler = try makeScheduler([protocolApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         try scheduler.run(.resignActive, for: mail, now: at(1))
@@ -240,18 +240,18 @@ import Testing
                 .armWakeup(at(16)),
             ]
         )
-        // Expected: at willTerminate's grace (16), SIGTERM and SIGKILL armed at 21.
-        #expect(scheduler.clockAdvanced(to: at(16)) == [.sendTerminateSignal(mail), .armWakeup(at(21))])
-        // Expected: SIGKILL at 21.
-        #expect(scheduler.clockAdvanced(to: at(21)) == [.kill(mail), .cancelWakeup])
+        #expect(scheduler.clockAdvanced(to: at(16) - .nanoseconds(1)) == [])
+        // Expected: at willTerminate's grace (16), SIGKILL at once: the grace is used up, and a SIGTERM would only
+        // add a second one (L4). No wake-up left.
+        #expect(scheduler.clockAdvanced(to: at(16)) == [.kill(mail), .cancelWakeup])
         #expect(
-            scheduler.processExited(mail, exit: .signaled(9), now: at(21)) == [
+            scheduler.processExited(mail, exit: .signaled(9), now: at(16)) == [
                 published(
                     mail,
                     .inactive,
                     .notRunning,
                     .terminated(.requested),
-                    at: at(21),
+                    at: at(16),
                     [.didEnterBackground, .willTerminate],
                     exit: .signaled(9)
                 )
@@ -285,7 +285,7 @@ import Testing
         )
     }
 
-    @Test func S2_terminateBackgroundProtocolProcessEndsItsTasksOnExit() throws {
+    @Test func S2_terminateBackgroundProtocolProcessKillsAtWillTerminatesGraceAndEndsItsTasksOnExit() throws {
         var scheduler = try makeScheduler([protocolApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         let task = scheduler.beginTask("upload", in: mail, now: at(0))
@@ -298,12 +298,9 @@ import Testing
                 .armWakeup(at(7)),
             ]
         )
-        // Expected: SIGTERM, SIGKILL armed at 3 + 5.
+        // Expected: SIGTERM; SIGKILL stays at willTerminate's grace, 2 + 5 (L4), the wake-up already armed.
         #expect(
-            scheduler.acknowledge(.willTerminate, of: mail, in: terminate, now: at(3)) == [
-                .sendTerminateSignal(mail),
-                .armWakeup(at(8)),
-            ]
+            scheduler.acknowledge(.willTerminate, of: mail, in: terminate, now: at(3)) == [.sendTerminateSignal(mail)]
         )
         // Expected: on exit, end the task, publish, cancel the SIGKILL deadline.
         #expect(

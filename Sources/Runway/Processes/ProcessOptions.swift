@@ -18,6 +18,13 @@ public struct ProcessOptions: Sendable {
     public var confirmationTimeout: TimeSpan
     /// How often pending confirmations are checked: every 1 ms (libuv's timer resolution).
     public var confirmationPollMilliseconds: UInt64
+    /// How long the suspension of a protocol app may wait for the app to read what was written to its channel
+    /// (the answer to its last `endBackgroundTask`, written just before the core suspends it) and to go idle, so
+    /// that the answer reaches it before it is frozen. Waited only when something is unread or was written in the
+    /// same loop turn; checked every `confirmationPollMilliseconds`; an app that does not read in time is frozen
+    /// anyway (logged). The core counts the app as suspended from the start. Default 50 ms; zero never waits; not
+    /// negative.
+    public var suspendDrainTimeout: TimeSpan
     /// stdout and stderr lines longer than this are logged cut. Default 16 KiB.
     public var outputLineLimitBytes: Int
     /// Protocol lines longer than this are answered with `lineTooLong` (A5). Default 64 KiB.
@@ -48,6 +55,7 @@ public struct ProcessOptions: Sendable {
         searchDirectories: [String] = [],
         suspensionMechanism: SuspensionMechanism = .auto,
         confirmationTimeout: TimeSpan = .seconds(2),
+        suspendDrainTimeout: TimeSpan = .milliseconds(50),
         outputLineLimitBytes: Int = 16_384,
         protocolLineLimitBytes: Int = 65_536,
         protocolWriteQueueLimitBytes: Int = 1 << 20,
@@ -63,11 +71,16 @@ public struct ProcessOptions: Sendable {
             "ProcessOptions limits must be positive"
         )
         precondition(orphanReapTimeout >= .zero, "orphanReapTimeout must not be negative, got \(orphanReapTimeout)")
+        precondition(
+            suspendDrainTimeout >= .zero,
+            "suspendDrainTimeout must not be negative, got \(suspendDrainTimeout)"
+        )
         self.baseDirectory = baseDirectory
         self.searchDirectories = searchDirectories
         self.suspensionMechanism = suspensionMechanism
         self.confirmationTimeout = confirmationTimeout
         self.confirmationPollMilliseconds = 1
+        self.suspendDrainTimeout = suspendDrainTimeout
         self.outputLineLimitBytes = outputLineLimitBytes
         self.protocolLineLimitBytes = protocolLineLimitBytes
         self.protocolWriteQueueLimitBytes = protocolWriteQueueLimitBytes

@@ -70,8 +70,8 @@ extension ProcessSupervisor {
             self.violated(child, reason: reason)
             return
         }
-        guard let request, let answer = self.delegate?.processRequested(request, app: app) else { return }
-        self.send(answer, to: child)
+        guard let request else { return }
+        self.delegate?.processRequested(request, app: app) { [unowned self] answer in self.send(answer, to: child) }
     }
 
     func childClosedChannel(_ child: ChildProcess) {
@@ -84,6 +84,7 @@ extension ProcessSupervisor {
     /// does not read has crossed `options.protocolWriteQueueLimitBytes` (A5).
     private func send(_ line: RunwayToApp, to child: ChildProcess) {
         child.send(line: AppProtocolCodec.encode(line))
+        self.apps[child.app]?.lastWrite = self.loop.turnNow  // For a suspension in the same turn (`+Draining`).
         guard let policer = self.apps[child.app]?.policer else { return }
         let queued = child.channelQueuedBytes
         guard case .violation(let reason) = policer.bytesQueued(queued) else { return }

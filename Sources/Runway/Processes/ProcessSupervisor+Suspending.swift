@@ -10,13 +10,20 @@ import Musl
 /// a `SuspensionConfirmation` per app. Loop thread only.
 extension ProcessSupervisor {
     /// `.suspend`: freeze the cgroup or SIGSTOP the group; the confirmation is checked now, then polled by the
-    /// tick until confirmed or `options.confirmationTimeout` has passed.
-    func suspend(_ app: AppID) { self.setSuspended(true, app) }
+    /// tick until confirmed or `options.confirmationTimeout` has passed. A protocol app that has not read what
+    /// was written to it is frozen once it has, within `options.suspendDrainTimeout` (`+Draining`).
+    func suspend(_ app: AppID) {
+        if self.holdsSuspensionForUnreadBytes(app) { return }
+        self.setSuspended(true, app)
+    }
 
     /// `.resume`: thaw or SIGCONT; confirmed as `suspend` is.
-    func resume(_ app: AppID) { self.setSuspended(false, app) }
+    func resume(_ app: AppID) {
+        self.cancelDrain(app)
+        self.setSuspended(false, app)
+    }
 
-    private func setSuspended(_ suspended: Bool, _ app: AppID) {
+    func setSuspended(_ suspended: Bool, _ app: AppID) {
         guard var managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         switch managed.choice?.mechanism {
         case .freezer:

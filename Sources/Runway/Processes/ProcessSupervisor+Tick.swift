@@ -2,7 +2,8 @@ import CLibUV
 import RunwayCore
 
 /// The housekeeping tick: one libuv timer, every `options.confirmationPollMilliseconds` (1 ms), that checks
-/// pending confirmations (`+Suspending`) and reaps leftovers (`+Reaping`). It runs only while one of them is
+/// suspensions waiting for the app to read its channel (`+Draining`), pending confirmations (`+Suspending`) and
+/// reaps leftovers (`+Reaping`). It runs only while one of them is
 /// pending, and it is bookkeeping, not a deadline: the core's deadlines use the loop's own wake-up.
 /// Loop thread only.
 extension ProcessSupervisor {
@@ -32,11 +33,15 @@ extension ProcessSupervisor {
     /// lets a waiting `finish` complete.
     private func tickFired() {
         let now = self.loop.turnNow
+        for (app, managed) in self.apps where managed.drain != nil {
+            self.checkDrain(app, now: now)
+        }
         for (app, managed) in self.apps where managed.confirmation?.isPending == true {
             self.checkConfirmation(app, now: now)
         }
         self.reapOrphans(now: now)
-        if self.apps.values.allSatisfy({ $0.confirmation?.isPending != true }) && self.orphans.isEmpty {
+        let confirming = self.apps.values.contains { $0.confirmation?.isPending == true }
+        if !confirming && !self.isDraining && self.orphans.isEmpty {
             self.stopTicking()
         }
         self.finishIfSettled()

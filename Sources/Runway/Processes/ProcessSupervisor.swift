@@ -15,9 +15,10 @@ protocol ProcessSupervisorDelegate: AnyObject {
     func processFailedToStart(_ app: AppID, error: String)
     func processViolatedProtocol(_ app: AppID, reason: String)
     func processAcknowledged(_ token: MessageToken, app: AppID)
-    /// A line from a protocol child: an acknowledgement (nothing to answer) or a request, whose answer is
-    /// returned and sent back.
-    func processRequested(_ request: AppToRunway, app: AppID) -> RunwayToApp?
+    /// A line from a protocol child: an acknowledgement (nothing to answer) or a request, whose answer the
+    /// delegate passes to `reply`, once, before anything the request causes reaches the app (so that the answer
+    /// to the last `endBackgroundTask` is written before the app is frozen).
+    func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void)
 }
 
 /// Runs the process apps' side of the core's actions (SPEC section 5, A4, A5) and reports what the children
@@ -27,6 +28,7 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
 /// - `ProcessSupervisor+Suspending.swift`: `.suspend`, `.resume` and the kernel's confirmation (P1).
+/// - `ProcessSupervisor+Draining.swift`: a `.suspend` waits until a protocol app has read its channel.
 /// - `ProcessSupervisor+Reaping.swift`: `.sendTerminateSignal`, `.kill`, the child's exit and what it left
 ///   behind (P2).
 /// - `ProcessSupervisor+Channel.swift`: `.deliver`, the app protocol (A4, A5) and the children's output.
@@ -51,6 +53,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var choice: SuspensionMechanismChoice?
         /// The last suspend or resume and whether the kernel confirmed it; nil before the first one of a run.
         var confirmation: SuspensionConfirmation?
+        /// A suspension waiting for the app to read its channel (`ProcessSupervisor+Draining.swift`); nil when none.
+        var drain: SuspensionDrain?
+        /// The loop turn of the last line written to the app's channel.
+        var lastWrite: Instant?
         var lastExit: ProcessExit?
         /// Polices the current run's protocol channel; replaced at each launch.
         var policer: ProtocolPolicer

@@ -1,0 +1,126 @@
+import RunwayCore
+
+// The checks of `AppInfoPlist.load(_:)` for the keys that need more than a type and a choice: the bundle
+// identifier, the process keys and `UIBackgroundModes`.
+extension AppInfoPlist {
+    /// True for `com.example.notes`: two or more non-empty components of ASCII letters, digits and hyphens.
+    static func isReverseDNS(_ identifier: String) -> Bool {
+        guard identifier.count <= Self.bundleIdentifierMaximumLength else { return false }
+        let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
+        guard components.count >= 2 else { return false }
+        return components.allSatisfy { component in
+            !component.isEmpty
+                && component.unicodeScalars.allSatisfy { scalar in
+                    switch scalar {
+                    case "a"..."z", "A"..."Z", "0"..."9", "-": return true
+                    default: return false
+                    }
+                }
+        }
+    }
+
+    static func bundleIdentifier(_ value: String?, file: PlistFile) throws(ConfigError) -> AppID {
+        let path = PlistKeyPath.key(Key.bundleIdentifier.name)
+        guard let value else {
+            throw file.error(code: .missingValue, at: path, expected: Key.bundleIdentifier.expected)
+        }
+        guard Self.isReverseDNS(value) else {
+            throw file.error(at: path, expected: Key.bundleIdentifier.expected)
+        }
+        return AppID(value)
+    }
+
+    /// The process to start, or nil for an embedded app. Validates `ProgramArguments`, `EnvironmentVariables`,
+    /// `WorkingDirectory` and `RunwayProtocol`; the last is an error without `ProgramArguments`, the other two
+    /// are ignored with a warning.
+    static func processSpec(
+        _ plist: AppInfoPlist,
+        file: PlistFile,
+        warnings: inout [ConfigWarning]
+    ) throws(ConfigError) -> ProcessSpec? {
+        let argumentsPath = PlistKeyPath.key(Key.programArguments.name)
+        if let arguments = plist.programArguments {
+            guard !arguments.isEmpty else {
+                throw file.error(at: argumentsPath, expected: Key.programArguments.expected)
+            }
+            for (index, argument) in arguments.enumerated()
+            where argument.utf8.contains(0) || (index == 0 && argument.isEmpty) {
+                throw file.error(
+                    at: argumentsPath.appending(.index(index)),
+                    expected: Key.programArguments.elementExpected ?? ""
+                )
+            }
+        }
+
+        let environmentPath = PlistKeyPath.key(Key.environmentVariables.name)
+        for (name, value) in (plist.environmentVariables ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let path = environmentPath.appending(.key(name))
+            if name.isEmpty || name.contains("=") || name.utf8.contains(0) {
+                throw ConfigError(
+                    code: .invalidValue,
+                    file: file.path,
+                    keyPath: path.description,
+                    found: "the name " + quotedPlistString(name),
+                    expected: "an environment variable name: non-empty, without '=' or NUL"
+                )
+            }
+            if value.utf8.contains(0) {
+                throw file.error(at: path, expected: Key.environmentVariables.elementExpected ?? "")
+            }
+        }
+
+        let workingDirectory = try file.absolutePath(plist.workingDirectory, key: Key.workingDirectory)
+
+        if let version = plist.runwayProtocol, version != Self.supportedProtocolVersion {
+            throw file.error(at: .key(Key.runwayProtocol.name), expected: Key.runwayProtocol.expected)
+        }
+
+        guard let arguments = plist.programArguments else {
+            if plist.runwayProtocol != nil {
+                throw file.error(
+                    at: .key(Key.runwayProtocol.name),
+                    expected: "RunwayProtocol only on a process app (one with ProgramArguments); "
+                        + "embedded apps are driven through the delegate protocol (A1, A4)"
+                )
+            }
+            for key in [Key.environmentVariables, Key.workingDirectory] where file.value(at: .key(key.name)) != nil {
+                warnings.append(
+                    file.warning(
+                        at: .key(key.name),
+                        "ignored: the app has no ProgramArguments, so it is embedded, not a process"
+                    )
+                )
+            }
+            return nil
+        }
+        return ProcessSpec(
+            arguments: arguments,
+            environment: plist.environmentVariables ?? [:],
+            workingDirectory: workingDirectory,
+            speaksProtocol: plist.runwayProtocol == Self.supportedProtocolVersion
+        )
+    }
+
+    static func backgroundModes(
+        _ value: [String]?,
+        file: PlistFile,
+        warnings: inout [ConfigWarning]
+    ) throws(ConfigError) -> [String] {
+        let path = PlistKeyPath.key(Key.backgroundModes.name)
+        for (index, mode) in (value ?? []).enumerated() {
+            if mode.isEmpty {
+                throw file.error(at: path.appending(.index(index)), expected: Key.backgroundModes.elementExpected ?? "")
+            }
+            if !Self.knownBackgroundModes.contains(mode) {
+                warnings.append(
+                    file.warning(
+                        at: path.appending(.index(index)),
+                        "\(quotedPlistString(mode)) is not a UIBackgroundModes value iOS defines; "
+                            + "Runway treats it like any other mode (L7)"
+                    )
+                )
+            }
+        }
+        return value ?? []
+    }
+}

@@ -1,0 +1,88 @@
+// The larger payloads of control replies (Docs/ControlProtocol.md): the daemon and its apps in `status`, and what a
+// reload changes.
+
+import RunwayCore
+
+package struct DaemonInfo: Codable, Hashable, Sendable {
+    package var pid: Int32
+    package var config: String
+    package var socket: String
+    package var uptimeSeconds: Double
+}
+
+/// One app in a `status` reply (K2). Absent optional fields mean "not applicable".
+package struct AppStatusPayload: Codable, Hashable, Sendable {
+    package struct Task: Codable, Hashable, Sendable {
+        package var id: UInt64
+        package var name: String
+        package var ageSeconds: Double
+    }
+
+    package var app: String
+    /// `embedded` or `process`.
+    package var kind: String
+    package var state: String
+    /// The reason of the termination in progress (the `terminating` flag).
+    package var terminating: String?
+    package var pid: Int32?
+    /// `freezer` or `signal`: how the process is (or would be) suspended.
+    package var suspension: String?
+    /// True when the suspension was confirmed (cgroup.events `frozen 1`, or state `T`).
+    package var suspensionConfirmed: Bool?
+    package var timeInStateSeconds: Double
+    /// Outstanding background tasks in the order they began.
+    package var tasks: [Task]
+    /// Budget left in this background period; absent when unlimited (foreground, background modes).
+    package var budgetRemainingSeconds: Double?
+    /// The budget deadline in seconds since the daemon started (the clock of `atSeconds` in events); absent
+    /// outside a budgeted background period.
+    package var deadlineAtSeconds: Double?
+    package var messageInFlight: String?
+    package var heldNotifications: Int
+    package var lastTermination: String?
+    package var lastExit: String?
+}
+
+/// What a reload changes (C3).
+package struct ReloadReport: Codable, Hashable, Sendable {
+    /// True when the changes were applied; false for a dry run.
+    package var applied: Bool
+    /// Changes that take effect at once (new apps are registered in notRunning).
+    package var live: [String]
+    /// Changes that take effect only when the daemon restarts; the running values are kept.
+    package var needsRestart: [String]
+
+    package init(applied: Bool, live: [String], needsRestart: [String]) {
+        self.applied = applied
+        self.live = live
+        self.needsRestart = needsRestart
+    }
+}
+
+extension AppStatusPayload {
+    init(_ status: AppStatus, process: ProcessRow?) {
+        func seconds(_ span: TimeSpan) -> Double { span.seconds }
+        self.app = status.app.bundleIdentifier
+        self.kind = status.isProcess ? "process" : "embedded"
+        self.state = status.state.rawValue
+        self.terminating = status.terminating?.description
+        self.pid = process?.pid
+        self.suspension = process?.mechanism
+        self.suspensionConfirmed = process?.suspensionConfirmed
+        self.timeInStateSeconds = seconds(status.timeInState)
+        self.tasks = status.tasks.map { Task(id: $0.id.rawValue, name: $0.name, ageSeconds: seconds($0.age)) }
+        self.budgetRemainingSeconds = status.budgetRemaining == .max ? nil : seconds(status.budgetRemaining)
+        self.deadlineAtSeconds = status.deadline.map { Double($0.nanosecondsSinceOrigin) / 1_000_000_000 }
+        self.messageInFlight = status.messageInFlight?.description
+        self.heldNotifications = status.heldNotifications
+        self.lastTermination = status.lastTermination?.description
+        self.lastExit = status.lastExit?.description
+    }
+}
+
+/// What the process driver knows about a process app (filled once process apps run in the daemon).
+struct ProcessRow: Hashable, Sendable {
+    var pid: Int32?
+    var mechanism: String?
+    var suspensionConfirmed: Bool
+}

@@ -1,0 +1,57 @@
+// The user actions of section 4, for one app or for the whole device, and the lock behaviour of S7.
+
+extension Scheduler {
+    /// Applies a user action of section 4 to one app: the command it stands for (`UserAction.command`), except
+    /// that with `LockBehavior.modern` (the app's, else the scheduler's) `lock` is `enterBackground` and `unlock`
+    /// is `enterForeground` (S7).
+    ///
+    /// - Throws: as `commandReceived(_:for:now:)`. Nothing changes when it throws.
+    public mutating func userActionReceived(
+        _ action: UserAction,
+        for app: AppID,
+        now: Instant
+    ) throws(SchedulerError) -> [Action] {
+        self.begin(now)
+        let index = try self.index(of: app)
+        try self.apply(self.command(for: action, self.apps[index].descriptor), to: index)
+        return self.finish()
+    }
+
+    /// A device-wide user event (S7, S8, S10). An opening event (`lock`, `offerShutdown`, `alert`) reaches every
+    /// app in the foreground for which its command is legal now, and the scheduler remembers them; the closing
+    /// event reaches those of them for which its command is legal then. Apps for which it is not legal are left
+    /// alone (no error): a device event is not addressed to them.
+    ///
+    /// - Returns: the apps the event reached, in registration order, and the actions to run.
+    public mutating func deviceEventReceived(_ event: DeviceEvent, now: Instant) -> (apps: [AppID], actions: [Action]) {
+        self.begin(now)
+        let candidates: [Int]
+        if let opener = event.closes {
+            candidates = self.interrupted.removeValue(forKey: opener) ?? []
+        } else {
+            candidates = self.apps.indices.filter { self.apps[$0].state.isForeground }
+        }
+        var reached: [Int] = []
+        for index in candidates {
+            do throws(SchedulerError) {
+                try self.apply(self.command(for: event.userAction, self.apps[index].descriptor), to: index)
+                reached.append(index)
+            } catch {
+                continue
+            }
+        }
+        if event.closes == nil {
+            self.interrupted[event] = reached
+        }
+        return (reached.map { self.apps[$0].id }, self.finish())
+    }
+
+    /// The command a user action stands for, for this app (S7's lock behaviour).
+    func command(for action: UserAction, _ descriptor: AppDescriptor) -> Command {
+        switch (action, descriptor.lockBehavior ?? self.settings.lockBehavior) {
+        case (.lock, .modern): return .enterBackground
+        case (.unlock, .modern): return .enterForeground
+        default: return action.command
+        }
+    }
+}
