@@ -41,7 +41,9 @@ extension Scheduler {
             }
         }
         if event.closes == nil {
-            self.interrupted[event] = reached
+            // A second opening event (lock twice) adds the apps it reached; the closing event reaches them all.
+            let known = self.interrupted[event, default: []]
+            self.interrupted[event] = known + reached.filter { !known.contains($0) }
         }
         return (reached.map { self.apps[$0].id }, self.finish())
     }

@@ -152,4 +152,18 @@ import Testing
             ]
         )
     }
+
+    @Test func S7_aSecondDeviceLockKeepsTheAppsTheFirstReachedForTheUnlock() throws {
+        var scheduler = try self.phone()
+        let first = scheduler.deviceEventReceived(.lock, now: at(10))
+        scheduler.acknowledgeAll(first.actions, now: at(10))
+        // Expected: the second lock reaches nothing (mail is already inactive) and forgets nothing.
+        let second = scheduler.deviceEventReceived(.lock, now: at(11))
+        #expect(second.apps == [])
+        #expect(second.actions == [])
+        let unlock = scheduler.deviceEventReceived(.unlock, now: at(20))
+        #expect(unlock.apps == [mail])
+        #expect(scheduler.state(of: mail) == .active)
+        scheduler.checkInvariants()
+    }
 }

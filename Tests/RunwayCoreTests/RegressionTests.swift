@@ -7,9 +7,11 @@ import Testing
 @Suite struct RegressionTests {
     /// Records deliveries so the test can return them; every other action is ignored.
     final class Host: AppHost {
-        var tokens: [(AppID, MessageToken)] = []
+        var tokens: [(app: AppID, message: Message, token: MessageToken)] = []
         var killed: [AppID] = []
-        func deliver(_ message: Message, token: MessageToken, to app: AppID) { self.tokens.append((app, token)) }
+        func deliver(_ message: Message, token: MessageToken, to app: AppID) {
+            self.tokens.append((app, message, token))
+        }
         func spawn(_ app: AppID) {}
         func suspend(_ app: AppID) {}
         func resume(_ app: AppID) {}
@@ -22,28 +24,37 @@ import Testing
         var now = Instant.origin
     }
 
-    /// B9/L4 with `TerminationGrace = 0`: the SIGKILL deadline is armed at the very instant whose wake-up just
-    /// fired, so the core's earliest deadline does not change; the loop's one-shot timer is disarmed by then, so
-    /// the runner must announce the wake-up again or the app would never be killed.
+    /// B9/L4 with `TerminationGrace = 0`: an exits-on-suspend app whose budget ends while `didEnterBackground` is
+    /// still out is sent `willTerminate` with its grace (and kill deadline) armed at the very instant whose wake-up
+    /// just fired, so the core's earliest deadline does not change; the loop's one-shot timer is disarmed by then,
+    /// so the runner must announce the wake-up again or the app, which never returns, would never be killed.
     @Test func L4_aKillDeadlineArmedAtTheInstantThatFiredGetsAWakeUp() throws {
         let clock = Clock()
         let host = Host()
-        let settings = SchedulerSettings(backgroundTimeBudget: .seconds(10), terminationGrace: .zero)
+        let settings = SchedulerSettings(
+            backgroundTimeBudget: .seconds(10),
+            backgroundEntryGrace: .seconds(60),
+            terminationGrace: .zero
+        )
         let runner = ActionRunner(core: Scheduler(settings: settings), now: { clock.now })
         runner.processHost = host
         var loopTimer: Instant?
         runner.onWakeupChanged = { loopTimer = $0 }
-        try runner.register(process(mail))
+        var descriptor = process(mail)
+        descriptor.exitsOnSuspend = true
+        try runner.register(descriptor)
+        // The app returns every message but didEnterBackground and willTerminate.
         func returnAll() {
-            while !host.tokens.isEmpty {
-                let (app, token) = host.tokens.removeFirst()
+            while let index = host.tokens.firstIndex(where: {
+                ![.didEnterBackground, .willTerminate].contains($0.message)
+            }) {
+                let (app, _, token) = host.tokens.remove(at: index)
                 runner.run { $0.messageReturned(token, from: app, now: $1) }
             }
         }
         try runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(.launch, for: mail, now: now)
         }
         returnAll()
-        _ = runner.beginTask(name: "t", app: mail, handler: nil)
         try runner.attempt { core, now throws(SchedulerError) in
             try core.commandReceived(.enterBackground, for: mail, now: now)
         }
@@ -57,7 +68,8 @@ import Testing
             returnAll()
             firings += 1
         }
-        // Expected: warning at 5, deadline at 10 (SIGTERM, SIGKILL armed at 10), SIGKILL at 10.
+        // Expected: warning at 5 (no task: nothing to call), deadline at 10 (willTerminate sent, its grace at 10),
+        // the grace at 10 (SIGKILL at once).
         #expect(host.killed == [mail])
         #expect(firings == 3)
         #expect(loopTimer == nil)
