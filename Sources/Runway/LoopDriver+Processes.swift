@@ -104,9 +104,10 @@ extension LoopDriver: ProcessSupervisorDelegate {
             self.processAcknowledged(MessageToken(rawValue: token), app: app)
             return nil
         case .beginBackgroundTask(let request, let name):
-            let id = self.beginTask(name: name, app: app, handler: nil)
-            let refusal = id == .invalid ? "beginBackgroundTask refused for \(app)" : nil
-            return .taskBegun(request: request, task: id.rawValue, refusal: refusal)
+            let grant = self.beginTask(name: name, app: app, handler: nil)
+            // The refusal names its reason, and for a limit the limit (tooManyTasks, nameTooLong).
+            let refusal = grant.refusal.map { "beginBackgroundTask refused for \(app): \($0)" }
+            return .taskBegun(request: request, task: grant.id.rawValue, refusal: refusal)
         case .endBackgroundTask(let request, let task):
             do {
                 try self.endTask(BackgroundTaskID(rawValue: task), app: app)
