@@ -137,6 +137,8 @@ import Glibc
         let newcomer: ControlClient
         do {
             defer { kill(pid, SIGCONT) }
+            // A group stop reaches each thread in its own time: the loop must not run again before the closes.
+            try waitUntil("every thread of the daemon to stop") { try everyThreadStopped(pid) }
             newcomer = try daemon.client()
             Thread.sleep(forTimeInterval: 0.05)  // Setup: the newcomer's connection is queued first.
             clients.removeAll()  // every one of the 64 closes
@@ -257,6 +259,17 @@ import Glibc
         )
         answer = try reply(#"{"command": "status", "id": 2.0}"#)
         #expect(answer.ok && answer.id == 2, "an integral number is an integer")
+    }
+}
+
+/// True when every thread of `pid` is stopped (state `T` in /proc/PID/task/TID/stat).
+func everyThreadStopped(_ pid: Int32) throws -> Bool {
+    let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+    return try tasks.allSatisfy { tid in
+        let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8)
+        // The state follows the command name, which is in parentheses and may contain spaces.
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
     }
 }
 
