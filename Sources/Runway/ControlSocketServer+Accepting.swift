@@ -28,7 +28,7 @@ extension ControlSocketServer {
             refusal = .peerUnknown(errno: Int32(-peerUID))
         } else if UInt32(peerUID) != self.daemonUID && peerUID != 0 {
             refusal = .peerNotAllowed(uid: UInt32(peerUID), daemonUID: self.daemonUID)
-        } else if self.connections.count >= self.limits.maxClients {
+        } else if self.connections.count >= self.limits.maxClients && self.stillFullAfterClosingHungUpPeers() {
             refusal = .tooManyClients(limit: self.limits.maxClients)
         } else {
             refusal = nil
@@ -60,6 +60,12 @@ extension ControlSocketServer {
         if started != 0 { self.close(connection) }
     }
 
+    /// True when every place is still taken after the peers that hung up were counted out.
+    private func stillFullAfterClosingHungUpPeers() -> Bool {
+        self.closeHungUpPeers()
+        return self.connections.count >= self.limits.maxClients
+    }
+
     /// The read callback: frames what arrived into lines and reports them. Loop thread (libuv callback).
     func bytesRead(_ count: Int, on connection: Connection) {
         guard count >= 0 else {
@@ -69,8 +75,8 @@ extension ControlSocketServer {
         }
         guard count > 0, let base = self.readBuffer.baseAddress else { return }
         for frame in connection.framer.append(UnsafeRawBufferPointer(start: base, count: count)) {
-            // A handler may close the connection (a refusal, a slow reader): nothing more is read from it then.
-            guard !connection.isClosing else { return }
+            // A handler may close or shut the connection (a refusal, a slow reader): nothing more is read then.
+            guard !connection.isClosing, !connection.isShuttingDown else { return }
             switch frame {
             case .line(let line): self.onEvent(.line(connection.id, line))
             case .tooLong: self.onEvent(.lineTooLong(connection.id, limit: self.limits.maxLineBytes))

@@ -15,6 +15,10 @@ extension ControlSocketServer {
         /// Splits the byte stream into lines of at most `maxLineBytes`; an over-long line is reported once and
         /// skipped to its newline (the same framing as the app protocol's).
         var framer: LineFramer
+        /// What waits to be written, and how much (the slow-reader bound).
+        var outgoing = OutgoingQueue()
+        /// Once shutting down: the loop time (`uv_now`, ms) after which it is closed even if not all was written.
+        var closeDeadline: UInt64 = 0
         var isShuttingDown = false
         var isClosing = false
 

@@ -55,6 +55,7 @@ extension ControlSocketServer {
         guard self.listener != nil else { return }
         self.closeListener()
         for connection in Array(self.connections.values) { self.close(connection) }
+        self.closeLingerers()
     }
 
     func closeListener() {

@@ -8,13 +8,17 @@
 // - At most `Limits.maxClients` connections; one more is refused with one line and closed.
 // - A line longer than `Limits.maxLineBytes` is reported once (`lineTooLong`), then discarded up to its newline;
 //   the connection goes on with the next line. Memory per connection is bounded by that limit.
-// - A peer that does not read its replies (or an event stream) is closed once `Limits.maxQueuedWriteBytes` are
-//   waiting for it, so it can never make the daemon buffer without bound.
+// - A peer that does not read its replies (or an event stream) is sent a final `slowReader` line and closed once
+//   more than `Limits.maxQueuedWriteBytes` are waiting for it, so it can never make the daemon buffer without
+//   bound; an event line sent to many subscribers is stored once (+Queue). A closing peer that does not read
+//   its last lines is closed after `Limits.closeGraceMilliseconds` (+Closing).
+// - A peer that has hung up no longer counts against `Limits.maxClients` when a newcomer needs its place.
 // - Nothing a peer sends can trap or block the loop: every failure closes that one connection.
 //
 // This file holds the server's types and state; its jobs live beside it in ControlSocketServer+*.swift:
 // +Listening (bind, chmod, listen, stop), +Accepting (peer checks, reading lines), +Sending (replies, slow
-// readers, closing a connection), +Connection (one accepted peer, the libuv casts) and +Error.
+// readers, closing a connection), +Queue (what waits for a peer), +Closing (the close grace, hung-up peers),
+// +Connection (one accepted peer, the libuv casts) and +Error.
 
 import CLibUV
 import Glibc
@@ -34,19 +38,32 @@ package final class ControlSocketServer: @unchecked Sendable {
     package struct Limits: Sendable {
         /// Longest request line, without its newline. 64 KiB.
         package var maxLineBytes = 65_536
-        /// Most connections served at once; more are refused.
+        /// Most connections served at once; more are refused. `ControlClientLimit`, default 64.
         package var maxClients = 64
-        /// Most reply bytes queued for one connection before it is closed as a slow reader.
+        /// Most bytes of replies and events waiting for one connection: a line sent while more wait is not
+        /// queued, and the connection is sent a final `slowReader` line and closed. A line is otherwise queued
+        /// whole, so a connection holds at most this plus its largest line. `ControlQueueByteLimit`, 4 MiB.
         package var maxQueuedWriteBytes = 4 << 20
+        /// How long a connection being closed (after a refusal, `finish` or a slow-reader drop) may take to read
+        /// its last lines before it is closed without them. 10 s, checked once a second. Such a connection holds
+        /// at most one write chunk (64 KiB) and its last line; at most `maxClients` of them wait at once.
+        package var closeGraceMilliseconds: UInt64 = 10_000
 
-        package init() {}
+        package init(maxClients: Int = 64, maxQueuedWriteBytes: Int = 4 << 20) {
+            precondition(maxClients >= 1, "maxClients must be at least 1, got \(maxClients)")
+            precondition(maxQueuedWriteBytes >= 1, "maxQueuedWriteBytes must be at least 1, got \(maxQueuedWriteBytes)")
+            self.maxClients = maxClients
+            self.maxQueuedWriteBytes = maxQueuedWriteBytes
+        }
     }
 
-    /// Why a connection was refused before any of its lines was read.
+    /// Why a connection was refused before any of its lines was read, or dropped: its last line says so.
     package enum Refusal: Sendable {
         case peerNotAllowed(uid: UInt32, daemonUID: UInt32)
         case peerUnknown(errno: Int32)
         case tooManyClients(limit: Int)
+        /// More than `limit` bytes were waiting for the peer when another line was sent (`maxQueuedWriteBytes`).
+        case slowReader(limit: Int)
     }
 
     package enum Event: Sendable {
@@ -67,7 +84,12 @@ package final class ControlSocketServer: @unchecked Sendable {
     let onEvent: @Sendable (Event) -> Void
     let daemonUID = UInt32(getuid())
     var listener: UnsafeMutablePointer<uv_pipe_t>?
+    /// The clients: served connections, neither closed nor shutting down.
     var connections: [ConnectionID: Connection] = [:]
+    /// Connections shutting down (refused, finished, slow readers): no longer clients, closed within the grace.
+    var lingering: [ConnectionID: Connection] = [:]
+    /// Closes lingering connections past their grace; made at the first one, while the server runs.
+    var lingerTimer: UnsafeMutablePointer<uv_timer_t>?
     var nextID: ConnectionID = 1
     /// libuv reads into this one buffer; each read is consumed before the next allocation.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
@@ -103,7 +125,7 @@ package final class ControlSocketServer: @unchecked Sendable {
         )
     }
 
-    /// The number of connections being served (refused ones are not counted).
+    /// The number of connections being served (refused, finished and dropped ones are not counted).
     package var clientCount: Int {
         self.assertOnLoop()
         return self.connections.count

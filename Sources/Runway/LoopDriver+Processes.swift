@@ -103,9 +103,10 @@ extension LoopDriver: ProcessSupervisorDelegate {
         case .ack(let token):
             self.processAcknowledged(MessageToken(rawValue: token), app: app)
         case .beginBackgroundTask(let request, let name):
-            let id = self.beginTask(name: name, app: app, handler: nil)
-            let refusal = id == .invalid ? "beginBackgroundTask refused for \(app)" : nil
-            reply(.taskBegun(request: request, task: id.rawValue, refusal: refusal))
+            let grant = self.beginTask(name: name, app: app, handler: nil)
+            // The refusal names its reason, and for a limit the limit (tooManyTasks, nameTooLong).
+            let refusal = grant.refusal.map { "beginBackgroundTask refused for \(app): \($0)" }
+            reply(.taskBegun(request: request, task: grant.id.rawValue, refusal: refusal))
         case .endBackgroundTask(let request, let task):
             // The answer goes out before the actions run: ending the last task suspends the app at once (B5),
             // and a frozen app could not read it until it is resumed.

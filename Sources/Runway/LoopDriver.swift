@@ -121,19 +121,22 @@ final class LoopDriver: @unchecked Sendable {
         return self.runner.runReturning { $0.deviceEventReceived(event, now: $1) }
     }
 
-    func beginTask(name: String, app: AppID, handler: (@Sendable () -> Void)?) -> BackgroundTaskID {
+    /// Begins a task (B1); the grant's refusal says why its id is `.invalid`. A refused name is logged cut to
+    /// 256 bytes (it may be far over `TaskNameByteLimit`).
+    func beginTask(name: String, app: AppID, handler: (@Sendable () -> Void)?) -> TaskGrant {
         self.assertOnLoop()
         let grant = self.runner.beginTask(name: name, app: app, handler: handler)
         if let refusal = grant.refusal {
             self.metrics.taskRefused(refusal)
+            let shown = String(decoding: name.utf8.prefix(256), as: UTF8.self)
             self.logger.info(
                 "beginBackgroundTask returned invalid",
-                metadata: ["app": "\(app)", "task.name": "\(name)", "reason": "\(refusal)"]
+                metadata: ["app": "\(app)", "task.name": "\(shown)", "reason": "\(refusal)"]
             )
         } else {
             self.metrics.taskBegun()
         }
-        return grant.id
+        return grant
     }
 
     /// `endBackgroundTask`; `beforeActions` runs once the core accepted it and before its actions run.

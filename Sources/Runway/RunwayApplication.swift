@@ -27,14 +27,15 @@ public final class RunwayApplication: Sendable {
     ///     `ExpirationWarningLead` before the budget deadline (B4), or at once for a task begun after that
     ///     point. It must not block; it may call `endBackgroundTask`. Released when the task ends.
     /// - Returns: A new id, or `.invalid` when the app is suspended, not running, terminating, out of budget
-    ///   for this background period, or an immediate-style exits-on-suspend app (the reason is logged).
+    ///   for this background period, or an immediate-style exits-on-suspend app, when `name` is longer than
+    ///   `TaskNameByteLimit` bytes or the app already holds `TaskLimitPerApp` tasks (the reason is logged).
     /// - Note: Tasks begun in the foreground cost nothing until the app enters the background (B2).
     public func beginBackgroundTask(
         withName name: String = "",
         expirationHandler: (@Sendable () -> Void)? = nil
     ) -> BackgroundTaskID {
         let id = self.id
-        return self.loop.sync { $0.beginTask(name: name, app: id, handler: expirationHandler) } ?? .invalid
+        return self.loop.sync { $0.beginTask(name: name, app: id, handler: expirationHandler).id } ?? .invalid
     }
 
     /// Ends a background task (B8). Ending the last task in the background suspends the app at once (B5).

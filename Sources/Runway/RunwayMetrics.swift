@@ -43,7 +43,7 @@ struct RunwayMetrics: Sendable {
     func taskRefused(_ refusal: TaskRefusal) {
         Counter(
             label: "runway_background_tasks_refused_total",
-            dimensions: [("reason", refusal.rawValue)],
+            dimensions: [("reason", refusal.code)],
             factory: self.factory
         ).increment()
     }

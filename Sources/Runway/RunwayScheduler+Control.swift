@@ -23,7 +23,20 @@ extension RunwayScheduler {
         for app: AppID,
         expirationHandler: (@Sendable () -> Void)? = nil
     ) -> BackgroundTaskID {
-        self.bridge.sync { $0.beginTask(name: name, app: app, handler: expirationHandler) } ?? .invalid
+        self.bridge.sync { $0.beginTask(name: name, app: app, handler: expirationHandler).id } ?? .invalid
+    }
+
+    /// `beginBackgroundTask(withName:for:expirationHandler:)` that says why it refused: the task's id, or the
+    /// refusal (which names the limit for `tooManyTasks` and `nameTooLong`); nil when the scheduler has stopped.
+    /// On the loop thread it runs inline; from another thread it blocks until the loop thread answered.
+    package func requestBackgroundTask(
+        withName name: String,
+        for app: AppID
+    ) -> Result<BackgroundTaskID, TaskRefusal>? {
+        self.bridge.sync { driver in
+            let grant = driver.beginTask(name: name, app: app, handler: nil)
+            return grant.refusal.map { .failure($0) } ?? .success(grant.id)
+        }
     }
 
     /// Ends a task begun with `beginBackgroundTask(withName:for:expirationHandler:)` (B8).

@@ -7,8 +7,13 @@ import RunwayControl
 enum ControlExit {
     /// The daemon refused the request (unknown app, illegal command, ...): the error is printed.
     static let refused: Int32 = 1
-    /// No daemon listens on the socket, or it closed the connection.
+    /// Bad usage: ArgumentParser's own code (EX_USAGE), also for a socket path that cannot be an address.
+    static let usage: Int32 = 64
+    /// Nothing listens on the socket: no daemon (EX_UNAVAILABLE).
     static let unreachable: Int32 = 69
+    /// A daemon was reached but its reply failed: it closed the connection without replying, did not reply in
+    /// time, sent an unreadable line, or dropped the connection (`slowReader`) (EX_TEMPFAIL: try again).
+    static let replyFailed: Int32 = 75
     /// The socket (or the daemon's SO_PEERCRED check) refused this user.
     static let permissionDenied: Int32 = 77
 }
@@ -41,7 +46,7 @@ struct ConnectionOptions: ParsableArguments {
         return DaemonSettings.defaultControlSocketPath()
     }
 
-    /// Connects, or prints why not and exits 69 (unreachable) or 77 (permission denied).
+    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens) or 77 (permission denied).
     ///
     /// - Parameter replyTimeoutSeconds: nil for a stream that may be silent for long (`events`).
     func connect(replyTimeoutSeconds: Int? = 30) throws -> ControlClient {
@@ -81,8 +86,8 @@ struct AppTarget: ParsableArguments {
     }
 }
 
-/// Sends one request and returns its reply. A client failure exits 69 or 77; an error reply is printed and exits
-/// 77 for `peerNotAllowed`, 1 otherwise.
+/// Sends one request and returns its reply. A client failure exits as `clientFailure` says; an error reply is
+/// printed and exits 77 for `peerNotAllowed`, 75 for `slowReader`, 1 otherwise.
 func send(_ request: ControlRequest, on client: ControlClient) throws -> ControlReply {
     let reply: ControlReply
     do throws(ControlClientError) {
@@ -92,16 +97,28 @@ func send(_ request: ControlRequest, on client: ControlClient) throws -> Control
     }
     if let error = reply.error {
         printError("error: \(error.message)")
-        throw ExitCode(error.code == "peerNotAllowed" ? ControlExit.permissionDenied : ControlExit.refused)
+        throw ExitCode(replyErrorExit(error.code))
     }
     return reply
+}
+
+/// The exit status for an error reply's code: the daemon refused this user (77), dropped the connection (75), or
+/// refused the request (1).
+func replyErrorExit(_ code: String) -> Int32 {
+    switch code {
+    case "peerNotAllowed": return ControlExit.permissionDenied
+    case "slowReader": return ControlExit.replyFailed
+    default: return ControlExit.refused
+    }
 }
 
 func clientFailure(_ error: ControlClientError) -> ExitCode {
     printError("error: \(error)")
     switch error.kind {
     case .permissionDenied: return ExitCode(ControlExit.permissionDenied)
-    case .unreachable, .badReply: return ExitCode(ControlExit.unreachable)
+    case .badPath: return ExitCode(ControlExit.usage)
+    case .unreachable: return ExitCode(ControlExit.unreachable)
+    case .noReply, .badReply: return ExitCode(ControlExit.replyFailed)
     }
 }
 

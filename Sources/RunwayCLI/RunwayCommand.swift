@@ -16,9 +16,11 @@ struct RunwayCommand: AsyncParsableCommand {
             commands and `runway reload` in another (they find the control socket through --config or --socket).
 
             Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
-            bench, unknown app, illegal command); 64 bad usage; 69 no daemon listens on the control socket; 77 \
-            permission denied on the control socket. `runway status APP` exits 10 notRunning, 11 inactive, \
-            12 active, 13 background, 14 suspended, 15 terminating.
+            bench, unknown app, illegal command); 64 bad usage (including a socket path too long to be an \
+            address); 69 nothing listens on the control socket (no daemon); 75 a daemon answered the connection \
+            but its reply failed (closed without replying, timed out, unreadable, or dropped a slow reader): try \
+            again; 77 permission denied on the control socket. `runway status APP` exits 10 notRunning, \
+            11 inactive, 12 active, 13 background, 14 suspended, 15 terminating.
             """,
         subcommands: [
             ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,

@@ -17,7 +17,7 @@ struct StatusCommand: ParsableCommand {
 
             Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
             14 suspended, 15 terminating (any state). Without APP: 0. Either way: 1 unknown app or another refusal, \
-            69 no daemon, 77 permission denied.
+            64 bad usage, 69 no daemon, 75 the daemon's reply failed, 77 permission denied.
             """
     )
 
@@ -138,7 +138,8 @@ struct EventsCommand: ParsableCommand {
         discussion: """
             One line per transition: the daemon's clock, the app, from -> to, the cause and the messages sent. \
             --json prints the protocol's event lines ({"v":1,"event":{...}}, Docs/ControlProtocol.md). Exits 0 \
-            when the daemon stops.
+            when the daemon stops; 75 when the daemon drops this reader for falling more than ControlQueueByteLimit \
+            behind (its slowReader line is printed to standard error).
             """
     )
 
@@ -151,18 +152,33 @@ struct EventsCommand: ParsableCommand {
         let client = try self.connection.connect(replyTimeoutSeconds: nil)
         _ = try send(ControlRequest(command: "events"), on: client)
         printError("runway events: subscribed to \(self.connection.socketPath); one line per transition")
-        do throws(ControlClientError) {
-            while let line = try client.readLine() {
-                writeOut(try self.text(for: line) + "\n")
+        while let line = try self.nextLine(client) {
+            // The daemon's last line when it drops this reader (slowReader) is an error reply, not an event.
+            if let reply = try? ControlClient.decode(ControlReply.self, line), let error = reply.error {
+                printError("error: \(error.message)")
+                throw ExitCode(replyErrorExit(error.code))
             }
+            writeOut(try self.text(for: line) + "\n")
+        }
+    }
+
+    /// The next line, or nil when the daemon closed the stream; a client failure exits as `clientFailure` says.
+    private func nextLine(_ client: ControlClient) throws -> [UInt8]? {
+        do throws(ControlClientError) {
+            return try client.readLine()
         } catch {
             throw clientFailure(error)
         }
     }
 
-    private func text(for line: [UInt8]) throws(ControlClientError) -> String {
+    private func text(for line: [UInt8]) throws -> String {
         if self.json { return String(decoding: line, as: UTF8.self) }
-        let event = try ControlClient.decode(ControlEventLine.self, line).event
+        let event: TransitionPayload
+        do throws(ControlClientError) {
+            event = try ControlClient.decode(ControlEventLine.self, line).event
+        } catch {
+            throw clientFailure(error)
+        }
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
         let at = String(format: "t=%.3fs", event.atSeconds)

@@ -38,6 +38,21 @@ package struct DaemonSettings: Hashable, Sendable {
     /// Default `.auto`.
     package var suspensionMechanism: SuspensionMechanism
 
+    /// `ControlClientLimit`: most control-socket connections served at once (K1); one more is refused with a
+    /// `tooManyClients` line. Default 64; within `controlClientLimits`.
+    package var controlClientLimit: Int
+    /// `ControlQueueByteLimit`: most bytes of replies and events waiting for one control-socket connection; a
+    /// peer that lets more pile up is sent a final `slowReader` line and disconnected. A reply is always queued
+    /// whole when no more than this waits. Default 4 MiB; within `controlQueueByteLimits`.
+    package var controlQueueByteLimit: Int
+
+    package static let defaultControlClientLimit = 64
+    package static let defaultControlQueueByteLimit = 4 << 20
+    /// Bounds of `ControlClientLimit`.
+    package static let controlClientLimits = 1...1_024
+    /// Bounds of `ControlQueueByteLimit`: 64 KiB to 1 GiB.
+    package static let controlQueueByteLimits = 65_536...(1 << 30)
+
     /// Creates daemon settings. The loader validates plist values before calling this; code that builds settings
     /// directly must respect the same ranges, which are checked with preconditions.
     package init(
@@ -49,7 +64,9 @@ package struct DaemonSettings: Hashable, Sendable {
         memoryPollInterval: TimeSpan = .seconds(1),
         loopRealtimePriority: Int32? = nil,
         loopWakeupSpin: TimeSpan = .zero,
-        suspensionMechanism: SuspensionMechanism = .auto
+        suspensionMechanism: SuspensionMechanism = .auto,
+        controlClientLimit: Int = DaemonSettings.defaultControlClientLimit,
+        controlQueueByteLimit: Int = DaemonSettings.defaultControlQueueByteLimit
     ) {
         precondition(
             (0...100).contains(memoryWarningPressure),
@@ -82,6 +99,16 @@ package struct DaemonSettings: Hashable, Sendable {
         )
         self.loopWakeupSpin = loopWakeupSpin
         self.suspensionMechanism = suspensionMechanism
+        precondition(
+            Self.controlClientLimits.contains(controlClientLimit),
+            "controlClientLimit must be within \(Self.controlClientLimits), got \(controlClientLimit)"
+        )
+        precondition(
+            Self.controlQueueByteLimits.contains(controlQueueByteLimit),
+            "controlQueueByteLimit must be within \(Self.controlQueueByteLimits), got \(controlQueueByteLimit)"
+        )
+        self.controlClientLimit = controlClientLimit
+        self.controlQueueByteLimit = controlQueueByteLimit
     }
 
     /// The control socket used when `Runway.plist` has no `ControlSocket`: `/run/runway/control.sock` for

@@ -13,6 +13,8 @@ struct RunwaySettingsPlist: Decodable {
     var lockBehavior: String?
     var budgetRefillPolicy: String?
     var notificationQueueLimit: Int?
+    var taskLimitPerApp: Int?
+    var taskNameByteLimit: Int?
     var controlSocket: String?
     var memoryPressureSource: String?
     var memoryWarningPressure: Double?
@@ -21,6 +23,8 @@ struct RunwaySettingsPlist: Decodable {
     var memoryPollInterval: Double?
     var loopRealtimePriority: Int?
     var loopWakeupSpin: Double?
+    var controlClientLimit: Int?
+    var controlQueueByteLimit: Int?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -33,6 +37,8 @@ struct RunwaySettingsPlist: Decodable {
         case lockBehavior = "LockBehavior"
         case budgetRefillPolicy = "BudgetRefillPolicy"
         case notificationQueueLimit = "NotificationQueueLimit"
+        case taskLimitPerApp = "TaskLimitPerApp"
+        case taskNameByteLimit = "TaskNameByteLimit"
         case controlSocket = "ControlSocket"
         case memoryPressureSource = "MemoryPressureSource"
         case memoryWarningPressure = "MemoryWarningPressure"
@@ -41,72 +47,26 @@ struct RunwaySettingsPlist: Decodable {
         case memoryPollInterval = "MemoryPollInterval"
         case loopRealtimePriority = "LoopRealtimePriority"
         case loopWakeupSpin = "LoopWakeupSpin"
+        case controlClientLimit = "ControlClientLimit"
+        case controlQueueByteLimit = "ControlQueueByteLimit"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
     static let notificationQueueLimitMaximum = 65_536
-
-    enum Key {
-        static let backgroundTimeBudget = PlistKeySpec(CodingKeys.backgroundTimeBudget, expected: Expected.seconds)
-        static let expirationWarningLead = PlistKeySpec(CodingKeys.expirationWarningLead, expected: Expected.seconds)
-        static let backgroundEntryGrace = PlistKeySpec(CodingKeys.backgroundEntryGrace, expected: Expected.seconds)
-        static let terminationGrace = PlistKeySpec(CodingKeys.terminationGrace, expected: Expected.seconds)
-        static let overrunPolicy = PlistKeySpec(CodingKeys.overrunPolicy, expected: Expected.oneOf(OverrunPolicy.self))
-        static let suspensionMechanism = PlistKeySpec(
-            CodingKeys.suspensionMechanism,
-            expected: Expected.oneOf(SuspensionMechanism.self)
-        )
-        static let exitsOnSuspendStyle = PlistKeySpec(
-            CodingKeys.exitsOnSuspendStyle,
-            expected: Expected.oneOf(ExitsOnSuspendStyle.self)
-        )
-        static let lockBehavior = PlistKeySpec(CodingKeys.lockBehavior, expected: Expected.oneOf(LockBehavior.self))
-        static let budgetRefillPolicy = PlistKeySpec(
-            CodingKeys.budgetRefillPolicy,
-            expected: Expected.oneOf(BudgetRefillPolicy.self)
-        )
-        static let notificationQueueLimit = PlistKeySpec(
-            CodingKeys.notificationQueueLimit,
-            expected: "an integer from 1 to \(RunwaySettingsPlist.notificationQueueLimitMaximum)"
-        )
-        static let controlSocket = PlistKeySpec(
-            CodingKeys.controlSocket,
-            expected: "an absolute path of at most \(DaemonSettings.controlSocketPathMaximumBytes) bytes"
-        )
-        static let memoryPressureSource = PlistKeySpec(
-            CodingKeys.memoryPressureSource,
-            expected: Expected.oneOf(MemoryPressureSource.self)
-        )
-        static let memoryWarningPressure = PlistKeySpec(CodingKeys.memoryWarningPressure, expected: Expected.percentage)
-        static let memoryCriticalPressure = PlistKeySpec(
-            CodingKeys.memoryCriticalPressure,
-            expected: "a percentage from MemoryWarningPressure to 100 (real or integer)"
-        )
-        static let rssCeilingBytes = PlistKeySpec(
-            CodingKeys.rssCeilingBytes,
-            expected: "a positive integer number of bytes"
-        )
-        static let memoryPollInterval = PlistKeySpec(CodingKeys.memoryPollInterval, expected: Expected.positiveSeconds)
-        static let loopRealtimePriority = PlistKeySpec(
-            CodingKeys.loopRealtimePriority,
-            expected: "an integer from \(LoopLimits.realtimePriorities.lowerBound) to "
-                + "\(LoopLimits.realtimePriorities.upperBound) (a SCHED_FIFO priority)"
-        )
-        static let loopWakeupSpin = PlistKeySpec(
-            CodingKeys.loopWakeupSpin,
-            expected: "a number of seconds from 0 to \(LoopLimits.maximumWakeupSpin.seconds) (real or integer)"
-        )
-    }
+    /// The task limits' own bounds: at the maxima one app may hold 100,000 names of 4 KiB (about 400 MiB), so
+    /// a larger value would no longer bound anything an operator could want.
+    static let taskLimitPerAppMaximum = 100_000
+    static let taskNameByteLimitMaximum = 4_096
 
     static let schema = PlistSchema(
         fileKind: "Runway.plist",
         specs: [
             Key.backgroundTimeBudget, Key.expirationWarningLead, Key.backgroundEntryGrace, Key.terminationGrace,
             Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.lockBehavior,
-            Key.budgetRefillPolicy, Key.notificationQueueLimit, Key.controlSocket, Key.memoryPressureSource,
-            Key.memoryWarningPressure,
+            Key.budgetRefillPolicy, Key.notificationQueueLimit, Key.taskLimitPerApp, Key.taskNameByteLimit,
+            Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
-            Key.loopWakeupSpin,
+            Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
         ],
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
@@ -153,6 +113,12 @@ struct RunwaySettingsPlist: Decodable {
         if let limit = plist.notificationQueueLimit, !(1...Self.notificationQueueLimitMaximum).contains(limit) {
             throw file.error(at: .key(Key.notificationQueueLimit.name), expected: Key.notificationQueueLimit.expected)
         }
+        if let limit = plist.taskLimitPerApp, !(1...Self.taskLimitPerAppMaximum).contains(limit) {
+            throw file.error(at: .key(Key.taskLimitPerApp.name), expected: Key.taskLimitPerApp.expected)
+        }
+        if let limit = plist.taskNameByteLimit, !(1...Self.taskNameByteLimitMaximum).contains(limit) {
+            throw file.error(at: .key(Key.taskNameByteLimit.name), expected: Key.taskNameByteLimit.expected)
+        }
         let settings = SchedulerSettings(
             backgroundTimeBudget: backgroundTimeBudget ?? defaults.backgroundTimeBudget,
             expirationWarningLead: expirationWarningLead ?? defaults.expirationWarningLead,
@@ -162,7 +128,9 @@ struct RunwaySettingsPlist: Decodable {
             exitsOnSuspendStyle: exitsOnSuspendStyle ?? defaults.exitsOnSuspendStyle,
             budgetRefillPolicy: budgetRefillPolicy ?? defaults.budgetRefillPolicy,
             notificationQueueLimit: plist.notificationQueueLimit ?? defaults.notificationQueueLimit,
-            lockBehavior: lockBehavior ?? defaults.lockBehavior
+            lockBehavior: lockBehavior ?? defaults.lockBehavior,
+            taskLimitPerApp: plist.taskLimitPerApp ?? defaults.taskLimitPerApp,
+            taskNameByteLimit: plist.taskNameByteLimit ?? defaults.taskNameByteLimit
         )
 
         var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
@@ -235,6 +203,12 @@ struct RunwaySettingsPlist: Decodable {
         if let wakeupSpin, wakeupSpin > LoopLimits.maximumWakeupSpin {
             throw file.error(at: .key(Key.loopWakeupSpin.name), expected: Key.loopWakeupSpin.expected)
         }
+        if let limit = plist.controlClientLimit, !DaemonSettings.controlClientLimits.contains(limit) {
+            throw file.error(at: .key(Key.controlClientLimit.name), expected: Key.controlClientLimit.expected)
+        }
+        if let limit = plist.controlQueueByteLimit, !DaemonSettings.controlQueueByteLimits.contains(limit) {
+            throw file.error(at: .key(Key.controlQueueByteLimit.name), expected: Key.controlQueueByteLimit.expected)
+        }
         return DaemonSettings(
             controlSocketPath: controlSocketPath ?? DaemonSettings.defaultControlSocketPath(),
             memoryPressureSource: source,
@@ -243,7 +217,9 @@ struct RunwaySettingsPlist: Decodable {
             rssCeilingBytes: plist.rssCeilingBytes,
             memoryPollInterval: pollInterval ?? .seconds(1),
             loopRealtimePriority: plist.loopRealtimePriority.map { Int32($0) },
-            loopWakeupSpin: wakeupSpin ?? .zero
+            loopWakeupSpin: wakeupSpin ?? .zero,
+            controlClientLimit: plist.controlClientLimit ?? DaemonSettings.defaultControlClientLimit,
+            controlQueueByteLimit: plist.controlQueueByteLimit ?? DaemonSettings.defaultControlQueueByteLimit
         )
     }
 }

@@ -39,8 +39,8 @@ struct ConfigDiff {
         }
         if current.daemon != new.daemon {
             self.needsRestart.append(
-                "daemon settings in Runway.plist changed (control socket, suspension mechanism, memory pressure, "
-                    + "loop priority or wake-up spin)"
+                "daemon settings in Runway.plist changed (control socket or its limits, suspension mechanism, "
+                    + "memory pressure, loop priority or wake-up spin)"
             )
         }
     }
@@ -56,6 +56,8 @@ struct ConfigDiff {
         if old.lockBehavior != new.lockBehavior { names.append("LockBehavior") }
         if old.budgetRefillPolicy != new.budgetRefillPolicy { names.append("BudgetRefillPolicy") }
         if old.notificationQueueLimit != new.notificationQueueLimit { names.append("NotificationQueueLimit") }
+        if old.taskLimitPerApp != new.taskLimitPerApp { names.append("TaskLimitPerApp") }
+        if old.taskNameByteLimit != new.taskNameByteLimit { names.append("TaskNameByteLimit") }
         return names.joined(separator: ", ")
     }
 }

@@ -9,13 +9,18 @@ package final class ControlClient {
     private let fd: Int32
     private let replyTimeoutSeconds: Int?
     private var buffered: [UInt8] = []
-    /// Longest reply line accepted (status of many apps stays far below it).
-    package static let maxReplyBytes = 16 << 20
+    /// How many bytes at the start of `buffered` are known to hold no newline.
+    private var scanned = 0
+    /// Longest reply line accepted: 256 MiB. A `status` reply is at most about apps x (1 KiB + TaskLimitPerApp x
+    /// (80 + 6 x TaskNameByteLimit)) bytes (a name of control characters is escaped six-fold), 1.6 MB per app at
+    /// the default limits, so this admits 160 apps that all hold every task they may with the worst names
+    /// (Docs/Decisions.md).
+    package static let maxReplyBytes = 256 << 20
 
     /// Connects to the daemon's socket.
     ///
-    /// - Throws: `ControlClientError` saying whether no daemon listens, the socket is not ours, or the path
-    ///   is bad.
+    /// - Throws: `ControlClientError`: `unreachable` when no daemon listens, `permissionDenied` when the socket is
+    ///   not ours, `badPath` when the path cannot be a socket address.
     ///
     /// - Parameters:
     ///   - path: The daemon's control socket.
@@ -36,7 +41,7 @@ package final class ControlClient {
         let capacity = MemoryLayout.size(ofValue: address.sun_path) - 1
         guard path.utf8.count <= capacity else {
             _ = close(fd)
-            throw ControlClientError(.unreachable, "control socket path \(path) is longer than \(capacity) bytes")
+            throw ControlClientError(.badPath, "control socket path \(path) is longer than \(capacity) bytes")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
@@ -82,7 +87,7 @@ package final class ControlClient {
             return try Self.decode(ControlReply.self, line)
         }
         guard let line = try self.readLine() else {
-            throw ControlClientError(.unreachable, "the daemon closed the connection without replying")
+            throw ControlClientError(.noReply, "the daemon closed the connection without replying")
         }
         return try Self.decode(ControlReply.self, line)
     }
@@ -98,7 +103,7 @@ package final class ControlClient {
             if written < 0 {
                 if errno == EINTR { continue }
                 throw ControlClientError(
-                    .unreachable,
+                    .noReply,
                     "write to the daemon failed: \(String(cString: strerror(errno)))"
                 )
             }
@@ -110,11 +115,15 @@ package final class ControlClient {
     package func readLine() throws(ControlClientError) -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            if let newline = self.buffered.firstIndex(of: UInt8(ascii: "\n")) {
+            // Only the bytes read since the last look are searched: a reply line of many megabytes arrives in
+            // many reads, and searching it whole after each would take quadratic time.
+            if let newline = self.buffered[self.scanned...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(self.buffered[..<newline])
                 self.buffered.removeSubrange(...newline)
+                self.scanned = 0
                 return line
             }
+            self.scanned = self.buffered.count
             guard self.buffered.count <= Self.maxReplyBytes else {
                 throw ControlClientError(.badReply, "a reply line is longer than \(Self.maxReplyBytes) bytes")
             }
@@ -123,13 +132,13 @@ package final class ControlClient {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
                     throw ControlClientError(
-                        .unreachable,
+                        .noReply,
                         "no reply from the daemon within \(self.replyTimeoutSeconds ?? 0) s"
                     )
                 }
                 if errno == ECONNRESET { return nil }
                 throw ControlClientError(
-                    .unreachable,
+                    .noReply,
                     "read from the daemon failed: \(String(cString: strerror(errno)))"
                 )
             }
@@ -153,8 +162,16 @@ package final class ControlClient {
 /// Why the client could not talk to the daemon.
 package struct ControlClientError: Error, CustomStringConvertible {
     package enum Kind: Sendable {
+        /// Nothing listens on the socket (no daemon), or the socket could not be made.
         case unreachable
+        /// The socket is not this user's (EACCES, EPERM).
         case permissionDenied
+        /// The path cannot be a Unix socket address (too long): a usage error.
+        case badPath
+        /// A daemon was reached, but the exchange failed: the write failed, it closed without replying, or it
+        /// did not reply in time.
+        case noReply
+        /// A daemon replied with something that is not a reply line (or longer than `maxReplyBytes`).
         case badReply
     }
 

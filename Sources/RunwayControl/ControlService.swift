@@ -28,10 +28,14 @@ final class ControlService: @unchecked Sendable {
     }
 
     /// Binds the socket (mode 0600) and starts serving; transitions reach subscribers from now on.
-    func start(path: String) throws(ControlSocketError) {
+    ///
+    /// - Parameter limits: Clients at once and bytes queued per client (`ControlClientLimit`,
+    ///   `ControlQueueByteLimit`).
+    func start(path: String, limits: ControlSocketServer.Limits = .init()) throws(ControlSocketError) {
         let server = ControlSocketServer(
             loop: self.scheduler.loopThread,
             path: path,
+            limits: limits,
             refusalLine: { refusal in ControlProtocol.encodedLine(ControlService.refusalReply(refusal)) },
             onEvent: { [weak self] event in self?.handle(event) }
         )
@@ -69,7 +73,16 @@ final class ControlService: @unchecked Sendable {
                 "the peer's credentials could not be read (errno \(errno)); connection refused"
             )
         case .tooManyClients(let limit):
-            return .failure("tooManyClients", "the daemon serves at most \(limit) clients at once; try again later")
+            return .failure(
+                "tooManyClients",
+                "the daemon serves at most \(limit) clients at once (ControlClientLimit); try again later"
+            )
+        case .slowReader(let limit):
+            return .failure(
+                "slowReader",
+                "more than \(limit) bytes of replies or events were waiting for this connection, the limit "
+                    + "(ControlQueueByteLimit); lines not yet sent were dropped and the connection is closed"
+            )
         }
     }
 
@@ -150,26 +163,12 @@ final class ControlService: @unchecked Sendable {
             case .expire:
                 try self.scheduler.expireBudget(of: app!)
             case .beginTask:
-                guard let name = request.task, !name.isEmpty, name.utf8.count <= 256 else {
-                    return .failure(
-                        "invalidRequest",
-                        "field 'task': beginTask needs a task name of 1 to 256 bytes",
-                        id: id
-                    )
+                // The name's length and the app's number of tasks are checked by the core, for every kind of
+                // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.
+                guard let name = request.task, !name.isEmpty else {
+                    return .failure("invalidRequest", "field 'task': beginTask needs a non-empty task name", id: id)
                 }
-                let task = self.scheduler.beginBackgroundTask(withName: name, for: app!)
-                guard task != .invalid else {
-                    let state = self.scheduler.status().first { $0.app == app }?.state.rawValue ?? "unregistered"
-                    return .failure(
-                        "taskRefused",
-                        "beginBackgroundTask returned invalid for \(app!) in state \(state) (see B1)",
-                        id: id
-                    )
-                }
-                var reply = ControlReply(id: id, ok: true)
-                reply.task = task.rawValue
-                reply.state = self.scheduler.status().first { $0.app == app }?.state.rawValue
-                return reply
+                return self.beginTaskReply(name: name, app: app!, id: id)
             case .endTask:
                 guard let raw = request.taskID else {
                     return .failure("invalidRequest", "field 'taskID': endTask needs the id beginTask returned", id: id)
@@ -204,6 +203,36 @@ final class ControlService: @unchecked Sendable {
         var reply = ControlReply(id: id, ok: true)
         reply.reached = self.scheduler.perform(event).map(\.bundleIdentifier)
         return reply
+    }
+
+    private func beginTaskReply(name: String, app: AppID, id: Int?) -> ControlReply {
+        let state = { self.scheduler.status().first { $0.app == app }?.state.rawValue }
+        switch self.scheduler.requestBackgroundTask(withName: name, for: app) {
+        case .success(let task):
+            var reply = ControlReply(id: id, ok: true)
+            reply.task = task.rawValue
+            reply.state = state()
+            return reply
+        case .failure(let refusal):
+            // A limit is its own code (tooManyTasks, nameTooLong); any other refusal is taskRefused.
+            let limit: Bool
+            switch refusal {
+            case .tooManyTasks, .nameTooLong: limit = true
+            default: limit = false
+            }
+            return .failure(
+                limit ? refusal.code : "taskRefused",
+                "beginBackgroundTask returned invalid for \(app) in state \(state() ?? "unregistered") (see B1): "
+                    + refusal.description,
+                id: id
+            )
+        case nil:
+            return .failure(
+                "stopping",
+                "stopping: the scheduler has stopped; the request for \(app) was refused",
+                id: id
+            )
+        }
     }
 
     private func statusReply(app: AppID?, id: Int?) -> ControlReply {

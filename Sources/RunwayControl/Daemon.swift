@@ -112,7 +112,13 @@ package enum Daemon {
         )
         do {
             try makeParentDirectory(of: socketPath)
-            try service.start(path: socketPath)
+            try service.start(
+                path: socketPath,
+                limits: ControlSocketServer.Limits(
+                    maxClients: configuration.daemon.controlClientLimit,
+                    maxQueuedWriteBytes: configuration.daemon.controlQueueByteLimit
+                )
+            )
         } catch {
             printError("error: \(error)")
             await scheduler.shutdown()

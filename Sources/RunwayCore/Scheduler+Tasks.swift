@@ -5,7 +5,9 @@ extension Scheduler {
     ///
     /// Allowed in `active`, `inactive` and `background`. Returns `.invalid` with the reason for an unknown,
     /// suspended, not running or terminating app, after the current background period's budget ran out
-    /// (`now` at or past its deadline), and for immediate-style exits-on-suspend apps (E1). A task begun in
+    /// (`now` at or past its deadline), and for immediate-style exits-on-suspend apps (E1). Then the limits: a
+    /// name longer than `taskNameByteLimit` bytes (`nameTooLong`), an app already holding `taskLimitPerApp`
+    /// outstanding tasks (`tooManyTasks`); both name the limit, and neither changes anything. A task begun in
     /// the background after the expiration warning fired gets its `backgroundTaskWillExpire` at once (B4).
     /// Tasks begun in the foreground cost nothing until the app enters the background (B2).
     public mutating func backgroundTaskRequested(name: String, by app: AppID, now: Instant) -> TaskGrant {
@@ -13,7 +15,7 @@ extension Scheduler {
         guard let index = self.appIndex[app] else {
             return TaskGrant(id: .invalid, refusal: .unknownApp, actions: self.finish())
         }
-        if let refusal = self.refusal(for: self.apps[index], now: now) {
+        if let refusal = self.refusal(for: self.apps[index], now: now) ?? self.limitRefusal(name, self.apps[index]) {
             return TaskGrant(id: .invalid, refusal: refusal, actions: self.finish())
         }
         let id = BackgroundTaskID(rawValue: self.nextTaskID)
@@ -42,6 +44,18 @@ extension Scheduler {
             return period.deadline.map { now >= $0 } == true ? .budgetExhausted : nil
         case .modifying: preconditionFailure("app=\(record.id) is being modified")
         }
+    }
+
+    /// The limit a new task named `name` would exceed, or nil: every app may make the scheduler hold at most
+    /// `taskLimitPerApp` names of at most `taskNameByteLimit` bytes.
+    func limitRefusal(_ name: String, _ record: AppRecord) -> TaskRefusal? {
+        if name.utf8.count > self.settings.taskNameByteLimit {
+            return .nameTooLong(limit: self.settings.taskNameByteLimit)
+        }
+        if let running = record.lifecycle.running, running.tasks.count >= self.settings.taskLimitPerApp {
+            return .tooManyTasks(limit: self.settings.taskLimitPerApp)
+        }
+        return nil
     }
 
     /// `endBackgroundTask(_:)` (B8). Ending the last task in the background suspends the app at once

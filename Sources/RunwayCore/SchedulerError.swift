@@ -97,8 +97,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// Why `backgroundTaskRequested` returned `.invalid` (B1, E1). Drivers log it.
-public enum TaskRefusal: String, Hashable, Sendable, CustomStringConvertible {
+/// Why `backgroundTaskRequested` returned `.invalid` (B1, E1), or which limit it hit. Drivers log it and
+/// pass its `description` to whoever asked (the app protocol's `refusal`, the control socket's error).
+public enum TaskRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownApp
     case notRunning
     case suspended
@@ -107,8 +108,38 @@ public enum TaskRefusal: String, Hashable, Sendable, CustomStringConvertible {
     case budgetExhausted
     /// `UIApplicationExitsOnSuspend` with `ExitsOnSuspendStyle = immediate` (E1).
     case exitsOnSuspendImmediately
+    /// The app already holds `limit` outstanding tasks (`SchedulerSettings.taskLimitPerApp`).
+    case tooManyTasks(limit: Int)
+    /// The name is longer than `limit` UTF-8 bytes (`SchedulerSettings.taskNameByteLimit`).
+    case nameTooLong(limit: Int)
 
-    public var description: String { self.rawValue }
+    /// The reason without its numbers, for metrics dimensions and logs: `suspended`, `tooManyTasks`, ...
+    public var code: String {
+        switch self {
+        case .unknownApp: return "unknownApp"
+        case .notRunning: return "notRunning"
+        case .suspended: return "suspended"
+        case .terminating: return "terminating"
+        case .budgetExhausted: return "budgetExhausted"
+        case .exitsOnSuspendImmediately: return "exitsOnSuspendImmediately"
+        case .tooManyTasks: return "tooManyTasks"
+        case .nameTooLong: return "nameTooLong"
+        }
+    }
+
+    /// The code, and for a limit the limit and the setting that sets it:
+    /// `tooManyTasks: the app already holds 1000 outstanding background tasks, the limit (TaskLimitPerApp)`.
+    public var description: String {
+        switch self {
+        case .tooManyTasks(let limit):
+            return "tooManyTasks: the app already holds \(limit) outstanding background tasks, the limit "
+                + "(TaskLimitPerApp)"
+        case .nameTooLong(let limit):
+            return "nameTooLong: the task name is longer than \(limit) bytes, the limit (TaskNameByteLimit)"
+        default:
+            return self.code
+        }
+    }
 }
 
 /// The answer to `backgroundTaskRequested`: an id, or `.invalid` with the reason.

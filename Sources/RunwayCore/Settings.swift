@@ -68,6 +68,12 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var lockBehavior: LockBehavior
     /// When memory pressure warns running apps and purges suspended ones (P3). Default 10 % and 30 % PSI.
     public var memoryPressure: MemoryPressurePolicy
+    /// Most outstanding background tasks one app may hold (`TaskLimitPerApp`). One more is refused with
+    /// `TaskRefusal.tooManyTasks`. Bounds what an app can make the scheduler keep. Default 1,000; at least 1.
+    public var taskLimitPerApp: Int
+    /// Longest background task name in UTF-8 bytes (`TaskNameByteLimit`). A longer one is refused with
+    /// `TaskRefusal.nameTooLong`; names are never cut. Default 256; at least 1.
+    public var taskNameByteLimit: Int
 
     public init(
         backgroundTimeBudget: TimeSpan = .seconds(30),
@@ -79,12 +85,16 @@ public struct SchedulerSettings: Hashable, Sendable {
         budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
         notificationQueueLimit: Int = 64,
         lockBehavior: LockBehavior = .classic,
-        memoryPressure: MemoryPressurePolicy = MemoryPressurePolicy()
+        memoryPressure: MemoryPressurePolicy = MemoryPressurePolicy(),
+        taskLimitPerApp: Int = 1_000,
+        taskNameByteLimit: Int = 256
     ) {
-        precondition(
-            notificationQueueLimit >= 1,
-            "notificationQueueLimit must be at least 1, got \(notificationQueueLimit)"
-        )
+        for (name, limit) in [
+            ("notificationQueueLimit", notificationQueueLimit), ("taskLimitPerApp", taskLimitPerApp),
+            ("taskNameByteLimit", taskNameByteLimit),
+        ] {
+            precondition(limit >= 1, "\(name) must be at least 1, got \(limit)")
+        }
         for (name, span) in [
             ("backgroundTimeBudget", backgroundTimeBudget), ("expirationWarningLead", expirationWarningLead),
             ("backgroundEntryGrace", backgroundEntryGrace), ("terminationGrace", terminationGrace),
@@ -101,6 +111,8 @@ public struct SchedulerSettings: Hashable, Sendable {
         self.notificationQueueLimit = notificationQueueLimit
         self.lockBehavior = lockBehavior
         self.memoryPressure = memoryPressure
+        self.taskLimitPerApp = taskLimitPerApp
+        self.taskNameByteLimit = taskNameByteLimit
     }
 }
 

@@ -59,7 +59,9 @@ struct RunwayWorkload {
                 expirationWarningLead: configuration.warningLead,
                 backgroundEntryGrace: max(.seconds(5), configuration.budget),
                 terminationGrace: .seconds(1),
-                overrunPolicy: .terminate
+                overrunPolicy: .terminate,
+                // `--tasks-per-app` may exceed the default TaskLimitPerApp: the bench measures, it is not hostile.
+                taskLimitPerApp: max(SchedulerSettings().taskLimitPerApp, configuration.tasksPerApp)
             ),
             logger: logger,
             name: "runway-bench",

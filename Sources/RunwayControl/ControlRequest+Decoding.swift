@@ -1,0 +1,23 @@
+// Decoding a control request so that every problem names its field, integers included (see `decodeInteger`).
+
+extension ControlRequest {
+    private enum Field: String, CodingKey {
+        case v, id, command, app, seconds, dryRun, task, taskID
+    }
+
+    /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
+    /// that is not an integer of its range (`"id": 1.5`) is reported at that field. Any thread.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Field.self)
+        self.init(
+            command: try container.decode(String.self, forKey: .command),
+            app: try container.decodeIfPresent(String.self, forKey: .app),
+            seconds: try container.decodeIfPresent(Double.self, forKey: .seconds),
+            dryRun: try container.decodeIfPresent(Bool.self, forKey: .dryRun),
+            task: try container.decodeIfPresent(String.self, forKey: .task),
+            taskID: try container.decodeInteger(UInt64.self, forKey: .taskID),
+            id: try container.decodeInteger(Int.self, forKey: .id)
+        )
+        self.v = try container.decodeInteger(Int.self, forKey: .v)
+    }
+}
