@@ -9,7 +9,8 @@ enum ControlExit {
     static let refused: Int32 = 1
     /// No daemon listens on the socket, or it closed the connection.
     static let unreachable: Int32 = 69
-    /// The socket (or the daemon's SO_PEERCRED check) refused this user.
+    /// The socket (or the daemon's SO_PEERCRED check) refused this user, or the process listening on the socket
+    /// runs as neither this user nor root (the client's SO_PEERCRED check; nothing was sent).
     static let permissionDenied: Int32 = 77
 }
 
@@ -18,7 +19,10 @@ enum ControlExit {
 struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: ArgumentHelp("The daemon's control socket (overrides the configuration).", valueName: "path")
+        help: ArgumentHelp(
+            "The daemon's control socket (overrides the configuration; default as `runway run --help` says).",
+            valueName: "path"
+        )
     )
     var socket: String?
 

@@ -17,8 +17,9 @@ struct RunwayCommand: AsyncParsableCommand {
 
             Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
             bench, unknown app, illegal command); 64 bad usage; 69 no daemon listens on the control socket; 77 \
-            permission denied on the control socket. `runway status APP` exits 10 notRunning, 11 inactive, \
-            12 active, 13 background, 14 suspended, 15 terminating.
+            permission denied on the control socket, or the process listening on it runs as neither this user nor \
+            root (checked with SO_PEERCRED before anything is sent). `runway status APP` exits 10 notRunning, \
+            11 inactive, 12 active, 13 background, 14 suspended, 15 terminating.
             """,
         subcommands: [
             ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,
