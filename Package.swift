@@ -56,6 +56,7 @@ let package = Package(
         .target(
             name: "RunwayControl",
             dependencies: [
+                "CLibUV",
                 "Runway",
                 "RunwayConfig",
                 "RunwayCore",

@@ -17,5 +17,11 @@ package struct ControlSocketError: Error, CustomStringConvertible {
         self.init(path: path, step: step, reason: String(cString: uv_strerror(status)))
     }
 
-    package var description: String { "control socket \(self.path): \(self.step) failed: \(self.reason)" }
+    /// `control socket PATH: STEP failed: REASON`, or `control socket PATH: REASON` when the step is empty (the
+    /// reason then says what is wrong with the path itself).
+    package var description: String {
+        self.step.isEmpty
+            ? "control socket \(self.path): \(self.reason)"
+            : "control socket \(self.path): \(self.step) failed: \(self.reason)"
+    }
 }

@@ -1,11 +1,13 @@
-// Listening on the control socket's path (K1): bind, mode 0600 before listen, stale-socket replacement, and stop.
+// Listening on the control socket's path (K1): bind, mode 0600 before listen, and stop. What may be at the path
+// before bind (only a stale socket is replaced) is in +Path.
 
 import CLibUV
 import Glibc
 
 extension ControlSocketServer {
     /// Binds, sets mode 0600 and listens. A stale socket file (nobody accepting on it) is replaced; a live one
-    /// means another daemon serves it, and nothing is touched.
+    /// means another daemon serves it, and anything else at the path (a regular file, a directory, a symbolic
+    /// link, a FIFO) is an error naming it: nothing but a stale socket is ever removed (`clearPathForBind`).
     ///
     /// Threading: loop thread only.
     ///
@@ -16,14 +18,7 @@ extension ControlSocketServer {
         guard self.path.utf8.count <= 107, self.path.hasPrefix("/") else {
             throw ControlSocketError(path: self.path, step: "path", reason: "must be absolute and at most 107 bytes")
         }
-        if ControlSocketServer.someoneIsListening(at: self.path) {
-            throw ControlSocketError(
-                path: self.path,
-                step: "bind",
-                reason: "another daemon is already serving this socket"
-            )
-        }
-        _ = unlink(self.path)  // a stale file from a daemon that did not stop cleanly; ENOENT is fine
+        try self.clearPathForBind()
         let pipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
         var status = uv_pipe_init(self.loop.handles.loop, pipe, 0)
         guard status == 0 else {
@@ -38,6 +33,7 @@ extension ControlSocketServer {
         }
         status = uv_pipe_bind(pipe, self.path)
         guard status == 0 else { throw fail("bind", status) }
+        self.ownsSocketFile = true
         // Before listen: no peer can connect until then, so the socket is never reachable with wider bits.
         guard chmod(self.path, 0o600) == 0 else { throw fail("chmod 0600", -errno) }
         status = uv_listen(pipeStream(pipe), 128) { server, status in
@@ -61,27 +57,14 @@ extension ControlSocketServer {
     func closeListener() {
         guard let listener = self.listener else { return }
         self.listener = nil
-        _ = unlink(self.path)
+        if self.ownsSocketFile {
+            self.ownsSocketFile = false
+            Self.removeSocketFile(at: self.path)
+        }
         uv_close(pipeHandle(listener)) { handle in
             guard let handle else { return }
             Unmanaged<ControlSocketServer>.fromOpaque(handle.pointee.data).release()
             UnsafeMutableRawPointer(handle).deallocate()
-        }
-    }
-
-    /// True when a process accepts connections at `path` (a blocking connect on a Unix socket answers at once).
-    static func someoneIsListening(at path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { _ = Glibc.close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (offset, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[offset] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) == 0 }
         }
     }
 }

@@ -16,9 +16,10 @@
 // - Nothing a peer sends can trap or block the loop: every failure closes that one connection.
 //
 // This file holds the server's types and state; its jobs live beside it in ControlSocketServer+*.swift:
-// +Listening (bind, chmod, listen, stop), +Accepting (peer checks, reading lines), +Sending (replies, slow
-// readers, closing a connection), +Queue (what waits for a peer), +Closing (the close grace, hung-up peers),
-// +Connection (one accepted peer, the libuv casts) and +Error.
+// +Listening (bind, chmod, listen, stop), +Path (what may be at the path: only a stale socket is replaced),
+// +Accepting (peer checks, reading lines), +Sending (replies, slow readers, closing a connection), +Queue (what
+// waits for a peer), +Closing (the close grace, hung-up peers), +Connection (one accepted peer, the libuv casts)
+// and +Error.
 
 import CLibUV
 import Glibc
@@ -84,6 +85,8 @@ package final class ControlSocketServer: @unchecked Sendable {
     let onEvent: @Sendable (Event) -> Void
     let daemonUID = UInt32(getuid())
     var listener: UnsafeMutablePointer<uv_pipe_t>?
+    /// True from a successful bind until the listener closes: only then is the file at `path` ours to remove.
+    var ownsSocketFile = false
     /// The clients: served connections, neither closed nor shutting down.
     var connections: [ConnectionID: Connection] = [:]
     /// Connections shutting down (refused, finished, slow readers): no longer clients, closed within the grace.

@@ -14,7 +14,8 @@ enum ControlExit {
     /// A daemon was reached but its reply failed: it closed the connection without replying, did not reply in
     /// time, sent an unreadable line, or dropped the connection (`slowReader`) (EX_TEMPFAIL: try again).
     static let replyFailed: Int32 = 75
-    /// The socket (or the daemon's SO_PEERCRED check) refused this user.
+    /// The socket (or the daemon's SO_PEERCRED check) refused this user, or the process listening on the socket
+    /// runs as neither this user nor root (the client's SO_PEERCRED check; nothing was sent).
     static let permissionDenied: Int32 = 77
 }
 
@@ -23,7 +24,10 @@ enum ControlExit {
 struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: ArgumentHelp("The daemon's control socket (overrides the configuration).", valueName: "path")
+        help: ArgumentHelp(
+            "The daemon's control socket (overrides the configuration; default as `runway run --help` says).",
+            valueName: "path"
+        )
     )
     var socket: String?
 

@@ -12,6 +12,12 @@ struct RunCommand: AsyncParsableCommand {
             control socket (ControlSocket in Runway.plist, mode 0600, see Docs/ControlProtocol.md) and prints one \
             line per transition. Drive it from another terminal with `runway status`, `runway launch APP`, ...
 
+            Without ControlSocket the socket is /run/runway/control.sock for root, else \
+            $XDG_RUNTIME_DIR/runway/control.sock, else /tmp/runway-<uid>/control.sock (the CLI finds it there \
+            too). Its directory is created with mode 0700 and must be a directory owned by this user with mode \
+            0700, not a symbolic link. Only a stale socket at the path is replaced; any other file there is an \
+            error and is left alone.
+
             Signals: SIGINT or SIGTERM stop the daemon: every app is terminated by the terminate rows of the spec, \
             in parallel, and the daemon exits when all are gone. SIGHUP reloads the configuration like \
             `runway reload`: the whole directory is validated first and nothing is applied if a file is bad; new \
@@ -24,7 +30,8 @@ struct RunCommand: AsyncParsableCommand {
             per seed scenario) and stops the daemon when it is done.
 
             Exit codes: 0 stopped cleanly (and every scenario step held); 1 bad configuration or scenario, or a \
-            scenario step failed; 69 the control socket could not be set up (another daemon serves it).
+            scenario step failed; 69 the control socket could not be set up (another daemon serves it, another \
+            kind of file is at its path, or its default directory is not private).
             """
     )
 

@@ -19,7 +19,8 @@ struct RunwayCommand: AsyncParsableCommand {
             bench, unknown app, illegal command); 64 bad usage (including a socket path too long to be an \
             address); 69 nothing listens on the control socket (no daemon); 75 a daemon answered the connection \
             but its reply failed (closed without replying, timed out, unreadable, or dropped a slow reader): try \
-            again; 77 permission denied on the control socket. `runway status APP` exits 10 notRunning, \
+            again; 77 permission denied on the control socket, or the process listening on it runs as neither this \
+            user nor root (checked with SO_PEERCRED before anything is sent). `runway status APP` exits 10 notRunning, \
             11 inactive, 12 active, 13 background, 14 suspended, 15 terminating.
             """,
         subcommands: [

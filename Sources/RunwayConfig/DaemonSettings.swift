@@ -11,8 +11,9 @@ import Darwin
 /// Settings of the daemon around the scheduler: its control socket (K1), how process apps are suspended (P1) and
 /// memory pressure handling (P3). Read from `Runway.plist` next to the scheduler settings; the core never sees them.
 package struct DaemonSettings: Hashable, Sendable {
-    /// `ControlSocket`: absolute path of the Unix control socket (K1). Default: ``defaultControlSocketPath(uid:)``,
-    /// `/run/runway/control.sock` for root and `/tmp/runway-<uid>.sock` for anyone else.
+    /// `ControlSocket`: absolute path of the Unix control socket (K1). Default:
+    /// ``defaultControlSocketPath(uid:runtimeDirectory:)``: `/run/runway/control.sock` for root, else
+    /// `$XDG_RUNTIME_DIR/runway/control.sock`, else `/tmp/runway-<uid>/control.sock`.
     package var controlSocketPath: String
     /// `MemoryPressureSource`: `psi` (default), `rss` or `off`.
     package var memoryPressureSource: MemoryPressureSource
@@ -111,14 +112,33 @@ package struct DaemonSettings: Hashable, Sendable {
         self.controlQueueByteLimit = controlQueueByteLimit
     }
 
-    /// The control socket used when `Runway.plist` has no `ControlSocket`: `/run/runway/control.sock` for
-    /// uid 0 and `/tmp/runway-<uid>.sock` otherwise.
+    /// The control socket used when `Runway.plist` has no `ControlSocket` (K1, Docs/Security.md). The daemon and
+    /// the CLI both call this, so that they meet at the same path:
+    ///
+    /// - uid 0: `/run/runway/control.sock`;
+    /// - anyone else, when `XDG_RUNTIME_DIR` is an absolute path: `$XDG_RUNTIME_DIR/runway/control.sock` (a
+    ///   relative or empty value is ignored, as the XDG Base Directory specification says);
+    /// - else `/tmp/runway-<uid>/control.sock`.
+    ///
+    /// The socket is always in a directory of its own, never directly in a shared one such as `/tmp`: the daemon
+    /// creates that directory with mode 0700 and refuses to serve when it is not a real directory owned by the
+    /// daemon's user with mode 0700 (`ControlSocketDirectory` in RunwayControl), so that another user can neither
+    /// take the path first nor put anything in the way. Pure apart from its default arguments; any thread.
     ///
     /// - Parameters:
     ///   - uid: The user the daemon runs as; defaults to the calling process's real uid.
-    /// - Returns: An absolute path. The daemon, not the loader, creates `/run/runway` if needed.
-    package static func defaultControlSocketPath(uid: UInt32 = UInt32(getuid())) -> String {
-        uid == 0 ? "/run/runway/control.sock" : "/tmp/runway-\(uid).sock"
+    ///   - runtimeDirectory: The value of `XDG_RUNTIME_DIR`; defaults to this process's environment.
+    /// - Returns: An absolute path. The daemon, not the loader, creates and checks its directory.
+    package static func defaultControlSocketPath(
+        uid: UInt32 = UInt32(getuid()),
+        runtimeDirectory: String? = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
+    ) -> String {
+        if uid == 0 { return "/run/runway/control.sock" }
+        if var directory = runtimeDirectory, directory.hasPrefix("/") {
+            while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+            return (directory == "/" ? "" : directory) + "/runway/control.sock"
+        }
+        return "/tmp/runway-\(uid)/control.sock"
     }
 
     /// Longest path a Unix socket address can hold on this platform, in bytes (without the terminating NUL):

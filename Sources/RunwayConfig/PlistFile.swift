@@ -1,15 +1,20 @@
 import Foundation
 import RunwayCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One config file, read and parsed: the bytes for `PropertyListDecoder`, and the raw root dictionary from
 /// `PropertyListSerialization` to describe what was found when a value is rejected.
 ///
 /// Not thread-safe; each load creates its own. Only XML and binary property lists whose root is a dictionary
 /// are accepted (C2); the old OpenStep text format is rejected.
 struct PlistFile {
-    /// Files larger than this are refused rather than read: 1 MiB is far beyond any real Info.plist.
+    /// The size limit of a config file: larger files are refused rather than read; 1 MiB is far beyond any real
+    /// Info.plist (Docs/Configuration.md, "Limits").
     static let maximumBytes = 1 << 20
-    static let expectedFile = "a readable property list file of at most 1 MiB"
+    static let expectedFile = "a readable regular file of at most 1 MiB (the size limit of a config file)"
     static let expectedPropertyList = "a property list (XML or binary) whose root is a dictionary"
 
     /// The path as it will appear in errors and warnings.
@@ -19,8 +24,9 @@ struct PlistFile {
 
     /// Reads and parses the file at `path`.
     ///
-    /// - Throws: `unreadableFile` when the file cannot be read or is too large, `malformedFile` when it is not
-    ///   an XML or binary property list with a dictionary at the root. Both have a nil key path.
+    /// - Throws: `unreadableFile` when the file cannot be read, is not a regular file (a FIFO, a device, a
+    ///   directory, ...) or is too large, `malformedFile` when it is not an XML or binary property list with a
+    ///   dictionary at the root. Both have a nil key path.
     static func read(path: String) throws(ConfigError) -> PlistFile {
         let data = try Self.readBytes(path: path)
         var format = PropertyListSerialization.PropertyListFormat.xml
@@ -41,53 +47,72 @@ struct PlistFile {
         return PlistFile(path: path, data: data, root: root)
     }
 
+    /// The file's bytes. Only a regular file is read, and never more than `maximumBytes`: anything else (a FIFO,
+    /// a device, a socket, a directory) is refused by name before it is opened, and once more on the opened
+    /// descriptor (fstat) in case it was swapped in between. The open is non-blocking, so that no file, whatever
+    /// it is, can make the read wait for a writer (issue 13 item 7: a FIFO in `Apps/` once hung `validate` and a
+    /// reload for ever).
     private static func readBytes(path: String) throws(ConfigError) -> Data {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ConfigError(
-                code: .unreadableFile,
-                file: path,
-                keyPath: nil,
-                found: "a directory",
-                expected: Self.expectedFile
-            )
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw Self.unreadable(path: path, errno: errno) }
+        try Self.checkKind(info, path: path)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw Self.unreadable(path: path, errno: errno) }
+        defer { _ = close(fd) }
+        guard fstat(fd, &info) == 0 else { throw Self.unreadable(path: path, errno: errno) }
+        try Self.checkKind(info, path: path)
+        // Up to one byte more than the limit, to tell a file that grew past it since fstat.
+        var bytes = Data()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= Self.maximumBytes {
+            let result = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Self.unreadable(path: path, errno: errno)
+            }
+            if result == 0 { break }
+            bytes.append(contentsOf: chunk[..<result])
         }
-        let data: Data?
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: Self.maximumBytes + 1)
-        } catch {
-            throw ConfigError(
-                code: .unreadableFile,
-                file: path,
-                keyPath: nil,
-                found: Self.describeReadFailure(error),
-                expected: Self.expectedFile
-            )
-        }
-        let bytes = data ?? Data()
-        guard bytes.count <= Self.maximumBytes else {
-            throw ConfigError(
-                code: .unreadableFile,
-                file: path,
-                keyPath: nil,
-                found: "a file larger than 1 MiB",
-                expected: Self.expectedFile
-            )
-        }
+        guard bytes.count <= Self.maximumBytes else { throw Self.tooLarge(path: path) }
         return bytes
     }
 
-    private static func describeReadFailure(_ error: any Error) -> String {
-        switch (error as? CocoaError)?.code {
-        case .fileReadNoSuchFile?, .fileNoSuchFile?:
-            return "nothing (no such file, or a dangling symbolic link)"
-        case .fileReadNoPermission?:
-            return "a file that may not be read (permission denied)"
-        default:
-            return "a file that cannot be read (\((error as NSError).localizedDescription))"
+    /// Refuses anything but a regular file (a FIFO, a device, a socket, a directory), naming what it is, and a
+    /// regular file over the size limit.
+    private static func checkKind(_ info: stat, path: String) throws(ConfigError) {
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigError(
+                code: .unreadableFile,
+                file: path,
+                keyPath: nil,
+                found: "\(describeFileType(mode: info.st_mode)), not a regular file",
+                expected: Self.expectedFile
+            )
         }
+        guard info.st_size <= Self.maximumBytes else { throw Self.tooLarge(path: path) }
+    }
+
+    private static func tooLarge(path: String) -> ConfigError {
+        ConfigError(
+            code: .unreadableFile,
+            file: path,
+            keyPath: nil,
+            found: "a file larger than 1 MiB",
+            expected: Self.expectedFile
+        )
+    }
+
+    private static func unreadable(path: String, errno error: Int32) -> ConfigError {
+        let found: String
+        switch error {
+        case ENOENT:
+            found = "nothing (no such file, or a dangling symbolic link)"
+        case EACCES, EPERM:
+            found = "a file that may not be read (permission denied)"
+        default:
+            found = "a file that cannot be read (\(String(cString: strerror(error))))"
+        }
+        return ConfigError(code: .unreadableFile, file: path, keyPath: nil, found: found, expected: Self.expectedFile)
     }
 
     private static func malformed(path: String, found: String) -> ConfigError {
@@ -202,5 +227,19 @@ private struct PlistKeySet: Decodable {
 
     init(from decoder: any Decoder) throws {
         self.keys = try decoder.container(keyedBy: AnyPlistKey.self).allKeys.map(\.stringValue)
+    }
+}
+
+/// What kind of file a `st_mode` describes, with its article: "a FIFO (named pipe)", "a directory", ... Pure.
+func describeFileType(mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFSOCK: "a socket"
+    case S_IFLNK: "a symbolic link"
+    case S_IFREG: "a regular file"
+    case S_IFBLK: "a block device"
+    case S_IFDIR: "a directory"
+    case S_IFCHR: "a character device"
+    case S_IFIFO: "a FIFO (named pipe)"
+    default: "a file of unknown type"
     }
 }

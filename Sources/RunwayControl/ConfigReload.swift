@@ -1,3 +1,5 @@
+import Dispatch
+import Runway
 import RunwayConfig
 import RunwayCore
 
@@ -59,5 +61,78 @@ struct ConfigDiff {
         if old.taskLimitPerApp != new.taskLimitPerApp { names.append("TaskLimitPerApp") }
         if old.taskNameByteLimit != new.taskNameByteLimit { names.append("TaskNameByteLimit") }
         return names.joined(separator: ", ")
+    }
+}
+
+/// The running configuration; reloads (C3) and the stop are serialised here, off the loop thread.
+///
+/// Reading a configuration directory is file I/O, done on a serial queue of its own (`loadQueue`), never on the
+/// actor: the actor is never blocked by a read, so `stop()` answers at once even while a reload reads, and a
+/// reload whose read ends after the stop has begun applies nothing. Reading config never delays a stop (P4).
+actor DaemonState {
+    let scheduler: RunwayScheduler
+    private(set) var configuration: RunwayConfiguration
+    private var stopping = false
+    /// Reads run one at a time, in the order the reloads were asked for, on one thread outside Swift's pool.
+    private static let loadQueue = DispatchQueue(label: "runway-config-reload")
+
+    init(scheduler: RunwayScheduler, configuration: RunwayConfiguration) {
+        self.scheduler = scheduler
+        self.configuration = configuration
+    }
+
+    /// C3: validates the whole directory first; applies nothing if any file is bad. Running apps keep their
+    /// state; only new apps apply live, everything else is reported as needing a restart. Once `stop()` has been
+    /// called, nothing is applied.
+    func reload(dryRun: Bool, timeline: Timeline) async -> Result<ReloadReport, ControlErrorPayload> {
+        guard !self.stopping else { return Self.refusedWhileStopping(timeline) }
+        let new: RunwayConfiguration
+        switch await Self.load(directory: self.configuration.directory) {
+        case .success(let configuration):
+            new = configuration
+        case .failure(let error):
+            timeline.note(nil, "reload refused, nothing applied: \(error)")
+            return .failure(ControlErrorPayload(code: "reloadFailed", message: "nothing applied: \(error)"))
+        }
+        // The actor may have run another reload or the stop while this one read: decide on the state now.
+        guard !self.stopping else { return Self.refusedWhileStopping(timeline) }
+        let diff = ConfigDiff(current: self.configuration, new: new)
+        if !dryRun {
+            for app in diff.added {
+                do throws(SchedulerError) {
+                    try registerApp(app, on: self.scheduler)
+                    self.configuration.apps.append(app)
+                } catch {
+                    timeline.note(app.descriptor.id, "reload: not registered: \(error)")
+                }
+            }
+        }
+        let report = ReloadReport(applied: !dryRun, live: diff.live, needsRestart: diff.needsRestart)
+        let verb = dryRun ? "reload dry run" : "reloaded"
+        timeline.note(nil, "\(verb): \(diff.live.count) live change(s), \(diff.needsRestart.count) needing a restart")
+        for change in diff.live { timeline.note(nil, "  live: \(change)") }
+        for change in diff.needsRestart { timeline.note(nil, "  needs restart: \(change)") }
+        return .success(report)
+    }
+
+    /// The daemon is stopping: no reload applies anything from now on. Returns at once (no read holds the actor).
+    func stop() {
+        self.stopping = true
+    }
+
+    private static func refusedWhileStopping(_ timeline: Timeline) -> Result<ReloadReport, ControlErrorPayload> {
+        timeline.note(nil, "reload refused, nothing applied: the daemon is stopping")
+        return .failure(ControlErrorPayload(code: "reloadFailed", message: "nothing applied: the daemon is stopping"))
+    }
+
+    /// `ConfigLoader.load` on `loadQueue`; the calling task waits without holding the actor or a pool thread.
+    private static func load(directory: String) async -> Result<RunwayConfiguration, ConfigError> {
+        await withCheckedContinuation { continuation in
+            Self.loadQueue.async {
+                continuation.resume(
+                    returning: Result { () throws(ConfigError) in try ConfigLoader.load(directory: directory) }
+                )
+            }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CLibUV
 import Foundation
 
 #if canImport(Glibc)
@@ -5,6 +6,10 @@ import Glibc
 #endif
 
 /// A blocking client of the control socket, for the CLI and tests. Not thread-safe: one user at a time.
+///
+/// It trusts nothing for being at the socket's path (issue 13 item 4): right after connect, before a byte is
+/// sent, it reads the listening process's uid with SO_PEERCRED and refuses unless that uid is its own or root's,
+/// so that another user who took the path first can neither read its commands nor forge its replies.
 package final class ControlClient {
     private let fd: Int32
     private let replyTimeoutSeconds: Int?
@@ -20,7 +25,8 @@ package final class ControlClient {
     /// Connects to the daemon's socket.
     ///
     /// - Throws: `ControlClientError`: `unreachable` when no daemon listens, `permissionDenied` when the socket is
-    ///   not ours, `badPath` when the path cannot be a socket address.
+    ///   not ours or the process listening runs as another user (nothing was sent), `badPath` when the path cannot
+    ///   be a socket address.
     ///
     /// - Parameters:
     ///   - path: The daemon's control socket.
@@ -69,7 +75,34 @@ package final class ControlClient {
                 throw ControlClientError(.unreachable, "cannot connect to \(path): \(String(cString: strerror(error)))")
             }
         }
+        if let refusal = Self.untrustedPeer(fd: fd, path: path) {
+            _ = close(fd)
+            throw refusal
+        }
         self.fd = fd
+    }
+
+    /// Why the process at the other end of `fd` must not be talked to, or nil when it runs as this process's
+    /// real uid or as root (SO_PEERCRED: the credentials it had when it called listen).
+    private static func untrustedPeer(fd: Int32, path: String) -> ControlClientError? {
+        let peer = runway_peer_uid(fd)
+        let own = UInt32(getuid())
+        let expected = own == 0 ? "uid 0 (root)" : "uid \(own) (yours) or 0 (root)"
+        guard peer >= 0 else {
+            return ControlClientError(
+                .permissionDenied,
+                "refusing to talk to \(path): the credentials of the process listening there cannot be read "
+                    + "(\(String(cString: strerror(Int32(-peer))))); expected \(expected); nothing was sent"
+            )
+        }
+        guard peer == Int64(own) || peer == 0 else {
+            return ControlClientError(
+                .permissionDenied,
+                "refusing to talk to \(path): the process listening there runs as uid \(peer), expected "
+                    + "\(expected); another user may have taken the socket path. Nothing was sent"
+            )
+        }
+        return nil
     }
 
     deinit {

@@ -6,9 +6,12 @@
 //   their only owner (no ServiceLifecycle signal handling here, A3).
 // - The timeline is printed from the scheduler's transition observer, on the loop thread, in order.
 // - The configuration is loaded and validated completely before anything starts; a reload (SIGHUP or
-//   `runway reload`) validates the whole new directory first and applies nothing if a file is bad (C3).
+//   `runway reload`) validates the whole new directory first and applies nothing if a file is bad (C3). It reads
+//   off the loop and off `DaemonState` (ConfigReload.swift), and SIGHUP does not wait for it: no reload can delay a
+//   stop (P4).
 // - Stopping (SIGINT, SIGTERM, or the end of a scenario) terminates every app by the `terminate` rows, in
-//   parallel, and returns when all are gone (P4); the socket file is removed.
+//   parallel, and returns when all are gone (P4); the socket file is removed (only if it is still a socket).
+// - The default control socket's directory is created and checked (ControlSocketDirectory.swift, Docs/Security.md).
 
 import Foundation
 import Logging
@@ -111,7 +114,7 @@ package enum Daemon {
             reload: { dryRun in await state.reload(dryRun: dryRun, timeline: timeline) }
         )
         do {
-            try makeParentDirectory(of: socketPath)
+            try prepareDirectory(of: socketPath)
             try service.start(
                 path: socketPath,
                 limits: ControlSocketServer.Limits(
@@ -163,8 +166,9 @@ package enum Daemon {
         )
         let running = scheduler.status().filter { $0.state != .notRunning }.count
         timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
+        await state.stop()
         await scheduler.shutdown()
-        _ = unlink(socketPath)
+        ControlSocketServer.removeSocketFile(at: socketPath)
         signalContinuation.finish()
         printOut("runway daemon stopped: every app is notRunning")
         if !outcome.failures.isEmpty {
@@ -192,8 +196,10 @@ package enum Daemon {
             group.addTask {
                 for await signal in signals {
                     if signal == SIGHUP {
+                        // Not awaited: a reload never delays the handling of a later SIGTERM (P4). Reloads are
+                        // serialised by `state`, and none applies anything once the stop has begun.
                         timeline.note(nil, "SIGHUP: reloading the configuration")
-                        _ = await state.reload(dryRun: false, timeline: timeline)
+                        Task { _ = await state.reload(dryRun: false, timeline: timeline) }
                         continue
                     }
                     return Outcome(reason: signal == SIGINT ? "SIGINT" : "SIGTERM", failures: [])
@@ -212,54 +218,20 @@ package enum Daemon {
         }
     }
 
-    private static func makeParentDirectory(of path: String) throws {
+    /// The default socket's directory is created and checked (`ControlSocketDirectory`: ours, 0700, not a
+    /// symbolic link); for a path the operator chose, a missing parent is created with mode 0700.
+    private static func prepareDirectory(of path: String) throws {
         let parent = (path as NSString).deletingLastPathComponent
+        if path == DaemonSettings.defaultControlSocketPath() {
+            try ControlSocketDirectory.prepare(parent)
+            return
+        }
         guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
         try FileManager.default.createDirectory(
             atPath: parent,
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
-    }
-}
-
-/// The running configuration; reloads are serialised here, off the loop thread.
-actor DaemonState {
-    let scheduler: RunwayScheduler
-    private(set) var configuration: RunwayConfiguration
-
-    init(scheduler: RunwayScheduler, configuration: RunwayConfiguration) {
-        self.scheduler = scheduler
-        self.configuration = configuration
-    }
-
-    /// C3: validates the whole directory first; applies nothing if any file is bad. Running apps keep their
-    /// state; only new apps apply live, everything else is reported as needing a restart.
-    func reload(dryRun: Bool, timeline: Timeline) -> Result<ReloadReport, ControlErrorPayload> {
-        let new: RunwayConfiguration
-        do {
-            new = try ConfigLoader.load(directory: self.configuration.directory)
-        } catch {
-            timeline.note(nil, "reload refused, nothing applied: \(error)")
-            return .failure(ControlErrorPayload(code: "reloadFailed", message: "nothing applied: \(error)"))
-        }
-        let diff = ConfigDiff(current: self.configuration, new: new)
-        if !dryRun {
-            for app in diff.added {
-                do throws(SchedulerError) {
-                    try registerApp(app, on: self.scheduler)
-                    self.configuration.apps.append(app)
-                } catch {
-                    timeline.note(app.descriptor.id, "reload: not registered: \(error)")
-                }
-            }
-        }
-        let report = ReloadReport(applied: !dryRun, live: diff.live, needsRestart: diff.needsRestart)
-        let verb = dryRun ? "reload dry run" : "reloaded"
-        timeline.note(nil, "\(verb): \(diff.live.count) live change(s), \(diff.needsRestart.count) needing a restart")
-        for change in diff.live { timeline.note(nil, "  live: \(change)") }
-        for change in diff.needsRestart { timeline.note(nil, "  needs restart: \(change)") }
-        return .success(report)
     }
 }
 
