@@ -6,7 +6,7 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format snippet-check example-check test clean
+.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs test clean
 
 all: build
 
@@ -60,6 +60,13 @@ snippet-check:
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
 example-check: deps snippet-check
 	SWIFT="$(SWIFT)" Scripts/example-check.sh
+
+# DocC documentation of the modules an embedder imports (Sources/Runway/Runway.docc, with the articles, and
+# Sources/RunwayCore/RunwayCore.docc) with swift-docc-plugin: archives under .build/plugins/Swift-DocC/outputs/,
+# published nowhere. DOCC_FLAGS goes to docc; `DOCC_FLAGS="--experimental-documentation-coverage
+# --coverage-summary-level detailed"` lists the symbols without documentation.
+docs: deps
+	$(SWIFT) package --disable-sandbox generate-documentation --target Runway --target RunwayCore $(DOCC_FLAGS)
 
 # `make lint` (about 2 s), the README snippet check and `make example-check` (about a minute on a new clone) first,
 # so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the
