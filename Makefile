@@ -6,7 +6,7 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format test clean
+.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs test clean
 
 all: build
 
@@ -50,13 +50,32 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_FORMAT_PATHS)
 
-# `make lint` first (about 2 s). Serial: the real-loop tests run delegate calls on the shared cooperative pool, and
-# CPU-heavy property tests in parallel could delay them past their (short) budgets. The whole suite takes a few
-# seconds either way.
-test: deps lint
+# README.md's marked code blocks against the files they show (`<!-- snippet: PATH -->`): fails with a diff when one
+# differs. Python 3, standard library only; well under a second.
+snippet-check:
+	python3 Scripts/check-readme-snippets.py
+
+# README.md's embedding example, unchanged, built by a package of its own in a temporary directory outside the
+# repository that depends on Runway by path (Scripts/example-check.sh). Its build folder is .build-example: about a
+# minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
+example-check: deps snippet-check
+	SWIFT="$(SWIFT)" Scripts/example-check.sh
+
+# DocC documentation of the modules an embedder imports (Sources/Runway/Runway.docc, with the articles, and
+# Sources/RunwayCore/RunwayCore.docc) with swift-docc-plugin: archives under .build/plugins/Swift-DocC/outputs/,
+# published nowhere. DOCC_FLAGS goes to docc; `DOCC_FLAGS="--experimental-documentation-coverage
+# --coverage-summary-level detailed"` lists the symbols without documentation.
+docs: deps
+	$(SWIFT) package --disable-sandbox generate-documentation --target Runway --target RunwayCore $(DOCC_FLAGS)
+
+# `make lint` (about 2 s), the README snippet check and `make example-check` (about a minute on a new clone) first,
+# so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the
+# shared cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short) budgets. The
+# whole suite takes a few seconds either way.
+test: deps lint snippet-check example-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-example

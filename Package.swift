@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // `make docs`: the `generate-documentation` command plugin (DocC catalogs under Sources/*/*.docc). A
+        // command plugin is built only when invoked, so `swift build` and the embedders' builds do not compile it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The I/O-free core: state machines, budgets, the deadline queue. Standard library only.

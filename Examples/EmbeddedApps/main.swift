@@ -1,6 +1,7 @@
-// Two embedded apps on a Runway scheduler inside a ServiceGroup: a mail app that finishes sending in the
-// background, and a sync app that ignores its expiration warning and is terminated at the deadline.
-// Run: `swift run RunwayExample`. It exits by itself after about two seconds (or on Ctrl-C).
+// Two apps embedded in a service: a mail app that sends its outbox in the background and ends its task in time,
+// so it is suspended, and a sync app that ignores its expiration warning and is terminated at the deadline.
+// README.md shows this file verbatim. Run it with `swift run RunwayExample`: it stops by itself after about two
+// seconds, or on Ctrl-C.
 
 import Logging
 import Runway
@@ -9,63 +10,71 @@ import ServiceLifecycle
 
 final class MailApp: RunwayAppDelegate {
     func didEnterBackground(_ application: RunwayApplication) async {
-        // Ask for time to finish sending, and end the task when done.
-        let task = application.beginBackgroundTask(withName: "send-outbox")
+        // Ask for time before returning: an app that enters the background with no task is suspended at once.
+        let task = application.beginBackgroundTask(withName: "send-outbox") {
+            // The expiration handler: on the scheduler's loop thread, ExpirationWarningLead before the deadline.
+            print("mail: still sending when time ran out")
+        }
+        // The app's executor holds work while the app is suspended and cancels it when the app terminates.
         application.executor.submit {
-            try? await Task.sleep(for: .milliseconds(100))
-            try? application.endBackgroundTask(task)
+            await sendOutbox()
+            try? application.endBackgroundTask(task)  // its last task: the app is suspended now
         }
     }
 }
 
 final class SyncApp: RunwayAppDelegate {
     func didEnterBackground(_ application: RunwayApplication) async {
-        // Never ends its task: Runway warns, then terminates it at the deadline (S12).
         _ = application.beginBackgroundTask(withName: "full-sync") {
-            print("sync: expiration handler called; ignoring it")
+            print("sync: expiration handler called; ignoring it")  // so it is terminated at the deadline
         }
     }
 }
 
-@main
-struct Example {
-    static func main() async throws {
-        var logger = Logger(label: "runway.example")
-        logger.logLevel = .info
-        let settings = SchedulerSettings(
-            backgroundTimeBudget: .milliseconds(600),
-            expirationWarningLead: .milliseconds(200),
-            terminationGrace: .milliseconds(300)
-        )
-        let scheduler = try RunwayScheduler(settings: settings, logger: logger)
-        let mail: AppID = "com.example.mail"
-        let sync: AppID = "com.example.sync"
-        try scheduler.register(AppDescriptor(id: mail), delegate: MailApp())
-        try scheduler.register(AppDescriptor(id: sync), delegate: SyncApp())
-
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: scheduler)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        let transitions = scheduler.transitions()
-        async let printed: Void = {
-            for await event in transitions { print(event) }
-        }()
-        async let driven: Void = {
-            try scheduler.send(.launch, to: mail)
-            try scheduler.send(.launch, to: sync)
-            try await Task.sleep(for: .milliseconds(100))
-            try scheduler.perform(.home, on: mail)
-            try scheduler.perform(.home, on: sync)
-            try await Task.sleep(for: .seconds(1))
-            // As SIGTERM would: the group shuts the scheduler down gracefully (P4).
-            await group.triggerGracefulShutdown()
-        }()
-        try await group.run()
-        try await driven
-        await printed
-    }
+/// Stands in for the mail app's real work.
+func sendOutbox() async {
+    try? await Task.sleep(for: .milliseconds(100))
 }
+
+var logger = Logger(label: "runway.example")
+logger.logLevel = .info
+let scheduler = try RunwayScheduler(
+    settings: SchedulerSettings(
+        backgroundTimeBudget: .milliseconds(600),
+        expirationWarningLead: .milliseconds(200),
+        terminationGrace: .milliseconds(300)
+    ),
+    logger: logger
+)
+let mail: AppID = "com.example.mail"
+let sync: AppID = "com.example.sync"
+try scheduler.register(AppDescriptor(id: mail), delegate: MailApp())
+try scheduler.register(AppDescriptor(id: sync), delegate: SyncApp())
+
+// Subscribe before the first command: a stream sees the transitions from its creation on.
+let transitions = scheduler.transitions()
+let printer = Task {
+    for await event in transitions { print(event) }  // the stream finishes when the scheduler stops
+}
+
+// The scheduler is a Service: SIGTERM or SIGINT shut the group down gracefully, which terminates every app.
+let group = ServiceGroup(
+    configuration: ServiceGroupConfiguration(
+        services: [.init(service: scheduler)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+)
+// What a user would do: launch both apps, press Home on each, and later stop the service.
+let user = Task {
+    try scheduler.send(.launch, to: mail)
+    try scheduler.send(.launch, to: sync)
+    try await Task.sleep(for: .milliseconds(100))
+    try scheduler.perform(.home, on: mail)
+    try scheduler.perform(.home, on: sync)
+    try await Task.sleep(for: .seconds(1))
+    await group.triggerGracefulShutdown()  // as SIGTERM would
+}
+try await group.run()
+try await user.value
+await printer.value

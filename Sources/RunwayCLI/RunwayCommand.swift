@@ -1,5 +1,6 @@
 import ArgumentParser
 import RunwayConfig
+import RunwayCore
 
 /// The `runway` command-line tool.
 @main
@@ -23,6 +24,7 @@ struct RunwayCommand: AsyncParsableCommand {
             user nor root (checked with SO_PEERCRED before anything is sent). `runway status APP` exits 10 notRunning, \
             11 inactive, 12 active, 13 background, 14 suspended, 15 terminating.
             """,
+        version: RunwayVersion.string,
         subcommands: [
             ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,
             EventsCommand.self,

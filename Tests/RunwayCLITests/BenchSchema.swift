@@ -28,6 +28,7 @@ enum BenchSchema {
     static let report: Field = .object(
         [
             "schemaVersion": .integer,
+            "version": .string,
             "configuration": .object(
                 [
                     "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,

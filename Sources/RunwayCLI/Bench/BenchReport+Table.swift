@@ -51,6 +51,7 @@ extension BenchReport {
         )
         let spin = configuration.wakeupSpinMicroseconds.map { ", wake-up spin \($0) us" } ?? ""
         lines.append("loop thread: \(self.runway.loop.priority)\(spin)")
+        lines.append("version: runway \(self.version)")
         if let nio = self.nio, let ratios = self.ratios {
             lines.append("")
             lines.append(

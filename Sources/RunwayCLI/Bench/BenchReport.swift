@@ -1,9 +1,13 @@
+import RunwayCore
+
 /// The result of `runway bench`, as printed by `--json`. Every field is documented in README.md ("`runway
 /// bench`"); `schemaVersion` changes when a field is removed or changes meaning (adding one does not).
 struct BenchReport: Codable, Sendable {
     static let currentSchemaVersion = 1
 
     var schemaVersion = BenchReport.currentSchemaVersion
+    /// The `runway` that made the report (`RunwayVersion.string`, as `runway --version` prints it).
+    var version = RunwayVersion.string
     var configuration: Configuration
     var plan: Plan
     var runway: RunwaySection
