@@ -149,6 +149,13 @@ final class ControlService: @unchecked Sendable {
                 try self.scheduler.perform(action, on: app)
             case .expire:
                 try self.scheduler.expireBudget(of: app!)
+            case .notify:
+                if let failure = try self.notify(request, app: app!) { return failure }
+            case .memoryWarning:
+                guard let app else { return self.memoryWarningReply(id: id) }
+                try self.scheduler.memoryWarning(for: app)
+            case .purge:
+                return self.purgeReply(id: id)
             case .beginTask:
                 guard let name = request.task, !name.isEmpty, name.utf8.count <= 256 else {
                     return .failure(
