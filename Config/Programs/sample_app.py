@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A Runway protocol app in plain Python (SPEC A4; schema in Docs/AppProtocol.md).
 
-It prints every lifecycle message, and on entering the background it begins a background task "upload" that it
-ends after SAMPLE_TASK_SECONDS seconds (default 1), or never when the value is "never" (S12). Messages are
-acknowledged when handled: Runway sends nothing else to this app until then (L2).
+It prints every lifecycle message (a notification also with its name and payload), and on entering the
+background it begins a background task "upload" that it ends after SAMPLE_TASK_SECONDS seconds (default 1), or
+never when the value is "never" (S12). Messages are acknowledged when handled: Runway sends nothing else to this
+app until then (L2).
 """
 import json
 import os
@@ -60,6 +61,8 @@ def handle(message, line):
             finish_later(task, float(seconds))
     elif message == "backgroundTaskWillExpire":
         say("task %d will expire" % line["task"])
+    elif message == "notification":
+        say("notification %s %s" % (line.get("name"), line.get("payload", "")))
 
 
 def main():

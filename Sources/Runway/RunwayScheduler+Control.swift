@@ -71,6 +71,18 @@ extension RunwayScheduler {
         }
     }
 
+    /// Sends `didReceiveMemoryWarning` to one running app (P3; `runway memory-warning APP`), at most one pending.
+    /// Blocks the calling thread until the loop has queued it (any thread; on the loop thread it runs inline).
+    ///
+    /// - Throws: `unknownApp`; `notRunning` when the app is not running, suspended or terminating; `stopping`.
+    public func memoryWarning(for app: AppID) throws(SchedulerError) {
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
+            try driver.override { core, now throws(SchedulerError) in
+                try core.memoryWarningRaised(for: app, now: now)
+            }
+        }
+    }
+
     /// The instant `now` of the scheduler's clock (nanoseconds since the loop started), for timelines. Reads the
     /// clock on the calling thread without hopping to the loop.
     package func now() -> Instant { self.bridge.loop.now() }

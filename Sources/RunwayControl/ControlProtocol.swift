@@ -43,6 +43,10 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var task: String?
     /// For `endTask`: the id `beginTask` returned.
     package var taskID: UInt64?
+    /// For `notify`: the notification's name (N1).
+    package var name: String?
+    /// For `notify`: the notification's payload, opaque text (the CLI sends JSON); absent means empty.
+    package var payload: String?
 
     package init(
         command: String,
@@ -51,6 +55,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         dryRun: Bool? = nil,
         task: String? = nil,
         taskID: UInt64? = nil,
+        name: String? = nil,
+        payload: String? = nil,
         id: Int? = nil
     ) {
         self.v = ControlProtocol.version
@@ -61,6 +67,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.dryRun = dryRun
         self.task = task
         self.taskID = taskID
+        self.name = name
+        self.payload = payload
     }
 }
 
@@ -74,6 +82,12 @@ package enum ControlCommand: Hashable, Sendable {
     /// Begin a background task on the app's behalf (held by the daemon until `endTask`).
     case beginTask
     case endTask
+    /// Post a host notification to the app (N1).
+    case notify
+    /// `didReceiveMemoryWarning` to one app, or without an app to every running app (P3).
+    case memoryWarning
+    /// Purge one app as under critical memory pressure (P3).
+    case purge
     /// A lifecycle command of SPEC section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of SPEC section 4 (`home`, `lock`, ...).
@@ -88,6 +102,9 @@ package enum ControlCommand: Hashable, Sendable {
         case "expire": self = .expire
         case "beginTask": self = .beginTask
         case "endTask": self = .endTask
+        case "notify": self = .notify
+        case "memoryWarning": self = .memoryWarning
+        case "purge": self = .purge
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -101,15 +118,16 @@ package enum ControlCommand: Hashable, Sendable {
 
     /// Every valid name, for the `unknownCommand` error.
     package static var allNames: [String] {
-        ["status", "events", "reload", "extend", "expire", "beginTask", "endTask"] + Command.allCases.map(\.rawValue)
+        ["status", "events", "reload", "extend", "expire", "beginTask", "endTask", "notify", "memoryWarning", "purge"]
+            + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
 
     var needsApp: Bool {
         switch self {
-        case .status, .events, .reload: return false
+        case .status, .events, .reload, .memoryWarning, .purge: return false
         case .userAction(let action): return DeviceEvent(rawValue: action.rawValue) == nil
-        case .extend, .expire, .beginTask, .endTask, .lifecycle: return true
+        case .extend, .expire, .beginTask, .endTask, .notify, .lifecycle: return true
         }
     }
 }
@@ -130,6 +148,8 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var reached: [String]?
     /// `reload`: what changed (or, with `dryRun`, would change).
     package var reload: ReloadReport?
+    /// `purge`: the app purged; absent when none could be (P3: no suspended or background-mode app).
+    package var purged: String?
     /// `beginTask`: the new task's id.
     package var task: UInt64?
     /// `events`: true; event lines follow until the client disconnects.

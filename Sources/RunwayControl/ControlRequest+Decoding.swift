@@ -2,7 +2,7 @@
 
 extension ControlRequest {
     private enum Field: String, CodingKey {
-        case v, id, command, app, seconds, dryRun, task, taskID
+        case v, id, command, app, seconds, dryRun, task, taskID, name, payload
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -16,6 +16,8 @@ extension ControlRequest {
             dryRun: try container.decodeIfPresent(Bool.self, forKey: .dryRun),
             task: try container.decodeIfPresent(String.self, forKey: .task),
             taskID: try container.decodeInteger(UInt64.self, forKey: .taskID),
+            name: try container.decodeIfPresent(String.self, forKey: .name),
+            payload: try container.decodeIfPresent(String.self, forKey: .payload),
             id: try container.decodeInteger(Int.self, forKey: .id)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)

@@ -162,6 +162,13 @@ final class ControlService: @unchecked Sendable {
                 try self.scheduler.perform(action, on: app)
             case .expire:
                 try self.scheduler.expireBudget(of: app!)
+            case .notify:
+                if let failure = try self.notify(request, app: app!) { return failure }
+            case .memoryWarning:
+                guard let app else { return self.memoryWarningReply(id: id) }
+                try self.scheduler.memoryWarning(for: app)
+            case .purge:
+                return self.purgeReply(id: id)
             case .beginTask:
                 // The name's length and the app's number of tasks are checked by the core, for every kind of
                 // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.

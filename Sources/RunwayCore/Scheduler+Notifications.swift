@@ -53,23 +53,50 @@ extension Scheduler {
         return self.finish()
     }
 
+    /// An operator's memory warning for one app (`runway memory-warning APP`): the app is sent
+    /// `didReceiveMemoryWarning` by the rule of P3 (`warnRunningApps`), at most one pending.
+    ///
+    /// - Throws: `unknownApp`; `notRunning` when the app is not running, suspended (a suspended app is sent
+    ///   nothing, P3) or terminating. Nothing changes then.
+    public mutating func memoryWarningRaised(for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
+        self.begin(now)
+        let index = try self.index(of: app)
+        guard self.warn(index) else {
+            let record = self.apps[index]
+            throw SchedulerError(
+                .notRunning,
+                app: app,
+                state: record.state,
+                terminating: record.lifecycle.isTerminating
+            )
+        }
+        return self.finish()
+    }
+
     /// Queues `didReceiveMemoryWarning` for every running app, at most one pending per app (P3).
     mutating func warnRunningApps() {
-        for index in self.apps.indices {
-            switch self.apps[index].lifecycle {
-            case .foreground, .background:
-                self.apps[index].lifecycle.withRunning { running in
-                    let alreadyQueued =
-                        running.outbox.isQueued(.didReceiveMemoryWarning)
-                        || running.outbox.inFlight?.message == .didReceiveMemoryWarning
-                    if !alreadyQueued { running.outbox.append([.didReceiveMemoryWarning]) }
-                }
-                self.advance(index)
-            case .notRunning, .suspended, .terminating:
-                continue
-            case .modifying:
-                preconditionFailure("app=\(self.apps[index].id) is being modified")
+        for index in self.apps.indices { self.warn(index) }
+    }
+
+    /// Queues `didReceiveMemoryWarning` for one app if it is running (active, inactive, background; not suspended,
+    /// not terminating), unless one is already queued or in flight (P3). Returns false, changing nothing, when the
+    /// app is not running.
+    @discardableResult
+    private mutating func warn(_ index: Int) -> Bool {
+        switch self.apps[index].lifecycle {
+        case .foreground, .background:
+            self.apps[index].lifecycle.withRunning { running in
+                let alreadyQueued =
+                    running.outbox.isQueued(.didReceiveMemoryWarning)
+                    || running.outbox.inFlight?.message == .didReceiveMemoryWarning
+                if !alreadyQueued { running.outbox.append([.didReceiveMemoryWarning]) }
             }
+            self.advance(index)
+            return true
+        case .notRunning, .suspended, .terminating:
+            return false
+        case .modifying:
+            preconditionFailure("app=\(self.apps[index].id) is being modified")
         }
     }
 }

@@ -24,7 +24,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         public static let alreadyEnded = Code(.alreadyEnded)
         /// `endBackgroundTask` with an id that belongs to another app (B8).
         public static let wrongApp = Code(.wrongApp)
-        /// A notification was posted to an app that is not running.
+        /// A notification or memory warning was sent to an app that is not running (or, for a warning, suspended).
         public static let notRunning = Code(.notRunning)
         /// The scheduler is shutting down and accepts no launches (or, for a runtime, has stopped).
         public static let stopping = Code(.stopping)
@@ -88,7 +88,8 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         case .alreadyEnded: return "alreadyEnded: \(app) ended \(task), which has already ended"
         case .wrongApp:
             return "wrongApp: \(app) ended \(task), which belongs to \(self.owner.map { "\($0)" } ?? "?")"
-        case .notRunning: return "notRunning: \(app) is in state \(state) and cannot receive notifications"
+        case .notRunning:
+            return "notRunning: \(app) is in state \(state) and cannot receive notifications or memory warnings"
         case .stopping: return "stopping: the scheduler is shutting down or stopped; the request for \(app) was refused"
         case .unsupportedApp: return "unsupportedApp: \(app) is a process app; this driver runs embedded apps only"
         case .noBudget: return "noBudget: \(app) has no running background budget in state \(state)"

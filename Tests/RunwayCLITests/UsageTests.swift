@@ -8,7 +8,10 @@ import Testing
         let subcommands = result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first ?? ""
         #expect(subcommands.contains("validate"), "\(result)")
         #expect(subcommands.contains("demo"), "\(result)")
-        for daemonCommand in ["run", "status", "events", "reload", "extend", "expire", "home", "lock", "launch"] {
+        for daemonCommand in [
+            "run", "status", "events", "reload", "extend", "expire", "home", "lock", "launch", "notify",
+            "memory-warning", "purge",
+        ] {
             #expect(subcommands.contains("  \(daemonCommand) "), "missing \(daemonCommand)\n\(result)")
         }
     }
