@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A Runway protocol app in plain Python (SPEC A4; schema in Docs/AppProtocol.md).
+"""A Runway protocol app in plain Python (Behaviour.md A4; schema in Docs/AppProtocol.md).
 
 It prints every lifecycle message (a notification also with its name and payload), and on entering the
 background it begins a background task "upload" that it ends after SAMPLE_TASK_SECONDS seconds (default 1), or

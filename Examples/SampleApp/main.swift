@@ -1,4 +1,4 @@
-// A protocol app in Swift (SPEC A4) used by tests and the demo: it prints every lifecycle message, and on
+// A protocol app in Swift (Behaviour.md A4) used by tests and the demo: it prints every lifecycle message, and on
 // entering the background it begins a background task "flush" that it ends after SAMPLE_TASK_SECONDS seconds
 // (default 1), or never when the value is "never" (a task that ignores expiration, S12).
 // SAMPLE_END_ON_EXPIRE=1 makes it end the task when its expiration handler is called.

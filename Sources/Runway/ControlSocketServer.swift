@@ -1,4 +1,4 @@
-// The daemon's control socket at the I/O level (SPEC K1): a Unix stream socket served by libuv (`uv_pipe_t`) on
+// The daemon's control socket at the I/O level (Behaviour.md K1): a Unix stream socket served by libuv (`uv_pipe_t`) on
 // the scheduler's loop thread, cut into newline-terminated lines. It knows nothing of the protocol spoken on
 // those lines (RunwayControl does); it enforces what must hold whatever a peer sends:
 //

@@ -1,7 +1,7 @@
 import RunwayCore
 
 /// The `AppHost` of embedded apps: runs their delegate methods on the cooperative pool and holds, releases or
-/// cancels their executors (SPEC A1, A2). Loop thread only, like the `ActionRunner` that calls it.
+/// cancels their executors (Behaviour.md A1, A2). Loop thread only, like the `ActionRunner` that calls it.
 final class EmbeddedAppHost: AppHost {
     struct App {
         var delegate: any RunwayAppDelegate

@@ -4,7 +4,7 @@ import RunwayProtocol
 
 /// Runs the scheduler core on an `EventLoopThread` through an `ActionRunner`: feeds it events with the loop's
 /// clock reading, and lets the runner perform the actions through `EmbeddedAppHost` and the process
-/// supervisor (SPEC A1, A2, section 5). Everything here runs on the loop thread.
+/// supervisor (Behaviour.md A1, A2, section 5). Everything here runs on the loop thread.
 ///
 /// Sendability: `@unchecked Sendable` is safe because every stored property is read and written only on the
 /// loop thread: the driver is reached only through `EventLoopThread.execute` closures, the loop's wake-up

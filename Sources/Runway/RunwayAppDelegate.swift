@@ -1,6 +1,6 @@
 import RunwayCore
 
-/// The lifecycle callbacks of an embedded app, named as in UIKit (SPEC A1).
+/// The lifecycle callbacks of an embedded app, named as in UIKit (Behaviour.md A1).
 ///
 /// Threading: each method is called on a task of the global concurrent executor (or on the delegate's own
 /// actor, if it is one), never on the scheduler's loop thread. Calls to one app are strictly sequential: a

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Runs an embedded app's work only while the app may run (SPEC A2).
+/// Runs an embedded app's work only while the app may run (Behaviour.md A2).
 ///
 /// Work submitted while the app is active, inactive or in the background starts at once as a task. Work
 /// submitted while it is suspended is held, in order, and started when it resumes. When the app terminates,

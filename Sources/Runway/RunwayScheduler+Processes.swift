@@ -1,7 +1,8 @@
 import RunwayCore
 
 extension RunwayScheduler {
-    /// Registers a process app (`AppKind.process`) in `notRunning`; `launch` starts its program (SPEC section 5).
+    /// Registers a process app (`AppKind.process`) in `notRunning`; `launch` starts its program (Behaviour.md section
+    /// 5).
     ///
     /// The child runs in its own session and process group, in a cgroup of its own when the cgroup v2 freezer
     /// is used (`SuspensionMechanism`), with stdout and stderr logged line by line under the app's identifier.

@@ -5,7 +5,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The Runway scheduler on a real event loop: the core's decisions under real time, for apps embedded in
-/// this process (SPEC A1–A3).
+/// this process (Behaviour.md A1–A3).
 ///
 /// It owns a libuv loop on a thread of its own. All scheduler state lives on that thread; every public
 /// method may be called from any thread or task and hops to the loop (waiting microseconds for the answer).
@@ -105,7 +105,7 @@ public final class RunwayScheduler: Sendable {
         return application
     }
 
-    /// Sends a command (SPEC section 2). Returns once the scheduler accepted it; the messages it causes are
+    /// Sends a command (Behaviour.md section 2). Returns once the scheduler accepted it; the messages it causes are
     /// delivered afterwards, one at a time per app.
     ///
     /// - Throws: `unknownApp`, `illegalCommand` (naming the app, its state and the command; nothing

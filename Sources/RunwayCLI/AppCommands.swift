@@ -31,7 +31,7 @@ struct AppCommand<Verb: AppVerb>: ParsableCommand {
     }
 }
 
-// Lifecycle commands (SPEC section 2).
+// Lifecycle commands (Behaviour.md section 2).
 enum LaunchVerb: AppVerb {
     static let name = "launch"
     static let protocolCommand = Command.launch.rawValue

@@ -2,7 +2,7 @@ import ArgumentParser
 import RunwayControl
 import RunwayCore
 
-/// The composite user actions of SPEC section 4, as `runway <kebab-case name> APP`.
+/// The composite user actions of Behaviour.md section 4, as `runway <kebab-case name> APP`.
 protocol UserActionVerb: AppVerb {
     static var action: UserAction { get }
     static var scenario: String { get }
@@ -15,7 +15,9 @@ extension UserActionVerb {
         }
     }
     static var protocolCommand: String { self.action.rawValue }
-    static var abstract: String { "User action \(self.scenario): sends \(self.action.command) (SPEC section 4)." }
+    static var abstract: String {
+        "User action \(self.scenario): sends \(self.action.command) (Behaviour.md section 4)."
+    }
 }
 
 /// `runway VERB [APP]` for the user actions that happen to the whole device (S7, S8, S10): with APP, that app only

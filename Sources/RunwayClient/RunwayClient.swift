@@ -1,4 +1,4 @@
-// The client side of the app protocol (SPEC A4) for process apps written in Swift.
+// The client side of the app protocol (Behaviour.md A4) for process apps written in Swift.
 //
 // A process app whose plist declares `RunwayProtocol = 1` inherits a Unix stream socket; its descriptor number is
 // in `RUNWAY_FD`. `RunwayClient` reads lifecycle messages from it, hands them to the app one at a time and

@@ -1,4 +1,4 @@
-// The control protocol, version 1 (SPEC K1), as Codable values: requests, replies and event lines, one JSON
+// The control protocol, version 1 (Behaviour.md K1), as Codable values: requests, replies and event lines, one JSON
 // object per line. Docs/ControlProtocol.md is the reference; keep the two in step.
 
 import Foundation
@@ -88,9 +88,9 @@ package enum ControlCommand: Hashable, Sendable {
     case memoryWarning
     /// Purge one app as under critical memory pressure (P3).
     case purge
-    /// A lifecycle command of SPEC section 2 (`launch`, `enterBackground`, ...).
+    /// A lifecycle command of Behaviour.md section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
-    /// A composite user action of SPEC section 4 (`home`, `lock`, ...).
+    /// A composite user action of Behaviour.md section 4 (`home`, `lock`, ...).
     case userAction(UserAction)
 
     package init?(_ name: String) {

@@ -1,4 +1,4 @@
-// `runway run`: the daemon in the foreground (SPEC K1–K3, C3, P4).
+// `runway run`: the daemon in the foreground (Behaviour.md K1–K3, C3, P4).
 //
 // Design
 // - One `RunwayScheduler` owns the loop thread. The control socket (`ControlSocketServer` + `ControlService`)

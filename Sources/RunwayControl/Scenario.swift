@@ -2,7 +2,7 @@ import Foundation
 import RunwayConfig
 import RunwayCore
 
-/// A scripted list of timed actions (SPEC K3), read from a JSON Lines file: one JSON object per line, blank
+/// A scripted list of timed actions (Behaviour.md K3), read from a JSON Lines file: one JSON object per line, blank
 /// lines and lines starting with `#` ignored. Format reference: Docs/Scenarios.md.
 ///
 /// ```

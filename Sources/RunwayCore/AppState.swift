@@ -1,4 +1,4 @@
-/// The lifecycle states of SPEC section 2, named as in UIKit.
+/// The lifecycle states of Behaviour.md section 2, named as in UIKit.
 public enum AppState: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     case notRunning
     case inactive

@@ -1,4 +1,4 @@
-/// What the host or an operator asks of one app (SPEC section 1, table of section 2).
+/// What the host or an operator asks of one app (Behaviour.md section 1, table of section 2).
 public enum Command: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// notRunning -> active: didFinishLaunching, didBecomeActive.
     case launch
@@ -18,7 +18,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable, CustomStringConve
     public var description: String { self.rawValue }
 }
 
-/// The composite user actions of SPEC section 4, each a sequence of `Command`s on one app.
+/// The composite user actions of Behaviour.md section 4, each a sequence of `Command`s on one app.
 public enum UserAction: String, Hashable, Sendable, CaseIterable {
     /// S2: active -> background.
     case home

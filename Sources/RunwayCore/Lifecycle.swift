@@ -1,4 +1,4 @@
-/// Where one app is in the lifecycle of SPEC section 2, with the data that exists only there.
+/// Where one app is in the lifecycle of Behaviour.md section 2, with the data that exists only there.
 ///
 /// The shape is the invariant: a not-running app has no task, timer or message; a suspended app has no task and
 /// nothing to deliver, only held notifications (N1); only a background app has a budget (B3) and an entry grace

@@ -1,4 +1,4 @@
-/// A lifecycle callback to an app, named as in UIKit (SPEC section 1).
+/// A lifecycle callback to an app, named as in UIKit (Behaviour.md section 1).
 public enum Message: Hashable, Sendable, CustomStringConvertible {
     case didFinishLaunching
     case willResignActive

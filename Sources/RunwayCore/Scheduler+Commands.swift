@@ -1,4 +1,4 @@
-// Commands (SPEC section 2 table, L1) and the foreground/background transitions they cause.
+// Commands (Behaviour.md section 2 table, L1) and the foreground/background transitions they cause.
 
 extension Scheduler {
     /// Applies a command to one app (L1).

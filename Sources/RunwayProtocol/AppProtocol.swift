@@ -1,4 +1,4 @@
-// The app protocol (SPEC A4, A5): JSON lines between the scheduler and a process app that declares
+// The app protocol (Behaviour.md A4, A5): JSON lines between the scheduler and a process app that declares
 // `RunwayProtocol = 1`, over a Unix stream socket the child inherits (its descriptor number is in `RUNWAY_FD`).
 // Docs/AppProtocol.md is the schema for people writing clients in other languages.
 //

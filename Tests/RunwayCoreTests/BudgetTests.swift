@@ -2,7 +2,7 @@ import RunwayCore
 import RunwayTestKit
 import Testing
 
-/// Rules B1–B10 of SPEC section 3. Defaults: budget 30 s, warning lead 5 s.
+/// Rules B1–B10 of Behaviour.md section 3. Defaults: budget 30 s, warning lead 5 s.
 @Suite struct BudgetTests {
     @Test func B1_idsAreUniqueIncreasingAndNeverInvalid() throws {
         var driver = makeDriver([AppDescriptor(id: mail), AppDescriptor(id: maps)]).launched(mail).launched(maps)

@@ -1,7 +1,7 @@
 import RunwayCore
 import Testing
 
-/// The `enterForeground` rows of the table of SPEC section 2 (background, suspended -> active) as the exact
+/// The `enterForeground` rows of the table of Behaviour.md section 2 (background, suspended -> active) as the exact
 /// action list of every call, with B7 (the clock stops in the foreground) and N1 (held notifications).
 @Suite struct ForegroundActionTests {
     /// `app` launched at t=0 and in the background from t=1, every message returned at once: suspended at t=1.

@@ -1,7 +1,7 @@
 import RunwayCore
 import Testing
 
-/// The rows of the table of SPEC section 2 that end an app without a message (memory purge, budget overrun
+/// The rows of the table of Behaviour.md section 2 that end an app without a message (memory purge, budget overrun
 /// kill; P3, S14, B6, S12) and L6 (a process that exits on its own), as the exact action list of every call.
 /// Defaults: budget 30 s, warning lead 5 s, TerminationGrace 5 s.
 @Suite struct KillActionTests {

@@ -2,7 +2,7 @@ import RunwayCore
 import RunwayTestKit
 import Testing
 
-/// Rules L1–L8 of SPEC section 2.
+/// Rules L1–L8 of Behaviour.md section 2.
 @Suite struct LifecycleTests {
     @Test func L1_illegalCommandIsRefusedNamingAppStateAndCommandAndChangesNothing() throws {
         var driver = makeDriver().launched(mail)

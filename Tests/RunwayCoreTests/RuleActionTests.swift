@@ -1,7 +1,7 @@
 import RunwayCore
 import Testing
 
-/// Rules L1 (refusals), L2 (one message in flight) and L3 (background entry grace) of SPEC section 2, as the
+/// Rules L1 (refusals), L2 (one message in flight) and L3 (background entry grace) of Behaviour.md section 2, as the
 /// exact action list of every call. Defaults: budget 30 s, warning lead 5 s, BackgroundEntryGrace 5 s.
 @Suite struct RuleActionTests {
     // MARK: L1

@@ -2,7 +2,7 @@ import RunwayCore
 import RunwayTestKit
 import Testing
 
-/// The user actions of SPEC section 4, each with its exact messages and instants.
+/// The user actions of Behaviour.md section 4, each with its exact messages and instants.
 /// Defaults: budget 30 s, warning lead 5 s, entry grace 5 s, termination grace 5 s.
 @Suite struct ScenarioTests {
     @Test func S1_freshLaunch() throws {

@@ -1,7 +1,7 @@
 import RunwayCore
 import Testing
 
-/// The `terminate` rows of the table of SPEC section 2 (from active, inactive, background, suspended) and the
+/// The `terminate` rows of the table of Behaviour.md section 2 (from active, inactive, background, suspended) and the
 /// shutdown that applies them to every app (P4), as the exact action list of every call: the message chain
 /// (L2), `willTerminate`'s grace (L4), SIGTERM then SIGKILL for processes, SIGKILL at the end of the grace
 /// `willTerminate` started (L4, P2), no message for a suspended app (L5). TerminationGrace 5 s.

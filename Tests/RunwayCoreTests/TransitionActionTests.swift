@@ -1,7 +1,7 @@
 import RunwayCore
 import Testing
 
-/// The rows of the table of SPEC section 2 that keep an app running (launch, resignActive, activate,
+/// The rows of the table of Behaviour.md section 2 that keep an app running (launch, resignActive, activate,
 /// enterBackground, suspension, enterForeground), as the exact action list of every call. Embedded apps and
 /// protocol processes await each message (L2); plain processes get no deliveries. Defaults: budget 30 s,
 /// warning lead 5 s, BackgroundEntryGrace 5 s.

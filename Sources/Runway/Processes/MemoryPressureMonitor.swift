@@ -2,7 +2,7 @@ import CLibUV
 import Logging
 import RunwayCore
 
-/// Where memory pressure is read from and how often (SPEC P3). The thresholds are the core's:
+/// Where memory pressure is read from and how often (Behaviour.md P3). The thresholds are the core's:
 /// `SchedulerSettings.memoryPressure` (a `MemoryPressurePolicy`).
 public struct MemoryPressureOptions: Sendable, Hashable {
     public enum Source: Sendable, Hashable {

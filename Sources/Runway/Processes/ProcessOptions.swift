@@ -1,6 +1,6 @@
 import RunwayCore
 
-/// How a `RunwayScheduler` starts and controls process apps (SPEC section 5, A4, A5).
+/// How a `RunwayScheduler` starts and controls process apps (Behaviour.md section 5, A4, A5).
 public struct ProcessOptions: Sendable {
     /// Relative `ProgramArguments[0]` paths (with a `/`) and relative `WorkingDirectory`s are resolved
     /// against this directory (the daemon passes its configuration directory). Default: the current directory.

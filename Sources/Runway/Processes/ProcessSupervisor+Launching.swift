@@ -8,7 +8,7 @@ import Musl
 #endif
 
 /// Launching: `.spawn`, each app's suspension mechanism and cgroup, the program, its environment and the
-/// cgroup placement (SPEC section 5, P1, A4). Loop thread only.
+/// cgroup placement (Behaviour.md section 5, P1, A4). Loop thread only.
 extension ProcessSupervisor {
     /// Run by `/bin/sh -c` with `$1` = the cgroup's `cgroup.procs` and the program and its arguments after it:
     /// moves the shell into the cgroup, then replaces it with the program (same pid). Exit status 126 when

@@ -21,7 +21,7 @@ protocol ProcessSupervisorDelegate: AnyObject {
     func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void)
 }
 
-/// Runs the process apps' side of the core's actions (SPEC section 5, A4, A5) and reports what the children
+/// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children
 /// do. It makes no policy decision: what to do and when comes from the core's actions and from
 /// `ProcessOptions`; the few rules of its own are pure values it asks (`SuspensionMechanismChoice`,
 /// `SuspensionConfirmation`, `ProtocolPolicer`). One job per file:

@@ -5,7 +5,7 @@ import RunwayCore
 /// event is compared with when it was observed.
 ///
 /// - An event observed before its expected instant is *early*: it is counted, not put in the histogram (a
-///   deadline must never fire early, SPEC B9).
+///   deadline must never fire early, Behaviour.md B9).
 /// - An expected event never observed is *lost*; an event the plan did not expect (a warning for a task that
 ///   was to end, a second warning for one task, a suspension of an overrunner) is *unexpected*.
 /// - Lateness goes into an HdrHistogram in nanoseconds, 3 significant digits (quantiles are exact to 0.1%),
