@@ -39,6 +39,8 @@ package final class ActionRunner {
     private var handlers: [BackgroundTaskID: () -> Void] = [:]
     private var pending = FIFO<[Action]>()
     private var running = false
+    /// The process apps, for picking a host without reading the core for every action.
+    private var processApps = Set<AppID>()
     private var announcedWakeup: Instant?
 
     /// - Parameters:
@@ -47,6 +49,7 @@ package final class ActionRunner {
     package init(core: Scheduler, now: @escaping () -> Instant) {
         self.core = core
         self.now = now
+        self.processApps = Set(core.appIDs.filter { core.isProcess($0) })
     }
 
     // MARK: Events
@@ -54,6 +57,7 @@ package final class ActionRunner {
     /// Registers an app in `notRunning` (`Scheduler.register`).
     package func register(_ descriptor: AppDescriptor) throws(SchedulerError) {
         try self.core.register(descriptor)
+        if descriptor.isProcess { self.processApps.insert(descriptor.id) }
     }
 
     /// Feeds one event to the core with the current instant and runs its actions.
@@ -153,8 +157,10 @@ package final class ActionRunner {
     }
 
     private func host(for app: AppID) -> any AppHost {
-        let host = self.core.isProcess(app) ? self.processHost : self.embeddedHost
-        guard let host else { preconditionFailure("No host for \(app) (process: \(self.core.isProcess(app)))") }
+        let isProcess = self.processApps.contains(app)
+        guard let host = isProcess ? self.processHost : self.embeddedHost else {
+            preconditionFailure("No host for \(app) (process: \(isProcess))")
+        }
         return host
     }
 

@@ -103,6 +103,12 @@ extension Scheduler {
     }
 
     /// E1's immediate style: the app never enters the background.
+    func exitsImmediately(_ index: Int) -> Bool {
+        self.apps[index].descriptor.exitsOnSuspend
+            && (self.apps[index].descriptor.exitsOnSuspendStyle ?? self.settings.exitsOnSuspendStyle) == .immediate
+    }
+
+    /// E1's immediate style for a descriptor.
     func exitsImmediately(_ descriptor: AppDescriptor) -> Bool {
         descriptor.exitsOnSuspend && (descriptor.exitsOnSuspendStyle ?? self.settings.exitsOnSuspendStyle) == .immediate
     }

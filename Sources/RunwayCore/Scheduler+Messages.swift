@@ -40,15 +40,13 @@ extension Scheduler {
     /// The next message to send, if nothing is in flight. The handler of a task that ended after its warning
     /// was queued is not called (B4, B8).
     private mutating func nextMessage(_ index: Int) -> Message? {
-        let table = self.taskTable
-        return self.apps[index].lifecycle.withRunning { running -> Message? in
-            guard running.outbox.inFlight == nil else { return nil }
-            while let message = running.outbox.popNext() {
-                if case .backgroundTaskWillExpire(let id) = message, table.owner(of: id) != index { continue }
-                return message
-            }
-            return nil
-        } ?? nil
+        while let message = self.apps[index].lifecycle.withRunning({ running -> Message? in
+            running.outbox.inFlight == nil ? running.outbox.popNext() : nil
+        }) ?? nil {
+            if case .backgroundTaskWillExpire(let id) = message, self.taskTable.owner(of: id) != index { continue }
+            return message
+        }
+        return nil
     }
 
     /// Arms the grace that bounds a message (L3, L4).

@@ -15,47 +15,48 @@ extension Scheduler {
         guard let index = self.appIndex[app] else {
             return TaskGrant(id: .invalid, refusal: .unknownApp, actions: self.finish())
         }
-        if let refusal = self.refusal(for: self.apps[index], now: now) ?? self.limitRefusal(name, self.apps[index]) {
+        if let refusal = self.refusal(index, now: now) ?? self.nameRefusal(name) {
             return TaskGrant(id: .invalid, refusal: refusal, actions: self.finish())
         }
         let id = BackgroundTaskID(rawValue: self.nextTaskID)
-        self.nextTaskID += 1
-        self.taskTable.insert(id, name: name, began: now, app: index)
-        // B4: after the warning, a new task's handler is called at once.
+        // One visit to the app's tasks: the per-app limit, the task, and B4 (after the warning, a new task's handler
+        // is called at once).
         let warned = self.apps[index].lifecycle.period?.isWarned == true
-        self.apps[index].lifecycle.withRunning { running in
+        let limit = self.settings.taskLimitPerApp
+        let accepted = self.apps[index].lifecycle.withRunning { running -> Bool in
+            guard running.tasks.count < limit else { return false }
             running.tasks.began(id)
             if warned { running.outbox.append([.backgroundTaskWillExpire(id)]) }
+            return true
         }
+        guard accepted == true else {
+            return TaskGrant(id: .invalid, refusal: .tooManyTasks(limit: limit), actions: self.finish())
+        }
+        self.nextTaskID += 1
+        self.taskTable.insert(id, name: name, began: now, app: index)
         if warned { self.advance(index) }
         return TaskGrant(id: id, refusal: nil, actions: self.finish())
     }
 
-    /// Why a task may not begin now, or nil.
-    func refusal(for record: AppRecord, now: Instant) -> TaskRefusal? {
-        switch record.lifecycle {
+    /// Why a task may not begin now, or nil. Reads the app in place (no copy of its record).
+    func refusal(_ index: Int, now: Instant) -> TaskRefusal? {
+        switch self.apps[index].lifecycle {
         case .terminating: return .terminating
-        case _ where self.exitsImmediately(record.descriptor): return .exitsOnSuspendImmediately
+        case _ where self.exitsImmediately(index): return .exitsOnSuspendImmediately
         case .notRunning: return .notRunning
         case .suspended: return .suspended
         case .foreground: return nil
         case .background(let period, _):
             // B1: not after the budget of this period ran out.
             return period.deadline.map { now >= $0 } == true ? .budgetExhausted : nil
-        case .modifying: preconditionFailure("app=\(record.id) is being modified")
+        case .modifying: preconditionFailure("app=\(self.apps[index].id) is being modified")
         }
     }
 
-    /// The limit a new task named `name` would exceed, or nil: every app may make the scheduler hold at most
-    /// `taskLimitPerApp` names of at most `taskNameByteLimit` bytes.
-    func limitRefusal(_ name: String, _ record: AppRecord) -> TaskRefusal? {
-        if name.utf8.count > self.settings.taskNameByteLimit {
-            return .nameTooLong(limit: self.settings.taskNameByteLimit)
-        }
-        if let running = record.lifecycle.running, running.tasks.count >= self.settings.taskLimitPerApp {
-            return .tooManyTasks(limit: self.settings.taskLimitPerApp)
-        }
-        return nil
+    /// `nameTooLong` for a name over `taskNameByteLimit` bytes: every app may make the scheduler hold at most
+    /// `taskLimitPerApp` names (checked with the task) of at most that many bytes.
+    func nameRefusal(_ name: String) -> TaskRefusal? {
+        name.utf8.count > self.settings.taskNameByteLimit ? .nameTooLong(limit: self.settings.taskNameByteLimit) : nil
     }
 
     /// `endBackgroundTask(_:)` (B8). Ending the last task in the background suspends the app at once
@@ -76,8 +77,10 @@ extension Scheduler {
             throw self.endError(id, app: app, state: self.apps[index].state)
         }
         self.taskTable.remove(id)
-        let table = self.taskTable
-        self.apps[index].lifecycle.withRunning { $0.tasks.ended { table.owner(of: $0) == index } }
+        if self.apps[index].lifecycle.withRunning({ $0.tasks.ended() }) == true {
+            let table = self.taskTable
+            self.apps[index].lifecycle.withRunning { $0.tasks.compact { table.owner(of: $0) == index } }
+        }
         // A handler not yet called for an ended task is not called: `advance` skips its queued message.
         self.advance(index)
         return self.finish()

@@ -146,13 +146,20 @@ struct AppTasks {
         self.count += 1
     }
 
-    mutating func ended(isOutstanding: (BackgroundTaskID) -> Bool) {
+    /// One task of the list ended. Returns true when more than half of a long list has ended: then the caller
+    /// compacts it with `compact(isOutstanding:)`.
+    mutating func ended() -> Bool {
         self.count -= 1
         if self.count == 0 {
             self.ids.removeAll(keepingCapacity: self.ids.count <= 64)
-        } else if self.ids.count >= 64, self.count * 2 < self.ids.count {
-            self.ids.removeAll { !isOutstanding($0) }
+            return false
         }
+        return self.ids.count >= 64 && self.count * 2 < self.ids.count
+    }
+
+    /// Drops the ids that ended.
+    mutating func compact(isOutstanding: (BackgroundTaskID) -> Bool) {
+        self.ids.removeAll { !isOutstanding($0) }
     }
 
     mutating func removeAll() {
