@@ -9,12 +9,15 @@ extension Scheduler {
     /// - Returns: the actions to run; the next queued message, if any, is among them.
     public mutating func messageReturned(_ token: MessageToken, from app: AppID, now: Instant) -> [Action] {
         self.begin(now)
+        // One visit: the message in flight is taken only when the token is its own.
         guard let index = self.appIndex[app],
-            let inFlight = self.apps[index].lifecycle.running?.outbox.inFlight,
-            inFlight.token == token
+            let message = self.apps[index].lifecycle.withRunning({ running -> Message? in
+                guard let inFlight = running.outbox.inFlight, inFlight.token == token else { return nil }
+                running.outbox.inFlight = nil
+                return inFlight.message
+            }) ?? nil
         else { return self.finish() }
-        self.apps[index].lifecycle.withRunning { $0.outbox.inFlight = nil }
-        self.messageCompleted(index, inFlight.message)
+        self.messageCompleted(index, message)
         self.advance(index)
         return self.finish()
     }
@@ -51,9 +54,11 @@ extension Scheduler {
 
     /// Arms the grace that bounds a message (L3, L4).
     mutating func messageSent(_ index: Int, _ message: Message) {
-        switch (message, self.apps[index].lifecycle) {
-        case (.didEnterBackground, .background(let period, _)):
+        // A switch on the message first: the app's state is read only for the two messages that have a grace.
+        switch message {
+        case .didEnterBackground:
             // L3: the grace runs from the send, and suspension waits for the return (B5).
+            guard case .background(let period, _) = self.apps[index].lifecycle else { return }
             if case .awaiting(let stale?) = period.entry { self.disarm([stale]) }
             let grace = self.arm(
                 .backgroundEntryGrace,
@@ -61,10 +66,12 @@ extension Scheduler {
                 at: self.lastNow + self.settings.backgroundEntryGrace
             )
             self.apps[index].lifecycle.withBackground { period, _ in period.entry = .awaiting(grace: grace) }
-        case (.willTerminate, .terminating(var termination, _)):
+        case .willTerminate:
             // L4: willTerminate gets the full grace from when it is sent, and the SIGKILL of a process app falls
             // at the end of that same grace.
-            guard case .messaging(let grace) = termination.phase else { return }
+            guard var termination = self.apps[index].lifecycle.termination,
+                case .messaging(let grace) = termination.phase
+            else { return }
             self.disarm([grace])
             let deadline = self.lastNow + self.settings.terminationGrace
             termination.phase = .messaging(grace: self.arm(.termination, app: index, at: deadline))
@@ -76,13 +83,15 @@ extension Scheduler {
     }
 
     mutating func messageCompleted(_ index: Int, _ message: Message) {
-        switch (message, self.apps[index].lifecycle) {
-        case (.didEnterBackground, .background):
+        switch message {
+        case .didEnterBackground:
             // B5/L3: the entry is done; the grace no longer matters.
-            self.entryReturned(index)
-        case (.willTerminate, .terminating(let termination, _)):
+            if case .background = self.apps[index].lifecycle { self.entryReturned(index) }
+        case .willTerminate:
             // L4: the messages are done: stop the app.
-            if case .messaging = termination.phase { self.finishTerminationMessages(index, termination) }
+            guard let termination = self.apps[index].lifecycle.termination, case .messaging = termination.phase
+            else { return }
+            self.finishTerminationMessages(index, termination)
         default:
             break
         }

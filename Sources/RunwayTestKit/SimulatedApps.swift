@@ -23,6 +23,7 @@ final class SimulatedApps: AppHost {
     var delivered: [MessageToken: Message] = [:]
     /// Deadlines the core consumed, in firing order.
     var firedTimers: [FiredTimer] = []
+    var recordsFiredTimers = false
     private var nextSequence = 0
 
     init(clock: ManualClock) {

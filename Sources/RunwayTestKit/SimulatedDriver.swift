@@ -48,7 +48,13 @@ public struct SimulatedDriver {
         get { self.apps.terminateBehavior }
         nonmutating set { self.apps.terminateBehavior = newValue }
     }
-    /// Every deadline the core reached so far, in firing order, with its instant.
+    /// When true, every deadline the core reaches is recorded in `firedTimers` (it costs a sort of the armed
+    /// timers per wake-up, so it is off unless a test asks). Default false.
+    public var recordsFiredTimers: Bool {
+        get { self.apps.recordsFiredTimers }
+        nonmutating set { self.apps.recordsFiredTimers = newValue }
+    }
+    /// Every deadline the core reached while `recordsFiredTimers` was on, in firing order, with its instant.
     public var firedTimers: [FiredTimer] { self.apps.firedTimers }
 
     // MARK: Immediate operations (at the current instant)
@@ -147,7 +153,11 @@ public struct SimulatedDriver {
             self.apps.clock.advance(to: Swift.max(next, self.now))
             if let wakeup = self.runner.wakeup, wakeup <= self.now {
                 let apps = self.apps
-                self.runner.run { core, now in core.clockAdvanced(to: now, recordingInto: &apps.firedTimers) }
+                if apps.recordsFiredTimers {
+                    self.runner.run { core, now in core.clockAdvanced(to: now, recordingInto: &apps.firedTimers) }
+                } else {
+                    self.runner.run { core, now in core.clockAdvanced(to: now) }
+                }
                 self.settle()
                 continue
             }

@@ -28,6 +28,7 @@ import Testing
             notificationQueueLimit: 3
         )
         var driver = makeDriver(Self.apps, settings: settings)
+        driver.recordsFiredTimers = true
         let ids = Self.apps.map(\.id)
         let replies: [SimulatedDriver.Reply] = [.immediately, .immediately, .after(.milliseconds(300)), .never]
         for app in ids {
