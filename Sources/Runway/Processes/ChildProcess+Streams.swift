@@ -7,43 +7,40 @@ import Glibc
 import Musl
 #endif
 
-/// The child's streams: the protocol channel (A4) and the stdout and stderr pipes, read into line framers and
-/// reported to the delegate. Loop thread only.
+/// The child's protocol channel (A4): lines read into a framer and reported to the delegate, lines written, and
+/// the end of the channel on the child's side (end of file, a read or a write error), reported once. The stdout
+/// and stderr pipes are read in `ChildProcess+Output.swift`. Loop thread only.
 extension ChildProcess {
-    // MARK: Protocol channel
-
     /// Bytes queued for the child and not yet written (a child that does not read lets this grow).
     var channelQueuedBytes: Int {
         self.isChannelOpen ? uv_stream_get_write_queue_size(runway_pipe_as_stream(self.channel)) : 0
     }
 
-    /// Writes one line (a newline is added). Dropped when the channel is closed.
+    /// Writes one line (a newline is added). Dropped when the channel is closed. A write that fails, now or once
+    /// queued, closes the channel and is reported as `childClosedChannel` (the child's end is gone).
     func send(line: [UInt8]) {
         guard self.isChannelOpen else { return }
-        // A failed write means the child's end is gone; its exit or the channel's EOF reports that.
-        _ = writeCopy(of: line, terminator: UInt8(ascii: "\n"), to: runway_pipe_as_stream(self.channel))
+        let status = writeCopy(
+            of: line,
+            terminator: UInt8(ascii: "\n"),
+            to: runway_pipe_as_stream(self.channel),
+            completion: ChildProcess.channelWritten
+        )
+        if status != 0 { self.channelFailed(status: status) }
     }
 
-    /// Stops reading the protocol channel and closes it (after a violation, or once the child is gone).
+    /// Stops reading the protocol channel and closes it (after a violation, or once the child is gone). Writes
+    /// still queued are cancelled, not reported.
     func closeChannel() {
         guard self.isChannelOpen else { return }
         self.isChannelOpen = false
         uv_close(runway_pipe_as_handle(self.channel), ChildProcess.handleClosed)
     }
 
-    /// Closes the output pipes (once the exit has been handled and the last output read or abandoned).
-    func closeOutput() {
-        for pipe in [self.stdoutPipe, self.stderrPipe] where uv_is_closing(runway_pipe_as_handle(pipe)) == 0 {
-            uv_close(runway_pipe_as_handle(pipe), ChildProcess.handleClosed)
-        }
-    }
-
-    // MARK: Reading
-
-    /// Starts reading `pipe` into the shared buffer; each read is framed by `read(from:count:)`.
-    func startReading(_ pipe: UnsafeMutablePointer<uv_pipe_t>) {
+    /// Starts reading the channel into the shared buffer.
+    func startReadingChannel() {
         _ = uv_read_start(
-            runway_pipe_as_stream(pipe),
+            runway_pipe_as_stream(self.channel),
             { handle, _, buffer in
                 guard let handle, let buffer, let data = handle.pointee.data else { return }
                 let child = Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue()
@@ -54,55 +51,43 @@ extension ChildProcess {
             },
             { stream, count, _ in
                 guard let stream, let data = stream.pointee.data else { return }
-                let child = Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue()
-                child.read(from: stream, count: count)
+                Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue().readChannel(count: count)
             }
         )
     }
 
-    private func read(from stream: UnsafeMutablePointer<uv_stream_t>, count: Int) {
-        let isChannel = stream == runway_pipe_as_stream(self.channel)
-        let isError = stream == runway_pipe_as_stream(self.stderrPipe)
-        if count < 0 {
-            // EOF or a read error: the other end is gone.
-            if isChannel {
-                for frame in self.channelFramer.finish() { self.delegate?.child(self, sent: frame) }
-                self.closeChannel()
-                self.delegate?.childClosedChannel(self)
-            } else {
-                let frames = isError ? self.stderrFramer.finish() : self.stdoutFramer.finish()
-                self.deliverOutput(frames, isError: isError)
-                let pipe = isError ? self.stderrPipe : self.stdoutPipe
-                if uv_is_closing(runway_pipe_as_handle(pipe)) == 0 {
-                    uv_close(runway_pipe_as_handle(pipe), ChildProcess.handleClosed)
-                }
-            }
-            return
-        }
-        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(self.readBuffer)[0..<count])
-        if isChannel {
-            for frame in self.channelFramer.append(bytes) {
-                // A delegate may close the channel while handling a frame (violation): stop there.
+    private func readChannel(count: Int) {
+        guard count >= 0 else {
+            // End of file or a read error: the other end is gone. The last unfinished line, then the report.
+            for frame in self.channelFramer.finish() {
                 guard self.isChannelOpen else { return }
                 self.delegate?.child(self, sent: frame)
             }
-        } else if isError {
-            self.deliverOutput(self.stderrFramer.append(bytes), isError: true)
-        } else {
-            self.deliverOutput(self.stdoutFramer.append(bytes), isError: false)
+            self.channelFailed(status: Int32(truncatingIfNeeded: count))
+            return
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(self.readBuffer)[0..<count])
+        for frame in self.channelFramer.append(bytes) {
+            // A delegate may close the channel while handling a frame (violation): stop there.
+            guard self.isChannelOpen else { return }
+            self.delegate?.child(self, sent: frame)
         }
     }
 
-    private func deliverOutput(_ frames: [LineFramer.Frame], isError: Bool) {
-        for frame in frames {
-            switch frame {
-            case .line(let bytes):
-                let line = String(decoding: bytes, as: UTF8.self)
-                self.delegate?.child(self, printed: line, isError: isError, truncated: false)
-            case .tooLong(let seen):
-                let note = "(a line of more than \(seen - 1) bytes was cut)"
-                self.delegate?.child(self, printed: note, isError: isError, truncated: true)
-            }
-        }
+    /// The channel ended on the child's side: closes it and reports it once (not after a close of Runway's own).
+    private func channelFailed(status: Int32) {
+        guard self.isChannelOpen else { return }
+        self.closeChannel()
+        self.delegate?.childClosedChannel(self, status: status)
+    }
+
+    /// The completion of every channel write: frees the copy; a failure other than a cancellation (the channel
+    /// was closed by Runway) ends the channel.
+    private static let channelWritten: uv_write_cb = { request, status in
+        guard let request else { return }
+        let stream = request.pointee.handle
+        releaseWriteCopy(request)
+        guard status < 0, status != UV_ECANCELED.rawValue, let data = stream?.pointee.data else { return }
+        Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue().channelFailed(status: status)
     }
 }

@@ -12,10 +12,14 @@ protocol ChildProcessDelegate: AnyObject {
     /// A complete line on the child's stdout (`isError` false) or stderr; `truncated` when it was cut at the
     /// output line limit.
     func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool)
+    /// Reading stdout (`isError` false) or stderr was paused at the output budget of a loop turn (`OutputThrottle`)
+    /// `pauses` times since the last report; reported at most once per `ChildProcess.throttleNoticeInterval`.
+    func child(_ child: ChildProcess, throttledOutput isError: Bool, pauses: Int)
     /// A frame on the protocol channel (A4).
     func child(_ child: ChildProcess, sent frame: LineFramer.Frame)
-    /// The child's protocol channel closed (the child exited or closed its end).
-    func childClosedChannel(_ child: ChildProcess)
+    /// The child's protocol channel closed on its side: end of file (`status` is `UV_EOF`: the child exited or
+    /// closed its end) or a read or write error (a libuv status). The channel is already closed here.
+    func childClosedChannel(_ child: ChildProcess, status: Int32)
     /// The main process exited and was reaped by libuv.
     func child(_ child: ChildProcess, exited exit: ProcessExit)
 }
@@ -25,6 +29,9 @@ protocol ChildProcessDelegate: AnyObject {
 ///
 /// The child runs in a session and process group of its own (`UV_PROCESS_DETACHED`, `setsid`), so signals to
 /// the group (`-pid`) reach the processes it starts. libuv reaps it and reports the exit through `exit_cb`.
+///
+/// Output is read under `OutputThrottle` (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`): a stream
+/// that spends its budget stops being read and resumes from a 1 ms timer (`ChildProcess+Output.swift`).
 ///
 /// Lifetime: `start` retains the object on behalf of its open libuv handles; each handle's close callback
 /// gives up its share, and the last one releases it. Loop thread only; not thread-safe.
@@ -36,28 +43,45 @@ final class ChildProcess {
     weak var delegate: (any ChildProcessDelegate)?
 
     private let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
-    // The pipes and the reading state below belong to ChildProcess; they are internal, not private, only so that
-    // ChildProcess+Streams.swift reaches them.
+    // The handles and the reading state below belong to ChildProcess; they are internal, not private, only so that
+    // ChildProcess+Streams.swift and ChildProcess+Output.swift reach them.
     let stdoutPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     let stderrPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     let channel = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+    /// Resumes paused output streams; initialised at the first pause, closed with the last output pipe.
+    let resumeTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
     private var openHandles = 0
     /// True while the protocol channel is open for reading and writing. Set only by ChildProcess.
     var isChannelOpen = false
-    var stdoutFramer: LineFramer
-    var stderrFramer: LineFramer
     var channelFramer: LineFramer
+    var stdoutThrottle: OutputThrottle
+    var stderrThrottle: OutputThrottle
+    /// Output reading state, written only by ChildProcess+Output.swift.
+    var isStdoutPaused = false
+    var isStderrPaused = false
+    var isResumeTimerOpen = false
+    var throttleNotices = ThrottleNotices()
+    /// The token of the `message` last sent on the channel and not acknowledged yet (L2: one at a time). Written
+    /// only by `ProcessSupervisor+Channel.swift`, which acknowledges it for the app when the channel closes on
+    /// the app's side (Decision 39).
+    var messageInFlight: MessageToken?
 
     /// - Parameters:
-    ///   - outputLineLimitBytes: stdout/stderr lines longer than this are logged cut, marked truncated.
-    ///   - protocolLineLimitBytes: protocol lines longer than this are reported as `tooLong`.
-    init(app: AppID, loop: UnsafeMutablePointer<uv_loop_t>, outputLineLimitBytes: Int, protocolLineLimitBytes: Int) {
+    ///   - options: `outputLineLimitBytes` (longer stdout/stderr lines are logged cut, marked truncated),
+    ///     `protocolLineLimitBytes` (longer protocol lines are reported as `tooLong`), `outputBytesPerTurn` and
+    ///     `outputLinesPerTurn` (`OutputThrottle`).
+    init(app: AppID, loop: UnsafeMutablePointer<uv_loop_t>, options: ProcessOptions) {
         self.app = app
         self.loop = loop
-        self.stdoutFramer = LineFramer(maximumLineBytes: outputLineLimitBytes)
-        self.stderrFramer = LineFramer(maximumLineBytes: outputLineLimitBytes)
-        self.channelFramer = LineFramer(maximumLineBytes: protocolLineLimitBytes)
+        self.channelFramer = LineFramer(maximumLineBytes: options.protocolLineLimitBytes)
+        let throttle = OutputThrottle(
+            bytesPerTurn: options.outputBytesPerTurn,
+            linesPerTurn: options.outputLinesPerTurn,
+            lineLimitBytes: options.outputLineLimitBytes
+        )
+        self.stdoutThrottle = throttle
+        self.stderrThrottle = throttle
     }
 
     deinit {
@@ -65,6 +89,7 @@ final class ChildProcess {
         self.stdoutPipe.deallocate()
         self.stderrPipe.deallocate()
         self.channel.deallocate()
+        self.resumeTimer.deallocate()
         self.readBuffer.deallocate()
     }
 
@@ -145,16 +170,17 @@ final class ChildProcess {
         }
         self.retainForHandle()
         self.pid = self.process.pointee.pid
-        self.startReading(self.stdoutPipe)
-        self.startReading(self.stderrPipe)
+        self.startReadingOutput(self.stdoutPipe)
+        self.startReadingOutput(self.stderrPipe)
         if speaksProtocol {
+            Self.blockBrokenPipeSignal()
             status = uv_pipe_init(self.loop, self.channel, 0)
             precondition(status == 0, "uv_pipe_init cannot fail on a valid loop: \(status)")
             self.retainForHandle()
             status = uv_pipe_open(self.channel, pair[0])
             if status == 0 {
                 self.isChannelOpen = true
-                self.startReading(self.channel)
+                self.startReadingChannel()
             } else {
                 close(pair[0])
                 uv_close(runway_pipe_as_handle(self.channel), ChildProcess.handleClosed)
@@ -180,7 +206,17 @@ final class ChildProcess {
         self.delegate?.child(self, exited: exit)
     }
 
-    private func retainForHandle() {
+    /// Blocks SIGPIPE on the loop thread (the caller's), so that a write to a child that closed its end of the
+    /// channel fails with EPIPE (reported as a write error) instead of killing the process: a write's SIGPIPE is
+    /// sent to the writing thread, where it stays pending. Children do not inherit the mask (libuv clears it).
+    private static func blockBrokenPipeSignal() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    func retainForHandle() {
         self.openHandles += 1
         _ = Unmanaged.passUnretained(self).retain()
     }

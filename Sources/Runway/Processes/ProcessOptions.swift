@@ -27,6 +27,16 @@ public struct ProcessOptions: Sendable {
     public var suspendDrainTimeout: TimeSpan
     /// stdout and stderr lines longer than this are logged cut. Default 16 KiB.
     public var outputLineLimitBytes: Int
+    /// The most bytes of one app's stdout, and as many of its stderr, read per loop turn (a turn is one value of
+    /// the loop's millisecond clock, so this holds per millisecond too). An app that writes more is read again
+    /// 1 ms later; meanwhile its pipe fills and its writes block, so a flood slows the writer, not the loop's
+    /// deadlines, and no output is lost. Default 64 KiB; positive; `Int.max` turns the bound off.
+    public var outputBytesPerTurn: Int
+    /// The most lines of one app's stdout, and as many of its stderr, logged per loop turn; the bytes after the
+    /// last one are held (at most one read) and logged first in a later turn, and reading waits until then, as
+    /// for `outputBytesPerTurn`. Logging lines is most of the output work. Default 64; positive; `Int.max` turns
+    /// the bound off.
+    public var outputLinesPerTurn: Int
     /// Protocol lines longer than this are answered with `lineTooLong` (A5). Default 64 KiB.
     public var protocolLineLimitBytes: Int
     /// Bytes queued to a protocol child that does not read, beyond which it is terminated
@@ -57,6 +67,8 @@ public struct ProcessOptions: Sendable {
         confirmationTimeout: TimeSpan = .seconds(2),
         suspendDrainTimeout: TimeSpan = .milliseconds(50),
         outputLineLimitBytes: Int = 16_384,
+        outputBytesPerTurn: Int = 65_536,
+        outputLinesPerTurn: Int = 64,
         protocolLineLimitBytes: Int = 65_536,
         protocolWriteQueueLimitBytes: Int = 1 << 20,
         protocolMalformedLimit: Int = 3,
@@ -67,7 +79,8 @@ public struct ProcessOptions: Sendable {
         memoryPressure: MemoryPressureOptions? = nil
     ) {
         precondition(
-            outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0,
+            outputLineLimitBytes > 0 && protocolLineLimitBytes > 0 && protocolWriteQueueLimitBytes > 0
+                && outputBytesPerTurn > 0 && outputLinesPerTurn > 0,
             "ProcessOptions limits must be positive"
         )
         precondition(orphanReapTimeout >= .zero, "orphanReapTimeout must not be negative, got \(orphanReapTimeout)")
@@ -82,6 +95,8 @@ public struct ProcessOptions: Sendable {
         self.confirmationPollMilliseconds = 1
         self.suspendDrainTimeout = suspendDrainTimeout
         self.outputLineLimitBytes = outputLineLimitBytes
+        self.outputBytesPerTurn = outputBytesPerTurn
+        self.outputLinesPerTurn = outputLinesPerTurn
         self.protocolLineLimitBytes = protocolLineLimitBytes
         self.protocolWriteQueueLimitBytes = protocolWriteQueueLimitBytes
         self.protocolMalformedLimit = protocolMalformedLimit

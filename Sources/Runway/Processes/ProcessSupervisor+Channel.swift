@@ -1,12 +1,15 @@
+import CLibUV
 import RunwayCore
 import RunwayProtocol
 
 /// The protocol channel and output: `.deliver` to a protocol child, the lines it sends (A4), their policing
-/// and the replies (A5, decided by the app's `ProtocolPolicer`), and the children's stdout and stderr, logged
-/// line by line. Loop thread only; the policer is given `loop.turnNow`.
+/// and the replies (A5, decided by the app's `ProtocolPolicer`), the end of a channel on the app's side
+/// (Decision 39), and the children's stdout and stderr, logged line by line under `OutputThrottle`. Loop thread
+/// only; the policer is given `loop.turnNow`.
 extension ProcessSupervisor {
-    /// `.deliver` to a protocol child: one `message` line. A child whose channel is closed cannot answer, so
-    /// the message is acknowledged at once (as for a plain process) and logged.
+    /// `.deliver` to a protocol child: one `message` line, remembered as the child's `messageInFlight` until it
+    /// is acknowledged. A child whose channel is closed cannot answer, so the message is acknowledged at once
+    /// (as for a plain process) and logged; so is the one in flight when the channel closes on the app's side.
     func deliver(_ message: Message, token: MessageToken, to app: AppID) {
         guard let child = self.apps[app]?.child, !child.hasExited else {
             self.delegate?.processAcknowledged(token, app: app)
@@ -20,6 +23,7 @@ extension ProcessSupervisor {
             self.delegate?.processAcknowledged(token, app: app)
             return
         }
+        child.messageInFlight = token
         self.send(RunwayToApp.message(token: token.rawValue, message), to: child)
     }
 
@@ -31,6 +35,17 @@ extension ProcessSupervisor {
             metadata: [
                 "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")", "line": "\(line)",
                 "truncated": "\(truncated)",
+            ]
+        )
+    }
+
+    func child(_ child: ChildProcess, throttledOutput isError: Bool, pauses: Int) {
+        self.logger.info(
+            "app output throttled: reading paused at the output budget of a loop turn",
+            metadata: [
+                "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")", "pauses": "\(pauses)",
+                "outputBytesPerTurn": "\(self.options.outputBytesPerTurn)",
+                "outputLinesPerTurn": "\(self.options.outputLinesPerTurn)",
             ]
         )
     }
@@ -70,12 +85,29 @@ extension ProcessSupervisor {
             self.violated(child, reason: reason)
             return
         }
+        // Cleared before the delegate hears of it: the acknowledgement may deliver the next message at once.
+        if case .ack(let token)? = request, token == child.messageInFlight?.rawValue { child.messageInFlight = nil }
         guard let request else { return }
         self.delegate?.processRequested(request, app: app) { [unowned self] answer in self.send(answer, to: child) }
     }
 
-    func childClosedChannel(_ child: ChildProcess) {
-        self.logger.debug("protocol channel closed by the app", metadata: ["app": "\(child.app)"])
+    /// The channel ended on the app's side (end of file, a read or a write error) and is closed. The message in
+    /// flight, if any, can no longer be acknowledged by the app: it is acknowledged for it now (Decision 39), as
+    /// later ones will be by `deliver`, unless the child is exiting (a zombie: its exit is reported instead).
+    func childClosedChannel(_ child: ChildProcess, status: Int32) {
+        let app = child.app
+        let reason = String(cString: uv_strerror(status))
+        guard let token = child.messageInFlight else {
+            self.logger.debug("protocol channel closed by the app", metadata: ["app": "\(app)", "reason": "\(reason)"])
+            return
+        }
+        child.messageInFlight = nil
+        guard self.apps[app]?.child === child, !child.hasExited, ProcFS.stat(child.pid)?.state != "Z" else { return }
+        self.logger.info(
+            "protocol channel closed by the app with a message in flight; message acknowledged for the app",
+            metadata: ["app": "\(app)", "token": "\(token)", "reason": "\(reason)"]
+        )
+        self.delegate?.processAcknowledged(token, app: app)
     }
 
     // MARK: Writing

@@ -36,12 +36,7 @@ extension ProcessSupervisor {
         }
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
         let (program, arguments) = Self.command(executable, spec.arguments, enteringCgroup: freezerCgroup)
-        let child = ChildProcess(
-            app: app,
-            loop: self.loop.handles.loop,
-            outputLineLimitBytes: self.options.outputLineLimitBytes,
-            protocolLineLimitBytes: self.options.protocolLineLimitBytes
-        )
+        let child = ChildProcess(app: app, loop: self.loop.handles.loop, options: self.options)
         child.delegate = self
         do {
             try child.start(
