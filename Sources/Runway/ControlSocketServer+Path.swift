@@ -4,6 +4,7 @@
 
 import CLibUV
 import Glibc
+import RunwayCore
 
 extension ControlSocketServer {
     /// Makes `self.path` free for bind: nothing there is fine; a stale socket (connect is refused: a daemon that
@@ -25,7 +26,7 @@ extension ControlSocketServer {
             throw ControlSocketError(
                 path: self.path,
                 step: "",
-                reason: "\(Self.describeFileType(mode: info.st_mode)) is in the way, and only a stale socket is "
+                reason: "\(describeFileType(mode: UInt32(info.st_mode))) is in the way, and only a stale socket is "
                     + "ever removed, so nothing was deleted: move it, or choose another ControlSocket (or --socket)"
             )
         }
@@ -80,20 +81,5 @@ extension ControlSocketServer {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
         }
         return status == 0 ? 0 : errno
-    }
-
-    /// What kind of file a `st_mode` describes, with its article: "a regular file", "a FIFO (named pipe)", ...
-    /// Pure; any thread.
-    package static func describeFileType(mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFSOCK: "a socket"
-        case S_IFLNK: "a symbolic link"
-        case S_IFREG: "a regular file"
-        case S_IFBLK: "a block device"
-        case S_IFDIR: "a directory"
-        case S_IFCHR: "a character device"
-        case S_IFIFO: "a FIFO (named pipe)"
-        default: "a file of unknown type"
-        }
     }
 }

@@ -85,7 +85,7 @@ struct PlistFile {
                 code: .unreadableFile,
                 file: path,
                 keyPath: nil,
-                found: "\(describeFileType(mode: info.st_mode)), not a regular file",
+                found: "\(describeFileType(mode: UInt32(info.st_mode))), not a regular file",
                 expected: Self.expectedFile
             )
         }
@@ -227,19 +227,5 @@ private struct PlistKeySet: Decodable {
 
     init(from decoder: any Decoder) throws {
         self.keys = try decoder.container(keyedBy: AnyPlistKey.self).allKeys.map(\.stringValue)
-    }
-}
-
-/// What kind of file a `st_mode` describes, with its article: "a FIFO (named pipe)", "a directory", ... Pure.
-func describeFileType(mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFSOCK: "a socket"
-    case S_IFLNK: "a symbolic link"
-    case S_IFREG: "a regular file"
-    case S_IFBLK: "a block device"
-    case S_IFDIR: "a directory"
-    case S_IFCHR: "a character device"
-    case S_IFIFO: "a FIFO (named pipe)"
-    default: "a file of unknown type"
     }
 }

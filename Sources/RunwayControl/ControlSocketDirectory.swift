@@ -10,6 +10,7 @@
 // here; the CLI's SO_PEERCRED check (`ControlClient`) protects every path.
 
 import Runway
+import RunwayCore
 
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +43,7 @@ package enum ControlSocketDirectory {
             throw ControlSocketDirectoryError(directory: directory, uid: uid, problem: "cannot be examined (\(reason))")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            let kind = ControlSocketServer.describeFileType(mode: info.st_mode)
+            let kind = describeFileType(mode: UInt32(info.st_mode))
             throw ControlSocketDirectoryError(directory: directory, uid: uid, problem: "is \(kind), not a directory")
         }
         guard info.st_uid == uid else {

@@ -32,13 +32,7 @@ extension Scheduler {
                 ?? nil
             self.advance(index)
         case .notRunning, .terminating:
-            let record = self.apps[index]
-            throw SchedulerError(
-                .notRunning,
-                app: app,
-                state: record.state,
-                terminating: record.lifecycle.isTerminating
-            )
+            throw self.notRunningError(index)
         case .modifying:
             preconditionFailure("app=\(app) is being modified")
         }
@@ -61,15 +55,7 @@ extension Scheduler {
     public mutating func memoryWarningRaised(for app: AppID, now: Instant) throws(SchedulerError) -> [Action] {
         self.begin(now)
         let index = try self.index(of: app)
-        guard self.warn(index) else {
-            let record = self.apps[index]
-            throw SchedulerError(
-                .notRunning,
-                app: app,
-                state: record.state,
-                terminating: record.lifecycle.isTerminating
-            )
-        }
+        guard self.warn(index) else { throw self.notRunningError(index) }
         return self.finish()
     }
 
@@ -98,5 +84,16 @@ extension Scheduler {
         case .modifying:
             preconditionFailure("app=\(self.apps[index].id) is being modified")
         }
+    }
+
+    /// `notRunning` for an app that cannot take a notification or a memory warning now, with its state.
+    private func notRunningError(_ index: Int) -> SchedulerError {
+        let record = self.apps[index]
+        return SchedulerError(
+            .notRunning,
+            app: record.id,
+            state: record.state,
+            terminating: record.lifecycle.isTerminating
+        )
     }
 }
