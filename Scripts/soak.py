@@ -192,7 +192,7 @@ def main():
     parser.add_argument("--runway", default=None, help="the runway binary (default: swift build --show-bin-path)")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--max-commands", type=int, default=100_000)
+    parser.add_argument("--max-commands", type=int, default=10_000_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rss-limit-mb", type=float, default=200)
     options = parser.parse_args()
@@ -237,7 +237,8 @@ def main():
     counts = {}
     lock = threading.Lock()
     sent = [0]
-    end = time.time() + options.seconds
+    began = time.time()
+    end = began + options.seconds
 
     def work(number):
         rng = random.Random(options.seed * 1000 + number)
@@ -331,7 +332,7 @@ def main():
             except OSError:
                 pass
     total = sum(counts.values())
-    print(f"soak: {total} requests from {options.clients} clients in {options.seconds:.0f} s, "
+    print(f"soak: {total} requests from {options.clients} clients in {time.time() - began - stopped:.0f} s, "
           f"{events[0]} events, peak daemon RSS {peak_rss / 1024:.1f} MB, stop took {stopped:.2f} s, "
           f"daemon exit {daemon.returncode}")
     for (command, outcome), count in sorted(counts.items()):
