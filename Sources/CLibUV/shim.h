@@ -184,3 +184,59 @@ static inline uv_handle_t *runway_pipe_as_handle(uv_pipe_t *pipe) { return (uv_h
 static inline uv_handle_t *runway_process_as_handle(uv_process_t *process) { return (uv_handle_t *)process; }
 static inline uv_handle_t *runway_timer_as_handle(uv_timer_t *timer) { return (uv_handle_t *)timer; }
 static inline uv_handle_t *runway_signal_as_handle(uv_signal_t *signal) { return (uv_handle_t *)signal; }
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+/// CLOSE_RANGE_CLOEXEC from <linux/close_range.h> (Linux 5.11), which older headers lack.
+#define RUNWAY_CLOSE_RANGE_CLOEXEC (1U << 2)
+
+/// Marks every open descriptor from `first` up close-on-exec, so that no program this process starts inherits
+/// one by accident (a child gets only what `uv_spawn` maps into it). One `close_range(first, ~0U,
+/// CLOSE_RANGE_CLOEXEC)` call (Linux 5.11); on older kernels, each descriptor listed in /proc/self/fd. Returns 0
+/// or -errno.
+static inline int runway_mark_descriptors_cloexec(int first) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)first, ~0U, RUNWAY_CLOSE_RANGE_CLOEXEC) == 0) return 0;
+    if (errno != ENOSYS && errno != EINVAL) return -errno;
+#endif
+    DIR *directory = opendir("/proc/self/fd");
+    if (directory == NULL) return -errno;
+    int own = dirfd(directory);
+    int status = 0;
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        int fd = atoi(entry->d_name);
+        if (fd < first || fd == own) continue;
+        int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0 && (flags & FD_CLOEXEC) == 0 && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) status = -errno;
+    }
+    closedir(directory);
+    return status;
+}
+
+/// A pidfd for `pid` (pidfd_open, Linux 5.3), close-on-exec: the descriptor, or -errno (-ENOSYS on older
+/// kernels, -ESRCH when no such process exists).
+static inline int runway_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    return fd >= 0 ? (int)fd : -errno;
+#else
+    (void)pid;
+    return -ENOSYS;
+#endif
+}
+
+/// Sends `signal` to the process `pidfd` refers to, never to a later process that reuses its pid
+/// (pidfd_send_signal, Linux 5.1). Returns 0 or -errno.
+static inline int runway_pidfd_send_signal(int pidfd, int signal) {
+#ifdef SYS_pidfd_send_signal
+    return syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0) == 0 ? 0 : -errno;
+#else
+    (void)pidfd;
+    (void)signal;
+    return -ENOSYS;
+#endif
+}

@@ -37,16 +37,19 @@ extension LoopDriver {
         }
         guard !self.runner.core.isStopping else { throw SchedulerError(.stopping, app: descriptor.id) }
         try self.runner.register(descriptor)
-        let supervisor =
-            self.supervisor
-            ?? {
-                let made = ProcessSupervisor(loop: self.loop, options: self.processOptions, logger: self.logger)
-                made.delegate = self
-                self.supervisor = made
-                self.runner.processHost = ProcessAppHost(supervisor: made)
-                return made
-            }()
-        supervisor.register(descriptor.id, spec: spec)
+        self.processSupervisor().register(descriptor.id, spec: spec)
+    }
+
+    /// The process supervisor, created at the first call. Creating it ends what a predecessor left when
+    /// `ProcessOptions.stateFile` is set (`ProcessSupervisor+StateFile.swift`).
+    func processSupervisor() -> ProcessSupervisor {
+        self.assertOnLoop()
+        if let supervisor = self.supervisor { return supervisor }
+        let made = ProcessSupervisor(loop: self.loop, options: self.processOptions, logger: self.logger)
+        made.delegate = self
+        self.supervisor = made
+        self.runner.processHost = ProcessAppHost(supervisor: made)
+        return made
     }
 
     func processStatus() -> [AppID: ProcessStatus] {

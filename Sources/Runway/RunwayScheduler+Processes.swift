@@ -15,6 +15,23 @@ extension RunwayScheduler {
         }
     }
 
+    /// Starts process supervision now rather than at the first process app's registration. With
+    /// `ProcessOptions.stateFile` set, this ends (SIGKILL, then waits up to `orphanReapTimeout`) every process
+    /// that a previous user of that file, now gone, left running or stopped, and logs each one; call it before
+    /// serving anything. Later calls do nothing.
+    ///
+    /// - Returns: The processes ended, as `(pid, app)` (app "" when unattributed); empty after shutdown or
+    ///   when there was nothing to end.
+    @discardableResult
+    public func endProcessesLeftByPreviousRun() -> [(pid: Int32, app: String)] {
+        self.bridge.sync { driver in
+            let supervisor = driver.processSupervisor()
+            let ended = supervisor.endedAtStart.map { (pid: $0.process.pid, app: $0.app) }
+            supervisor.endedAtStart = []
+            return ended
+        } ?? []
+    }
+
     /// What the driver knows of each process app: pid, suspension mechanism and its confirmation, cgroup,
     /// last exit. Empty after shutdown or when no process app is registered.
     public func processes() -> [AppID: ProcessStatus] {

@@ -29,6 +29,9 @@ struct RunCommand: AsyncParsableCommand {
             --scenario FILE plays a scripted list of timed actions (Docs/Scenarios.md; Config/Scenarios has one \
             per seed scenario) and stops the daemon when it is done.
 
+            Before serving, the daemon ends (SIGKILL) every process that a daemon killed on the same control \
+            socket left behind, found in its process state file (--state-directory; Docs/Security.md).
+
             Exit codes: 0 stopped cleanly (and every scenario step held); 1 bad configuration or scenario, or a \
             scenario step failed; 69 the control socket could not be set up (another daemon serves it, another \
             kind of file is at its path, or its default directory is not private).
@@ -43,6 +46,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve the control socket here instead of ControlSocket.", valueName: "path"))
     var socket: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep the process state file here (default /run/runway for root, else $XDG_RUNTIME_DIR/runway or "
+                + "/tmp/runway-UID).",
+            valueName: "dir"
+        )
+    )
+    var stateDirectory: String?
+
     @Flag(help: "Log the scheduler's decisions (info level) to standard error.")
     var verbose = false
 
@@ -53,7 +65,8 @@ struct RunCommand: AsyncParsableCommand {
                 config: self.options.config,
                 scenario: self.scenario,
                 socket: self.socket,
-                logLevel: self.verbose ? .info : .notice
+                logLevel: self.verbose ? .info : .notice,
+                stateDirectory: self.stateDirectory
             )
         )
         if status != 0 { throw ExitCode(status) }

@@ -25,8 +25,9 @@ func standInNote(_ apps: [ConfiguredApp]) -> String? {
 
 /// How the daemon starts process apps: relative programs against the configuration directory, bare names beside
 /// the `runway` executable first (the sample apps are built there), where and how often memory pressure is read
-/// from `Runway.plist` (P3; its thresholds go to the scheduler: `schedulerSettings(for:)`).
-func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
+/// from `Runway.plist` (P3; its thresholds go to the scheduler: `schedulerSettings(for:)`), and the state file
+/// a restarted daemon reads (`ProcessOptions.stateFile`; nil keeps none).
+func processOptions(for configuration: RunwayConfiguration, stateFile: String? = nil) -> ProcessOptions {
     // /proc/self/exe, not argv[0]: `runway` may have been found through PATH.
     let executable = URL(
         fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -47,12 +48,14 @@ func processOptions(for configuration: RunwayConfiguration) -> ProcessOptions {
             MemoryPressureOptions(source: .rss(ceilingBytes: $0), pollInterval: daemon.memoryPollInterval)
         }
     }
-    return ProcessOptions(
+    var options = ProcessOptions(
         baseDirectory: configuration.directory,
         searchDirectories: [executable.deletingLastPathComponent().path],
         suspensionMechanism: daemon.suspensionMechanism,
         memoryPressure: memory
     )
+    options.stateFile = stateFile
+    return options
 }
 
 /// The scheduler settings of `Runway.plist` with its memory pressure thresholds (`MemoryWarningPressure`,

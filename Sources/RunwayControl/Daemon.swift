@@ -29,12 +29,21 @@ package struct DaemonOptions: Sendable {
     package var socket: String?
     /// Log level of the scheduler's logger (standard error).
     package var logLevel: Logger.Level
+    /// Where the process state file goes; nil: `StateDirectory.defaultPath`.
+    package var stateDirectory: String?
 
-    package init(config: String, scenario: String? = nil, socket: String? = nil, logLevel: Logger.Level = .notice) {
+    package init(
+        config: String,
+        scenario: String? = nil,
+        socket: String? = nil,
+        logLevel: Logger.Level = .notice,
+        stateDirectory: String? = nil
+    ) {
         self.config = config
         self.scenario = scenario
         self.socket = socket
         self.logLevel = logLevel
+        self.stateDirectory = stateDirectory
     }
 }
 
@@ -69,11 +78,16 @@ package enum Daemon {
         }
         var logger = Logger(label: "runway")
         logger.logLevel = options.logLevel
+        let socketPath = options.socket ?? configuration.daemon.controlSocketPath
+        let stateDirectory =
+            options.stateDirectory
+            ?? StateDirectory.defaultPath(uid: UInt32(getuid()), environment: ProcessInfo.processInfo.environment)
+        let stateFile = StateDirectory.stateFile(directory: stateDirectory, socket: socketPath)
         let scheduler: RunwayScheduler
         do {
             scheduler = try RunwayScheduler(
                 settings: schedulerSettings(for: configuration),
-                processOptions: processOptions(for: configuration),
+                processOptions: processOptions(for: configuration, stateFile: stateFile),
                 logger: logger,
                 name: "runway-loop",
                 loopPriority: configuration.daemon.loopRealtimePriority.map { .realtime(priority: $0) } ?? .inherited,
@@ -82,6 +96,13 @@ package enum Daemon {
         } catch {
             printError("error: cannot start the event loop: \(error)")
             return DaemonExit.failure
+        }
+        // What a daemon killed on this socket left (signal mode keeps no cgroup to find it by) is ended before
+        // anything is registered or served.
+        let ended = scheduler.endProcessesLeftByPreviousRun()
+        if !ended.isEmpty {
+            let list = ended.map { "\($0.pid)\($0.app.isEmpty ? "" : " (\($0.app))")" }.joined(separator: ", ")
+            printOut("ended \(ended.count) process(es) left by a previous daemon (\(stateFile)): \(list)")
         }
         let state = DaemonState(scheduler: scheduler, configuration: configuration)
         for app in configuration.apps {
@@ -98,7 +119,6 @@ package enum Daemon {
         scheduler.observeTransitions { event in timeline.transition(event) }
         scheduler.observeMessages { app, message, at in timeline.message(app, message, at: at) }
 
-        let socketPath = options.socket ?? configuration.daemon.controlSocketPath
         let started = ContinuousClock.now
         let service = ControlService(
             scheduler: scheduler,

@@ -28,6 +28,11 @@ final class DaemonProcess {
     let socket: String
     let process = Process()
     let outputURL: URL
+    /// `runway run`'s arguments after `--config DIR`: the test's, then `--state-directory`.
+    let arguments: [String]
+
+    /// The daemon's process state directory, inside the configuration directory (removed with it).
+    var stateDirectory: String { self.config.path + "/state" }
 
     /// Writes a configuration with embedded apps (`apps`: identifier to extra plist keys), a short budget and the
     /// control socket in the temporary directory, then starts `runway run` on it and waits for the socket.
@@ -52,11 +57,27 @@ final class DaemonProcess {
         for (identifier, keys) in apps {
             try self.config.writeApp("\(identifier).plist", identifier: identifier, keys)
         }
+        self.arguments = arguments + ["--state-directory", self.config.path + "/state"]
         self.outputURL = URL(fileURLWithPath: self.config.path + "/daemon-output.txt")
+        try self.start()
+    }
+
+    /// A second daemon on `previous`'s configuration, socket and state directory (after `previous` was killed),
+    /// with output of its own. Close only the last one: closing removes the shared configuration.
+    init(restarting previous: DaemonProcess) throws {
+        self.config = previous.config
+        self.socket = previous.socket
+        self.arguments = previous.arguments
+        self.outputURL = URL(fileURLWithPath: self.config.path + "/daemon-output-\(UUID().uuidString.prefix(8)).txt")
+        try self.start()
+    }
+
+    /// Starts `runway run` and waits for its socket.
+    private func start() throws {
         try Data().write(to: self.outputURL)
         let output = try FileHandle(forWritingTo: self.outputURL)
         self.process.executableURL = try RunwayBinary.executable()
-        self.process.arguments = ["run", "--config", self.config.path] + arguments
+        self.process.arguments = ["run", "--config", self.config.path] + self.arguments
         self.process.currentDirectoryURL = RunwayBinary.repositoryRoot()
         self.process.standardInput = FileHandle.nullDevice
         self.process.standardOutput = output
@@ -76,7 +97,9 @@ final class DaemonProcess {
     func close() {
         if self.process.isRunning {
             kill(self.process.processIdentifier, SIGKILL)
-            self.process.waitUntilExit()
+            // Bounded, not waitUntilExit: Foundation sees the exit only once every copy of a socket it gave the
+            // daemon is closed, and a process that inherited one from it (issue 13, item 9) would hang the test.
+            try? waitUntil("the daemon to exit after SIGKILL", timeout: .seconds(10)) { !self.process.isRunning }
         }
         self.config.remove()
         try? FileManager.default.removeItem(atPath: self.socket)

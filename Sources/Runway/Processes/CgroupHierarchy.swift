@@ -99,14 +99,15 @@ struct CgroupHierarchy: Hashable {
 }
 
 extension CgroupHierarchy {
-    /// Removes `runway.<pid>` directories left by a daemon that died without cleaning up (its pid is gone):
-    /// whatever still runs in their app cgroups is killed first, so nothing a dead daemon started lingers.
+    /// Removes `runway.<pid>` directories left by a daemon that died without cleaning up (its pid is gone, or
+    /// is a zombie its parent has not reaped): whatever still runs in their app cgroups is killed first, so
+    /// nothing a dead daemon started lingers.
     func removeStaleDirectories() {
         let stale = SystemFiles.entries(of: self.ownDirectory).filter { name in
             guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid() else {
                 return false
             }
-            return kill(pid, 0) != 0 && errno == ESRCH
+            return (kill(pid, 0) != 0 && errno == ESRCH) || ProcFS.stat(pid)?.state == "Z"
         }.map { "\(self.ownDirectory)/\($0)" }
         for path in stale {
             let children = SystemFiles.entries(of: path).map { "\(path)/\($0)" }.filter { child in

@@ -12,6 +12,10 @@ enum ProcFS {
         var state: Character
         var parent: Int32
         var processGroup: Int32
+        var session: Int32
+        /// When the process started, in clock ticks after boot (field 22): with the pid, it names one process
+        /// across pid reuse.
+        var startTime: UInt64
     }
 
     /// Parses a `/proc/PID/stat` line. The command name is in parentheses and may itself contain spaces and
@@ -19,10 +23,11 @@ enum ProcFS {
     static func parseStat(_ line: String) -> Stat? {
         guard let close = line.lastIndex(of: ")") else { return nil }
         let fields = line[line.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count >= 3, let state = fields[0].first, let parent = Int32(fields[1]),
-            let group = Int32(fields[2])
+        // Field 3 (the state) is fields[0], so field 22 (the start time) is fields[19].
+        guard fields.count >= 20, let state = fields[0].first, let parent = Int32(fields[1]),
+            let group = Int32(fields[2]), let session = Int32(fields[3]), let start = UInt64(fields[19])
         else { return nil }
-        return Stat(state: state, parent: parent, processGroup: group)
+        return Stat(state: state, parent: parent, processGroup: group, session: session, startTime: start)
     }
 
     /// The stat of a live process, or nil when it is gone.

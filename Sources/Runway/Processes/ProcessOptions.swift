@@ -50,7 +50,10 @@ public struct ProcessOptions: Sendable {
     /// kernel's OOM killer follows the purge order (P3). Default true.
     public var adjustsOOMScore: Bool
     /// Makes this process a child subreaper, so that processes orphaned by an app's exit are re-parented here
-    /// and reaped (no zombie is left: P2). Process-wide; default true.
+    /// and reaped (no zombie is left: P2). Process-wide; default true. With it, every exited child of this
+    /// process that runs in another session than this process and is not an app's main process is reaped on
+    /// SIGCHLD: a host that starts children in sessions of their own (`setsid`) and waits for them itself must
+    /// turn this off.
     public var reapsOrphans: Bool
     /// How long after an app's exit a process it left behind (killed with it) is waited for, to be reaped once
     /// re-parented here; after that it is forgotten and logged (it has an owner that is not Runway, or it
@@ -59,6 +62,24 @@ public struct ProcessOptions: Sendable {
     public var orphanReapTimeout: TimeSpan
     /// Memory pressure handling (P3): nil (the default) turns it off.
     public var memoryPressure: MemoryPressureOptions?
+    /// How often, while an app runs, this process's own children are checked for processes that left an app's
+    /// tree (`setsid` and a double fork re-parent them here): each new one is attributed to its app by the
+    /// `RUNWAY_APP` of its environment, so that signal mode stops and kills it with the app and the state file
+    /// lists it. The apps' whole trees are scanned at every suspend, resume, terminate, kill and exit instead.
+    /// Default 250 ms; at least 1 ms. A process that double-forks and clears its `RUNWAY_APP` within one
+    /// interval escapes signal mode (Docs/Security.md).
+    public var descendantScanInterval: TimeSpan = .milliseconds(250)
+    /// The most processes tracked per app. A scan stops there and logs a warning naming this setting: the
+    /// processes beyond it are then neither stopped one by one (signal mode) nor listed in the state file,
+    /// which bounds the work a fork bomb causes the loop. Default 4,096; at least 1.
+    public var trackedProcessLimit: Int = 4_096
+    /// A file where the supervisor keeps the pid and start time of every process it tracks, rewritten (at
+    /// most once per loop turn) when they change. At start, whatever a previous process that used this file
+    /// left, when that process is gone, is SIGKILLed and waited for before anything else runs; the file is
+    /// refused (and a warning logged) when it or its directory can be written by another user, and left
+    /// alone while its writer lives. nil (the default) keeps none; the daemon sets it (one file per control
+    /// socket, under its state directory). Written only by the loop thread.
+    public var stateFile: String?
 
     public init(
         baseDirectory: String? = nil,

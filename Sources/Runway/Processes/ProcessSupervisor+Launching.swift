@@ -1,3 +1,5 @@
+import CLibUV
+import Logging
 import RunwayCore
 import RunwayProtocol
 
@@ -38,14 +40,21 @@ extension ProcessSupervisor {
         let (program, arguments) = Self.command(executable, spec.arguments, enteringCgroup: freezerCgroup)
         let child = ChildProcess(app: app, loop: self.loop.handles.loop, options: self.options)
         child.delegate = self
+        let environment = Self.environment(for: app, spec: spec)
         do {
-            try child.start(
-                executable: program,
-                arguments: arguments,
-                environment: Self.environment(for: app, spec: spec),
-                workingDirectory: spec.workingDirectory.map(locator.resolvePath),
-                speaksProtocol: spec.speaksProtocol
-            )
+            try SpawnedChildren.spawning { () throws(ProcessStartError) -> Int32 in
+                // Descriptors this process inherited or opened without O_CLOEXEC must not reach the app: it gets
+                // 0-2 and, for a protocol app, its channel as 3 (which uv_spawn maps in with dup2).
+                Self.markDescriptorsCloseOnExec(logger: self.logger)
+                try child.start(
+                    executable: program,
+                    arguments: arguments,
+                    environment: environment,
+                    workingDirectory: spec.workingDirectory.map(locator.resolvePath),
+                    speaksProtocol: spec.speaksProtocol
+                )
+                return child.pid
+            }
         } catch {
             self.delegate?.processFailedToStart(app, error: "\(error) (\(executable))")
             return
@@ -53,7 +62,10 @@ extension ProcessSupervisor {
         managed.child = child
         managed.confirmation = nil
         managed.policer = self.makePolicer()
+        managed.tracked = ProcessIdentity.current(child.pid).map { [$0] } ?? []
         self.apps[app] = managed
+        self.markStateDirty()
+        self.startScanningIfNeeded()
         self.logger.info(
             "process started",
             metadata: [
@@ -132,6 +144,17 @@ extension ProcessSupervisor {
         environment[AppProtocol.appEnvironmentKey] = app.bundleIdentifier
         if spec.speaksProtocol { environment[AppProtocol.descriptorEnvironmentKey] = "3" }
         return environment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+    }
+
+    /// Marks every descriptor from 3 up close-on-exec (`runway_mark_descriptors_cloexec`); a failure is logged.
+    static func markDescriptorsCloseOnExec(logger: Logger) {
+        let status = runway_mark_descriptors_cloexec(3)
+        if status != 0 {
+            logger.warning(
+                "cannot mark inherited descriptors close-on-exec; an app may inherit them",
+                metadata: ["errno": "\(-status)"]
+            )
+        }
     }
 
     /// This process's environment (`environ`).

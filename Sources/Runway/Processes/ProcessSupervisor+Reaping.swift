@@ -8,16 +8,18 @@ import Musl
 #endif
 
 /// Reaping: `.sendTerminateSignal` and `.kill`, the child's exit, and what it left behind (P2, L4, L6): the
-/// rest of its cgroup or process group is killed with it and reaped here once re-parented (Runway is a child
-/// subreaper), or forgotten after `options.orphanReapTimeout`. Loop thread only.
+/// rest of its cgroup, process group and tracked processes (`+Tracking`) is killed with it and reaped here
+/// once re-parented (Runway is a child subreaper), or forgotten after `options.orphanReapTimeout`. Loop
+/// thread only.
 extension ProcessSupervisor {
-    /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4).
+    /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4): its cgroup's, or its process group and
+    /// every other process tracked for it.
     func terminate(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         if managed.choice?.mechanism == .freezer, let pids = managed.cgroup?.processes, !pids.isEmpty {
             for pid in pids { _ = runway_kill(pid, SIGTERM) }
         } else {
-            child.signalGroup(SIGTERM)
+            self.signalEveryProcess(app, SIGTERM)
         }
     }
 
@@ -25,7 +27,7 @@ extension ProcessSupervisor {
     func kill(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         managed.cgroup?.killAll()
-        child.signalGroup(SIGKILL)
+        self.signalEveryProcess(app, SIGKILL)
         _ = runway_kill(child.pid, SIGKILL)
     }
 
@@ -33,14 +35,24 @@ extension ProcessSupervisor {
     /// those processes as orphans to reap, and reports `processExited`.
     func child(_ child: ChildProcess, exited exit: ProcessExit) {
         let app = child.app
-        guard var managed = self.apps[app], managed.child === child else { return }
+        SpawnedChildren.reaped(child.pid)
+        guard self.apps[app]?.child === child else { return }
+        // Whatever the app started and left behind is killed with it (P2): its tracked processes (the scan
+        // follows them from those already tracked, the main process being gone: `leaveBehind`), the rest of
+        // its cgroup and of its process group. They are re-parented here (subreaper) and reaped by the tick
+        // or the zombie sweep.
+        let orphansBefore = self.orphans.count
+        self.refreshTracking([app])
+        // What died before this exit was handled is a zombie no scan follows: reaped now, for its SIGCHLD
+        // may have been handled already, and the supervisor may close before another arrives.
+        if self.options.reapsOrphans { self.sweepZombies() }
+        guard var managed = self.apps[app] else { return }
         managed.lastExit = exit
         managed.confirmation = nil
         let now = self.loop.turnNow
-        // Whatever the app started and left behind is killed with it (P2): the rest of its cgroup, or its
-        // process group. Those processes are re-parented here (subreaper) and reaped by the tick.
-        // A scan of /proc only when the group still has members (kill(-pgid, 0) succeeds): most apps leave none.
+        // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
         var leftovers = runway_kill(-child.pid, 0) == 0 ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
+        leftovers.subtract(self.orphans.map(\.pid))
         if let cgroup = managed.cgroup {
             let remaining = cgroup.processes
             if !remaining.isEmpty {
@@ -55,7 +67,7 @@ extension ProcessSupervisor {
         _ = runway_kill(-child.pid, SIGKILL)
         for pid in leftovers where pid != child.pid {
             _ = runway_kill(pid, SIGKILL)
-            self.orphans.append(Orphan(pid: pid, app: app, since: now))
+            self.orphans.append(Orphan(pid: pid, app: app, since: now, startTime: ProcFS.stat(pid)?.startTime))
         }
         child.closeChannel()
         self.apps[app] = managed
@@ -63,11 +75,26 @@ extension ProcessSupervisor {
             "process exited",
             metadata: [
                 "app": "\(app)", "pid": "\(child.pid)", "exit": "\(exit)",
-                "leftovers": "\(leftovers.count - (leftovers.contains(child.pid) ? 1 : 0))",
+                "leftovers": "\(self.orphans.count - orphansBefore)",
             ]
         )
         self.startTicking()
+        self.markStateDirty()
         self.delegate?.processExited(app, exit: exit)
+    }
+
+    /// SIGKILLs the processes still tracked for an app whose main process has exited, and records them as
+    /// orphans to reap. Called by `refreshTracking` for every such app.
+    func leaveBehind(_ app: AppID) {
+        guard var managed = self.apps[app], managed.child?.hasExited == true, !managed.tracked.isEmpty else { return }
+        let now = self.loop.turnNow
+        for process in managed.tracked where process.pid != managed.child?.pid {
+            process.send(SIGKILL)
+            self.orphans.append(Orphan(pid: process.pid, app: app, since: now, startTime: process.startTime))
+        }
+        managed.tracked = []
+        self.apps[app] = managed
+        self.startTicking()
     }
 
     /// Reaps processes an app left behind once they are re-parented here; forgets those that are gone, and
@@ -75,6 +102,8 @@ extension ProcessSupervisor {
     /// Called by the tick.
     func reapOrphans(now: Instant) {
         let timeout = self.options.orphanReapTimeout
+        let count = self.orphans.count
+        defer { if self.orphans.count != count { self.markStateDirty() } }
         self.orphans.removeAll { orphan in
             let result = runway_reap_nonblocking(orphan.pid)
             if result == orphan.pid { return true }

@@ -9,9 +9,10 @@ import Musl
 /// Suspending: `.suspend` and `.resume` with the app's mechanism, and the kernel's confirmation (P1), kept in
 /// a `SuspensionConfirmation` per app. Loop thread only.
 extension ProcessSupervisor {
-    /// `.suspend`: freeze the cgroup or SIGSTOP the group; the confirmation is checked now, then polled by the
-    /// tick until confirmed or `options.confirmationTimeout` has passed. A protocol app that has not read what
-    /// was written to it is frozen once it has, within `options.suspendDrainTimeout` (`+Draining`).
+    /// `.suspend`: freeze the cgroup, or SIGSTOP the group and every other process of the app (`+Tracking`);
+    /// the confirmation is checked now, then polled by the tick until confirmed or
+    /// `options.confirmationTimeout` has passed. A protocol app that has not read what was written to it is
+    /// suspended once it has, within `options.suspendDrainTimeout` (`+Draining`).
     func suspend(_ app: AppID) {
         if self.holdsSuspensionForUnreadBytes(app) { return }
         self.setSuspended(true, app)
@@ -32,7 +33,8 @@ extension ProcessSupervisor {
                 self.logger.info("cgroup.freeze write failed", metadata: ["app": "\(app)", "errno": "\(status)"])
             }
         case .signal, nil:
-            child.signalGroup(suspended ? SIGSTOP : SIGCONT)
+            self.signalEveryProcess(app, suspended ? SIGSTOP : SIGCONT)
+            managed = self.apps[app] ?? managed
         }
         let now = self.loop.turnNow
         managed.confirmation = SuspensionConfirmation(
@@ -50,7 +52,8 @@ extension ProcessSupervisor {
     func checkConfirmation(_ app: AppID, now: Instant) {
         guard var managed = self.apps[app], var confirmation = managed.confirmation, confirmation.isPending
         else { return }
-        let shows = self.kernelShows(managed, suspended: confirmation.suspending)
+        let shows = self.kernelShows(app, managed, suspended: confirmation.suspending)
+        managed = self.apps[app] ?? managed  // The scan may have updated the tracked processes.
         let status = confirmation.kernelObserved(showsRequestedState: shows, now: now)
         managed.confirmation = confirmation
         self.apps[app] = managed
@@ -72,21 +75,40 @@ extension ProcessSupervisor {
     }
 
     /// True when the kernel shows the app suspended (`suspended`) or running: `frozen` in `cgroup.events` for
-    /// the freezer, the process state in `/proc/PID/stat` for signals. An observation, not a decision.
-    private func kernelShows(_ managed: Managed, suspended: Bool) -> Bool {
+    /// the freezer; for signals, the state in `/proc/PID/stat` of every process of the app, rescanned now.
+    /// An observation, except that a process the scan finds for the first time (forked since the signal) gets
+    /// the signal too.
+    private func kernelShows(_ app: AppID, _ managed: Managed, suspended: Bool) -> Bool {
         switch managed.choice?.mechanism {
         case .freezer:
             return managed.cgroup.map { $0.isFrozen == suspended } ?? false
         case .signal, nil:
-            // P1: state `T` of the app's process. A shell blocked in vfork() for a child that was stopped before
-            // its exec shows `D` until that child runs again; then the child's `T` confirms it (a /proc scan,
-            // only in that case).
-            guard let pid = managed.child?.pid, let state = ProcFS.stat(pid)?.state else { return false }
-            guard suspended else { return state != "T" }
-            if state == "T" { return true }
-            guard state == "D" else { return false }
-            let states = ProcFS.members(ofProcessGroup: pid).compactMap { ProcFS.stat($0)?.state }
-            return states.contains("T") && states.allSatisfy { $0 == "T" || $0 == "t" || $0 == "D" || $0 == "Z" }
+            let before = managed.tracked
+            self.refreshTracking([app])
+            guard let tracked = self.apps[app]?.tracked, !tracked.isEmpty else { return false }
+            for process in tracked.subtracting(before) { process.send(suspended ? SIGSTOP : SIGCONT) }
+            var states: [Int32: ProcFS.Stat] = [:]
+            for process in tracked {
+                if let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime {
+                    states[process.pid] = stat
+                }
+            }
+            if suspended { return Self.showsStopped(states) }
+            return !states.isEmpty && !states.values.contains { $0.state == "T" }
+        }
+    }
+
+    /// P1 for signals: every process shows `T` (or `t`, or has become a zombie), except that a process blocked
+    /// in vfork() for a child stopped before its exec shows `D` until that child runs again: `D` is accepted
+    /// for a process with a stopped child. False when `states` is empty.
+    static func showsStopped(_ states: [Int32: ProcFS.Stat]) -> Bool {
+        guard !states.isEmpty else { return false }
+        return states.allSatisfy { pid, stat in
+            switch stat.state {
+            case "T", "t", "Z", "X": return true
+            case "D": return states.values.contains { $0.parent == pid && $0.state == "T" }
+            default: return false
+            }
         }
     }
 }

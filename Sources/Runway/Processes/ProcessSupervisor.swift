@@ -33,14 +33,18 @@ protocol ProcessSupervisorDelegate: AnyObject {
 ///   behind (P2).
 /// - `ProcessSupervisor+Channel.swift`: `.deliver`, the app protocol (A4, A5) and the children's output.
 /// - `ProcessSupervisor+Tick.swift`: the housekeeping timer that polls confirmations and leftovers.
+/// - `ProcessSupervisor+Tracking.swift`: every process of each app (descendants, double-forked ones too).
+/// - `ProcessSupervisor+Zombies.swift`: reaps every exited child this process inherits (SIGCHLD).
+/// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
 /// libuv callbacks arrive on the same thread.
 ///
-/// Time: reads only `loop.turnNow` (the loop turn's clock reading) and never arms a deadline of the core's.
+/// Time: reads `loop.turnNow` (the loop turn's clock reading) and never arms a deadline of the core's.
 /// Confirmations and leftovers are polled every `ProcessOptions.confirmationPollMilliseconds` (1 ms) by one
-/// libuv timer that runs only while something is pending; they give up after
-/// `ProcessOptions.confirmationTimeout` and `ProcessOptions.orphanReapTimeout`.
+/// libuv timer that runs only while something is pending, up to `confirmationTimeout` and `orphanReapTimeout`;
+/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init`, with a
+/// state file, reads the monotonic clock: it waits up to `orphanReapTimeout` for what a predecessor left to die.
 final class ProcessSupervisor: ChildProcessDelegate {
     /// One registered process app.
     struct Managed {
@@ -60,6 +64,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var lastExit: ProcessExit?
         /// Polices the current run's protocol channel; replaced at each launch.
         var policer: ProtocolPolicer
+        /// Every live process of the app's current run, main process included, as last scanned
+        /// (`+Tracking`); emptied when the run's leftovers become orphans.
+        var tracked: Set<ProcessIdentity> = []
     }
 
     /// A process left behind by an app (a grandchild) that was killed and must be reaped once re-parented.
@@ -68,6 +75,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var app: AppID
         /// When the app's exit left it behind.
         var since: Instant
+        /// Its start time when it was left behind (for the state file); nil when it was not read.
+        var startTime: UInt64? = nil
 
         /// True once it has been waited for longer than `timeout` (`ProcessOptions.orphanReapTimeout`).
         func isOverdue(now: Instant, timeout: TimeSpan) -> Bool { now - self.since > timeout }
@@ -87,16 +96,46 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var ticking = false
+    /// The periodic scan of the apps' processes (`+Tracking`).
+    let scanTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    var scanning = false
+    /// Apps already reported over `trackedProcessLimit`.
+    var truncatedApps: Set<AppID> = []
+    /// Children of this process in an app's session that no app claims (`+Tracking`).
+    var unattributed: Set<ProcessIdentity> = []
+    /// Registered apps by bundle identifier, for `RUNWAY_APP` in a child's environment.
+    var appsByBundleIdentifier: [String: AppID] = [:]
+    /// SIGCHLD, for the zombie sweep (`+Zombies`); nil without `reapsOrphans`.
+    var childSignal: UnsafeMutablePointer<uv_signal_t>?
+    /// The state file, nil when none is kept (`+StateFile`); `flushTimer` writes it on the next loop turn.
+    var stateFile: ProcessStateFile?
+    var stateDirty = false
+    let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    /// The processes a predecessor left that `init` ended.
+    var endedAtStart: [ProcessStateSnapshot.Entry] = []
+    /// This process and its session; the boot the start times count from.
+    let ownIdentity: ProcessIdentity
+    let ownSession: Int32
+    let bootID: String
     private(set) var closed = false
     private var finishWaiters: [() -> Void] = []
 
+    /// Starts the supervisor's handles, becomes a child subreaper (`reapsOrphans`) and, with a state file,
+    /// ends what a predecessor left before returning.
     init(loop: EventLoopThread, options: ProcessOptions, logger: Logger) {
         self.loop = loop
         self.options = options
         self.logger = logger
-        let status = uv_timer_init(loop.handles.loop, self.tick)
-        precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
-        self.tick.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
+        self.ownSession = getsid(0)
+        self.bootID = ProcFS.bootID
+        self.stateFile = options.stateFile.map(ProcessStateFile.init(path:))
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        for timer in [self.tick, self.scanTimer, self.flushTimer] {
+            let status = uv_timer_init(loop.handles.loop, timer)
+            precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
+            timer.pointee.data = owner
+        }
         if options.reapsOrphans {
             let status = runway_set_child_subreaper()
             if status != 0 {
@@ -105,7 +144,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
                     metadata: ["errno": "\(-status)"]
                 )
             }
+            self.startReapingZombies()
         }
+        self.takeOverStateFile()
     }
 
     /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs
@@ -114,6 +155,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var managed = Managed(spec: spec, policer: self.makePolicer())
         self.prepareMechanism(app, &managed)
         self.apps[app] = managed
+        self.appsByBundleIdentifier[app.bundleIdentifier] = app
     }
 
     /// A fresh policer for one run of a protocol child, with the limits of `options`.
@@ -166,6 +208,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// Calls `body` once every process an app left behind is reaped (or forgotten, `orphanReapTimeout` after
     /// the exit), then closes the supervisor (its cgroups are removed). Called when the scheduler stops (P4).
     func finish(then body: @escaping () -> Void) {
+        self.refreshTracking()
         self.finishWaiters.append(body)
         self.finishIfSettled()
     }
@@ -182,9 +225,17 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// Stops the timer and removes Runway's cgroup directories.
     func close() {
         guard !self.closed else { return }
-        self.closed = true
         self.stopTicking()
-        uv_close(runway_timer_as_handle(self.tick)) { handle in handle?.deallocate() }
+        self.stopScanning()
+        self.refreshTracking()
+        self.releaseStateFile()
+        self.closed = true
+        for timer in [self.tick, self.scanTimer, self.flushTimer] {
+            uv_timer_stop(timer)
+            uv_close(runway_timer_as_handle(timer)) { handle in handle?.deallocate() }
+        }
+        if self.options.reapsOrphans { self.sweepZombies() }
+        self.stopReapingZombies()
         for (app, managed) in self.apps {
             guard let cgroup = managed.cgroup else { continue }
             let status = cgroup.remove()

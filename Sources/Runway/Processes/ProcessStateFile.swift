@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The state file on disk (`ProcessOptions.stateFile`): read once at start, replaced whole (written to a
+/// temporary file beside it, then renamed over it) whenever the tracked processes change, removed at a clean
+/// close. A file or directory that another user could have written is refused: a forged list would make
+/// Runway kill processes of the forger's choosing. Small synchronous writes on the loop thread, meant for a
+/// runtime directory on tmpfs (`/run`, `$XDG_RUNTIME_DIR`); nothing here calls `fsync`, because a file that
+/// survives a power loss is from another boot and is ignored (its boot id differs).
+struct ProcessStateFile: Hashable, Sendable {
+    let path: String
+
+    var directory: String {
+        guard let slash = self.path.lastIndex(of: "/") else { return "." }
+        return slash == self.path.startIndex ? "/" : String(self.path[..<slash])
+    }
+
+    /// Creates the directory (mode 0700, parents included) when missing, then checks that it is a directory
+    /// owned by this user (or root) that no one else may write.
+    ///
+    /// - Returns: nil, or why the file cannot be kept there.
+    func prepareDirectory() -> String? {
+        var partial = ""
+        for component in self.directory.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, 0o700) != 0 && errno != EEXIST {
+                return "cannot create \(partial): \(SystemFiles.describe(errno))"
+            }
+        }
+        var info = stat()
+        guard lstat(self.directory, &info) == 0 else {
+            return "cannot read \(self.directory): \(SystemFiles.describe(errno))"
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(self.directory) is not a directory" }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            return "\(self.directory) belongs to uid \(info.st_uid), not to this user"
+        }
+        guard info.st_mode & 0o022 == 0 else { return "\(self.directory) is writable by group or others" }
+        return nil
+    }
+
+    /// The file's snapshot; nil when there is no file. Fails when it is not a regular file owned by this user,
+    /// is writable by others, or does not parse.
+    func read() -> Result<ProcessStateSnapshot?, StateFileError> {
+        let fd = open(self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            return errno == ENOENT ? .success(nil) : .failure(.init("cannot open: \(SystemFiles.describe(errno))"))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .failure(.init("not a file")) }
+        guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+            return .failure(.init("owned by uid \(info.st_uid) or writable by others"))
+        }
+        guard let text = SystemFiles.read("/proc/self/fd/\(fd)", limitBytes: 16 << 20) else {
+            return .failure(.init("cannot read"))
+        }
+        guard let snapshot = ProcessStateSnapshot.decode(text) else { return .failure(.init("not a state file")) }
+        return .success(snapshot)
+    }
+
+    /// Replaces the file with `snapshot` (mode 0600): a temporary file in the same directory, renamed over it.
+    ///
+    /// - Returns: 0, or the errno of the failing call.
+    @discardableResult
+    func write(_ snapshot: ProcessStateSnapshot) -> Int32 {
+        let temporary = "\(self.path).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return errno }
+        var bytes = Array(snapshot.encoded().utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { raw in
+                Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let code = count < 0 ? errno : EIO
+                close(fd)
+                unlink(temporary)
+                return code
+            }
+            written += count
+        }
+        close(fd)
+        guard rename(temporary, self.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            return code
+        }
+        return 0
+    }
+
+    /// Removes the file (a clean close left nothing to end).
+    func remove() { _ = unlink(self.path) }
+}
+
+/// Why a state file was not used; logged, never fatal.
+struct StateFileError: Error, Hashable, CustomStringConvertible {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+    var description: String { self.reason }
+}

@@ -1,0 +1,170 @@
+import CLibUV
+import RunwayCore
+import RunwayProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Tracking: which processes belong to each app, so that signal mode stops, confirms and kills all of them,
+/// not only the app's process group (P1, P2), and so that the state file lists them (`+StateFile`).
+///
+/// - Freezer: the app's cgroup holds everything it started; its `cgroup.procs` is the list.
+/// - Signal: the tree under the app's main process, walked through `/proc` from the main pid and from every
+///   process already tracked (pid and start time), so that a process that double-forked and was re-parented
+///   here (Runway is a child subreaper) stays the app's. A child of this process that no scan has seen yet
+///   is attributed by `RUNWAY_APP` in its `/proc/PID/environ`; one that scrubbed that is kept as unattributed
+///   (listed in the state file, never signalled with an app). Docs/Security.md states what escapes.
+///
+/// An app's tree is scanned (`refreshTracking([app])`) before each suspend, resume, terminate and kill, at
+/// each confirmation poll and at its exit; every app's at a stop. Between them, every
+/// `options.descendantScanInterval` while an app runs, a light scan (`refreshOwnChildren`) looks only at this
+/// process's own children, where a process that left an app's tree ends up: it costs a read per thread of this
+/// process and per new child, whatever the apps run. Loop thread only.
+extension ProcessSupervisor {
+    /// Re-reads the processes of `apps` (default: every app) that have a child (running, or exited with
+    /// processes still tracked), then this process's children that no app tracks; marks the state file dirty
+    /// when anything changed. What is found for an app whose main process has exited is killed and left to
+    /// reap (`leaveBehind`). With `apps` empty this is the light scan.
+    func refreshTracking(_ apps: [AppID]? = nil) {
+        let tree = ProcessTree()
+        var changed = false
+        for app in apps ?? Array(self.apps.keys) { changed = self.rescan(app, tree) || changed }
+        let claimed = Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
+        changed = self.attributeOwnChildren(tree, claimed: claimed) || changed
+        for app in self.apps.keys where self.apps[app]?.child?.hasExited == true { self.leaveBehind(app) }
+        if changed { self.markStateDirty() }
+    }
+
+    /// The light scan: this process's children that no app tracks yet are attributed (or kept as unattributed)
+    /// as by `refreshTracking`; nothing already tracked is read again.
+    func refreshOwnChildren() { self.refreshTracking([]) }
+
+    /// One app's processes: its cgroup's with the freezer, else the tree under its main process and under every
+    /// process already tracked for it. Returns true when they changed.
+    private func rescan(_ app: AppID, _ tree: ProcessTree) -> Bool {
+        guard var managed = self.apps[app], let child = managed.child else { return false }
+        let running = !child.hasExited
+        guard running || !managed.tracked.isEmpty else { return false }
+        let found: Set<ProcessIdentity>
+        if managed.choice?.mechanism == .freezer, let cgroup = managed.cgroup, running {
+            found = Set(cgroup.processes.compactMap(ProcessIdentity.current))
+        } else {
+            let roots = managed.tracked.map { (pid: $0.pid, startTime: Optional($0.startTime)) }
+            found = self.walk(tree, from: (running ? [(child.pid, nil)] : []) + roots, app: app)
+        }
+        guard found != managed.tracked else { return false }
+        managed.tracked = found
+        self.apps[app] = managed
+        return true
+    }
+
+    /// The app's processes to signal beside its process group: every tracked process outside the main
+    /// process's group (the group signal reaches the others; a second SIGTERM could be counted twice).
+    func trackedOutsideGroup(_ app: AppID) -> [ProcessIdentity] {
+        guard let managed = self.apps[app], let child = managed.child else { return [] }
+        return managed.tracked.filter { identity in
+            identity.pid != child.pid && ProcFS.stat(identity.pid)?.processGroup != child.pid
+        }
+    }
+
+    /// A fresh scan of the app, then `signal` to its process group and to every tracked process outside it.
+    func signalEveryProcess(_ app: AppID, _ signal: Int32) {
+        self.refreshTracking([app])
+        guard let child = self.apps[app]?.child, !child.hasExited else { return }
+        child.signalGroup(signal)
+        for identity in self.trackedOutsideGroup(app) { identity.send(signal) }
+    }
+
+    /// The tree under `roots`, bounded by `options.trackedProcessLimit`; logs once per app when cut.
+    private func walk(
+        _ tree: ProcessTree,
+        from roots: [(pid: Int32, startTime: UInt64?)],
+        app: AppID
+    ) -> Set<ProcessIdentity> {
+        let limit = max(1, self.options.trackedProcessLimit)
+        let (found, truncated) = tree.descendants(of: roots, limit: limit)
+        if truncated && !self.truncatedApps.contains(app) {
+            self.truncatedApps.insert(app)
+            self.logger.warning(
+                "app has more processes than trackedProcessLimit; the rest are not stopped or listed",
+                metadata: ["app": "\(app)", "trackedProcessLimit": "\(limit)"]
+            )
+        }
+        return found
+    }
+
+    /// This process's children that no app claimed and that run in another session than this process (an
+    /// app's processes never share it: libuv starts each app in a new session; a host's own children do):
+    /// attributed to an app by `RUNWAY_APP` when its environment still says so, else kept as unattributed.
+    ///
+    /// - Returns: True when an app's set or the unattributed set changed.
+    private func attributeOwnChildren(_ tree: ProcessTree, claimed: Set<Int32>) -> Bool {
+        var claimed = claimed
+        var unattributed = Set<ProcessIdentity>()
+        var changed = false
+        let own = getpid()
+        let mains = SpawnedChildren.withOwned { $0 }
+        for pid in tree.children(of: own) where !claimed.contains(pid) && !mains.contains(pid) {
+            guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
+            let named = ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
+            if let app = named.flatMap({ self.appsByBundleIdentifier[$0] }), var managed = self.apps[app],
+                managed.child != nil
+            {
+                let found = self.walk(tree, from: [(pid, nil)], app: app)
+                claimed.formUnion(found.map(\.pid))
+                managed.tracked.formUnion(found)
+                self.apps[app] = managed
+                changed = true
+            } else {
+                let limit = max(1, self.options.trackedProcessLimit)
+                unattributed.formUnion(tree.descendants(of: [(pid, nil)], limit: limit).processes)
+            }
+        }
+        if unattributed != self.unattributed {
+            self.unattributed = unattributed
+            changed = true
+        }
+        return changed
+    }
+
+    // MARK: The scan timer
+
+    /// Starts the periodic scan when some app needs it (signal mode, or any app when a state file is kept).
+    func startScanningIfNeeded() {
+        guard !self.scanning, !self.closed, self.needsPeriodicScan else { return }
+        self.scanning = true
+        let interval = UInt64(max(1, self.options.descendantScanInterval.nanoseconds / 1_000_000))
+        uv_timer_start(
+            self.scanTimer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().scanFired()
+            },
+            interval,
+            interval
+        )
+    }
+
+    private var needsPeriodicScan: Bool {
+        self.apps.values.contains { managed in
+            guard let child = managed.child, !child.hasExited else { return false }
+            return managed.choice?.mechanism != .freezer || self.stateFile != nil
+        }
+    }
+
+    private func scanFired() {
+        self.refreshOwnChildren()
+        guard !self.needsPeriodicScan else { return }
+        self.scanning = false
+        uv_timer_stop(self.scanTimer)
+    }
+
+    func stopScanning() {
+        guard self.scanning else { return }
+        self.scanning = false
+        uv_timer_stop(self.scanTimer)
+    }
+}

@@ -1,0 +1,74 @@
+import CLibUV
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The zombie sweep (P2: no zombie is ever left). As a child subreaper this process inherits every orphan of
+/// the apps' trees: a process that double-forked, for example, and died after its parent. libuv reaps only
+/// the children it spawned, by pid, and `reapOrphans` only those an app's exit left; so on each SIGCHLD (a
+/// second `uv_signal_t` for it on this loop beside libuv's own, which libuv allows) every exited child of
+/// this process is reaped, except:
+/// - an app's main process, which libuv reaps (`SpawnedChildren`, across every supervisor of the process);
+/// - a child in this process's own session: apps run in sessions of their own, so such a child is the
+///   host's, and its owner waits for it.
+///
+/// Never `waitpid(-1)`: each reap is by pid. Loop thread only.
+extension ProcessSupervisor {
+    /// Installs the SIGCHLD watcher (unreferenced: it keeps no loop alive) and sweeps once.
+    func startReapingZombies() {
+        let signal = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+        guard uv_signal_init(self.loop.handles.loop, signal) == 0 else {
+            signal.deallocate()
+            return
+        }
+        signal.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        let status = uv_signal_start(
+            signal,
+            { handle, _ in
+                guard let data = handle?.pointee.data else { return }
+                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().sweepZombies()
+            },
+            SIGCHLD
+        )
+        if status != 0 {
+            self.logger.info("cannot watch SIGCHLD; exited orphans are reaped at exits only", metadata: [:])
+        }
+        uv_unref(runway_signal_as_handle(signal))
+        self.childSignal = signal
+        self.sweepZombies()
+    }
+
+    /// Closes the SIGCHLD watcher.
+    func stopReapingZombies() {
+        guard let signal = self.childSignal else { return }
+        self.childSignal = nil
+        signal.pointee.data = nil
+        uv_close(runway_signal_as_handle(signal)) { handle in UnsafeMutableRawPointer(handle)?.deallocate() }
+    }
+
+    /// Reaps every exited child of this process that is neither an app's main process nor in this process's
+    /// session.
+    ///
+    /// - Returns: The pids reaped.
+    @discardableResult
+    func sweepZombies() -> [Int32] {
+        let tree = ProcessTree()
+        let children = tree.children(of: getpid())
+        guard !children.isEmpty else { return [] }
+        let reaped = SpawnedChildren.withOwned { mains in
+            children.filter { pid in
+                guard !mains.contains(pid), let stat = ProcFS.stat(pid), stat.state == "Z",
+                    stat.session != self.ownSession
+                else { return false }
+                return runway_reap_nonblocking(pid) == pid
+            }
+        }
+        if !reaped.isEmpty {
+            self.logger.debug("reaped exited orphans", metadata: ["pids": "\(reaped)"])
+        }
+        return reaped
+    }
+}

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The parent-to-children links of the live process tree, read from `/proc` for one scan: each
+/// `/proc/PID/task/TID/children` (Linux 3.5+ with `CONFIG_PROC_CHILDREN`), or where that file does not exist
+/// one pass over every `/proc/PID/stat`. The kernel documents the children files as exact only for stopped
+/// tasks: a fork racing the read may be missed by this scan and found by the next. Loop thread only.
+struct ProcessTree {
+    /// True when this kernel has `/proc/PID/task/TID/children` (checked once, on this process).
+    static let hasChildrenFiles: Bool = {
+        let pid = getpid()
+        return access("/proc/\(pid)/task/\(pid)/children", R_OK) == 0
+    }()
+
+    /// The parent map of the whole system, read lazily when the children files are missing.
+    private var parentMap: [Int32: [Int32]]?
+
+    init() {
+        self.parentMap = Self.hasChildrenFiles ? nil : Self.readParentMap()
+    }
+
+    /// The pids of `pid`'s children (zombies included), as listed now.
+    func children(of pid: Int32) -> [Int32] {
+        if let parentMap = self.parentMap { return parentMap[pid] ?? [] }
+        var result: [Int32] = []
+        for task in SystemFiles.entries(of: "/proc/\(pid)/task") {
+            guard let text = SystemFiles.read("/proc/\(pid)/task/\(task)/children") else { continue }
+            result += text.split(separator: " ").compactMap { Int32($0.trimmingWhitespace) }
+        }
+        return result
+    }
+
+    /// Every live, non-zombie process reachable from `roots` (the roots included), each with its start time,
+    /// at most `limit` of them. Gone processes and zombies are left out, and so is a root whose pid now names
+    /// a process that started at another time than `startTime` (nil: any).
+    ///
+    /// - Returns: The processes and whether `limit` cut the walk short.
+    func descendants(
+        of roots: [(pid: Int32, startTime: UInt64?)],
+        limit: Int
+    ) -> (processes: Set<ProcessIdentity>, truncated: Bool) {
+        var found = Set<ProcessIdentity>()
+        var visited = Set<Int32>()
+        var queue = roots
+        while let (pid, expected) = queue.popLast() {
+            guard visited.insert(pid).inserted else { continue }
+            guard let stat = ProcFS.stat(pid), expected == nil || expected == stat.startTime else { continue }
+            if stat.state != "Z" && stat.state != "X" {
+                guard found.count < limit else { return (found, true) }
+                found.insert(ProcessIdentity(pid: pid, startTime: stat.startTime))
+            }
+            queue += self.children(of: pid).map { ($0, nil) }
+        }
+        return (found, false)
+    }
+
+    /// parent pid to children pids, over every process in `/proc`.
+    private static func readParentMap() -> [Int32: [Int32]] {
+        var map: [Int32: [Int32]] = [:]
+        for name in SystemFiles.entries(of: "/proc") {
+            guard let pid = Int32(name), let stat = ProcFS.stat(pid) else { continue }
+            map[stat.parent, default: []].append(pid)
+        }
+        return map
+    }
+}
+
+extension ProcFS {
+    /// The value of `key` in the environment the process was started with (`/proc/PID/environ`, readable for
+    /// the same user or root), or nil. A process can overwrite that memory, so this is a hint, not a proof.
+    static func environmentValue(_ pid: Int32, _ key: String) -> String? {
+        guard let text = SystemFiles.read("/proc/\(pid)/environ", limitBytes: 1 << 20) else { return nil }
+        let prefix = key + "="
+        for entry in text.split(separator: "\0") where entry.hasPrefix(prefix) {
+            return String(entry.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    /// This boot's identifier (`/proc/sys/kernel/random/boot_id`), or "" when it cannot be read: start times
+    /// count from boot, so they name a process only within one boot.
+    static var bootID: String {
+        SystemFiles.read("/proc/sys/kernel/random/boot_id")?.trimmingWhitespace ?? ""
+    }
+}

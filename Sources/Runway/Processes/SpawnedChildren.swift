@@ -1,0 +1,36 @@
+import CLibUV
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The pids of the apps' main processes that libuv spawned and has not reaped yet, across every supervisor of
+/// this process. libuv reaps each of its children by pid; the zombie sweep (`sweepZombies`) reaps the other
+/// exited children and must never take one of these, even one of another supervisor's on another loop.
+///
+/// Threading: any thread; one lock. `spawn` holds it around `uv_spawn` and the insertion, and the sweep holds
+/// it while it reaps, so a child that exits before its pid is recorded cannot be reaped by a sweep.
+enum SpawnedChildren {
+    private static let pids = Mutex<Set<Int32>>([])
+
+    /// Runs `body` (which spawns) under the lock and records the pid it returns (when positive).
+    static func spawning<E: Error>(_ body: () throws(E) -> Int32) throws(E) {
+        try Self.pids.withLock { (pids: inout Set<Int32>) throws(E) in
+            let pid = try body()
+            if pid > 0 { pids.insert(pid) }
+        }
+    }
+
+    /// Forgets `pid` once libuv has reaped it.
+    static func reaped(_ pid: Int32) {
+        _ = Self.pids.withLock { $0.remove(pid) }
+    }
+
+    /// Runs `body` under the lock with the pids libuv owns.
+    static func withOwned<T>(_ body: (Set<Int32>) -> T) -> T {
+        Self.pids.withLock { body($0) }
+    }
+}

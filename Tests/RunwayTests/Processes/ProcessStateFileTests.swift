@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+@testable import Runway
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 13, item 3: the state file's format, and which files and directories are refused.
+@Suite("Process state file (issue 13)")
+struct ProcessStateFileTests {
+    static let snapshot = ProcessStateSnapshot(
+        bootID: "2ef898e1-9bcd-4698-869e-526955c493b3",
+        owner: ProcessIdentity(pid: 4242, startTime: 1_000),
+        entries: [
+            .init(process: ProcessIdentity(pid: 7, startTime: 12), app: "com.example.\"quoted\"\\back\n"),
+            .init(process: ProcessIdentity(pid: 5, startTime: 99_999_999_999), app: ""),
+        ]
+    )
+
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        chmod(path, 0o700)
+        return path
+    }
+
+    @Test("Item 3: a snapshot survives encoding, entries sorted by pid, app names escaped")
+    func item3_snapshotRoundTrips() throws {
+        let text = Self.snapshot.encoded()
+        #expect(text.split(separator: "\n").count == 3)
+        #expect(text.hasPrefix("{\"format\":\"runway-process-state\",\"version\":1,"))
+        #expect(text.contains("{\"pid\":5,\"start\":99999999999,\"app\":\"\"}\n{\"pid\":7,"))
+        let decoded = try #require(ProcessStateSnapshot.decode(text))
+        #expect(decoded.bootID == Self.snapshot.bootID)
+        #expect(decoded.owner == Self.snapshot.owner)
+        #expect(Set(decoded.entries) == Set(Self.snapshot.entries))
+    }
+
+    @Test("Item 3: another format or version is refused; a line that does not parse is skipped")
+    func item3_decodeRefusesOtherFiles() {
+        #expect(ProcessStateSnapshot.decode("") == nil)
+        #expect(
+            ProcessStateSnapshot.decode("{\"format\":\"other\",\"version\":1,\"boot\":\"b\",\"pid\":1,\"start\":2}")
+                == nil
+        )
+        #expect(
+            ProcessStateSnapshot.decode(
+                "{\"format\":\"runway-process-state\",\"version\":2,\"boot\":\"b\",\"pid\":1,\"start\":2}"
+            )
+                == nil
+        )
+        let header = "{\"format\":\"runway-process-state\",\"version\":1,\"boot\":\"b\",\"pid\":1,\"start\":2}\n"
+        let decoded = ProcessStateSnapshot.decode(
+            header + "{\"pid\":-3,\"start\":4}\n{\"pid\":3,\"start\":4.5}\n"
+                + "{\"pid\":3 \"start\":4}\n{\"pid\":9,\"start\":4}\n"
+        )
+        #expect(decoded?.entries == [.init(process: ProcessIdentity(pid: 9, startTime: 4), app: "")])
+        #expect(FlatJSON.decode("{\"pid\":99999999999999999999}") == nil, "overflow")
+        #expect(FlatJSON.decode("{\"a\":\"\\u0041\"} x") == nil, "trailing text")
+        #expect(FlatJSON.decode("{\"a\":\"\\u0041\"}") == ["a": .string("A")])
+    }
+
+    @Test("Item 3: written atomically with mode 0600, read back, removed")
+    func item3_writeReadRemove() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = ProcessStateFile(path: directory + "/sub/state.processes")
+        #expect(file.prepareDirectory() == nil)
+        #expect(file.write(Self.snapshot) == 0)
+        var info = stat()
+        #expect(stat(file.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try file.read().get()?.owner == Self.snapshot.owner)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: directory + "/sub")) == ["state.processes"])
+        file.remove()
+        #expect(try file.read().get() == nil)
+    }
+
+    @Test("Item 3: a file or directory others can write is refused (a forged list would choose what is killed)")
+    func item3_writableByOthersIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = ProcessStateFile(path: directory + "/state.processes")
+        #expect(file.write(Self.snapshot) == 0)
+        chmod(file.path, 0o666)
+        #expect((try? file.read().get()) == nil)
+        chmod(directory, 0o777)
+        #expect(file.prepareDirectory()?.contains("writable by group or others") == true)
+        #expect(ProcessStateFile(path: "/tmp/state.processes").prepareDirectory() != nil, "/tmp is world-writable")
+    }
+
+    @Test("Item 2 / P1: stopped means every process shows T, t or Z; D only for a vfork parent of a stopped child")
+    func P1_showsStoppedAcceptsDOnlyForAVforkParent() {
+        func stat(_ state: Character, parent: Int32) -> ProcFS.Stat {
+            ProcFS.Stat(state: state, parent: parent, processGroup: 1, session: 1, startTime: 1)
+        }
+        #expect(!ProcessSupervisor.showsStopped([:]))
+        #expect(
+            ProcessSupervisor.showsStopped([1: stat("T", parent: 0), 2: stat("Z", parent: 1), 3: stat("t", parent: 1)])
+        )
+        #expect(!ProcessSupervisor.showsStopped([1: stat("T", parent: 0), 2: stat("S", parent: 1)]))
+        #expect(ProcessSupervisor.showsStopped([1: stat("D", parent: 0), 2: stat("T", parent: 1)]))
+        #expect(!ProcessSupervisor.showsStopped([1: stat("D", parent: 0), 2: stat("T", parent: 5)]))
+    }
+}
