@@ -63,13 +63,17 @@ let benchmarkApp: AppID = "bench.app"
 /// settings: a 30 s budget and a 5 s lead).
 let inBackground = Instant.origin + .milliseconds(1)
 
+/// The default settings, except that one app may hold every task a benchmark begins (the default
+/// `TaskLimitPerApp` of 1,000 protects a daemon, not a measurement of 1M outstanding tasks).
+let benchmarkSettings = SchedulerSettings(taskLimitPerApp: 2_000_000)
+
 /// A scheduler with one embedded app in the background that holds one task, so it stays in the background (B5).
 ///
 /// The app is launched, begins its holding task while active (B2: it costs nothing there), and enters the
 /// background; every message is acknowledged, so nothing is in flight and no entry-grace timer is armed. The
 /// only armed timers are the period's expiration warning (25 s) and budget deadline (30 s).
 func backgroundScheduler() -> Scheduler {
-    var scheduler = Scheduler()
+    var scheduler = Scheduler(settings: benchmarkSettings)
     try! scheduler.register(AppDescriptor(id: benchmarkApp))
     acknowledgeAll(try! scheduler.commandReceived(.launch, for: benchmarkApp, now: .origin), in: &scheduler)
     let holder = scheduler.backgroundTaskRequested(name: "holder", by: benchmarkApp, now: .origin)
@@ -114,7 +118,7 @@ func deliveryToken(in actions: [Action]) -> MessageToken? {
 /// background period (warning at 25 s, deadline at 30 s) and its messages are acknowledged. Ending every task
 /// suspends the app (B5).
 func backgroundScheduler(tasksBegunInForeground count: Int) -> (scheduler: Scheduler, tasks: [BackgroundTaskID]) {
-    var scheduler = Scheduler()
+    var scheduler = Scheduler(settings: benchmarkSettings)
     try! scheduler.register(AppDescriptor(id: benchmarkApp))
     acknowledgeAll(try! scheduler.commandReceived(.launch, for: benchmarkApp, now: .origin), in: &scheduler)
     var tasks: [BackgroundTaskID] = []
