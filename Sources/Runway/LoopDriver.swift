@@ -50,7 +50,7 @@ final class LoopDriver: @unchecked Sendable {
         self.runner.embeddedHost = self.embedded
         self.runner.onTransition = { [unowned self] event in self.published(event) }
         self.runner.onMessage = { [unowned self] app, message, now in
-            if case .backgroundTaskWillExpire = message, !self.runner.core.isProcess(app) {
+            if case .backgroundTaskWillExpire = message, !self.runner.isProcess(app) {
                 // An embedded app's task begun without a handler: nothing to call, not a message to the app
                 // (EmbeddedAppHost returns it at once); counted like any expiration handler.
                 self.metrics.expirationHandlerCalled()

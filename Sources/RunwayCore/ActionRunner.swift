@@ -156,6 +156,11 @@ package final class ActionRunner {
         self.onDrained()
     }
 
+    /// True for a process app. O(1), without reading the core.
+    package func isProcess(_ app: AppID) -> Bool {
+        self.processApps.contains(app)
+    }
+
     private func host(for app: AppID) -> any AppHost {
         let isProcess = self.processApps.contains(app)
         guard let host = isProcess ? self.processHost : self.embeddedHost else {
