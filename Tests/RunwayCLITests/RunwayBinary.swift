@@ -93,6 +93,34 @@ enum RunwayBinary {
         )
     }
 
+    /// The built `runway` at a path any user can run: a hard link (a copy across file systems) in a directory of
+    /// its own under /tmp (mode 0755), made once per test process and removed when it exits. Tests that run
+    /// `runway` as another user (uid 65534, through setpriv) use it, because the build folder may sit below a
+    /// directory only its owner can enter (a clone in a `mktemp -d` directory, mode 0700), where that user's exec
+    /// fails with exit 126.
+    static func executableForOtherUsers() throws -> URL {
+        try self.sharedLink.get()
+    }
+
+    private static let sharedLinkDirectory = "/tmp/runway-cli-tests-bin-\(getpid())-\(UUID().uuidString.prefix(8))"
+
+    private static let sharedLink = Result { () throws -> URL in
+        let source = try RunwayBinary.executable()
+        let directory = RunwayBinary.sharedLinkDirectory
+        guard mkdir(directory, 0o755) == 0, chmod(directory, 0o755) == 0 else {
+            throw RunwayBinaryError(description: "mkdir \(directory) failed: errno \(errno)")
+        }
+        atexit { _ = try? FileManager.default.removeItem(atPath: RunwayBinary.sharedLinkDirectory) }
+        let link = directory + "/runway"
+        if Foundation.link(source.path, link) != 0 {
+            try FileManager.default.copyItem(atPath: source.path, toPath: link)
+            guard chmod(link, 0o755) == 0 else {
+                throw RunwayBinaryError(description: "chmod of \(link) failed: errno \(errno)")
+            }
+        }
+        return URL(fileURLWithPath: link)
+    }
+
     /// Runs `runway` with `arguments` and waits for it to exit. Output goes to temporary files rather than
     /// pipes, so a chatty child can never block on a full pipe while the test waits for it.
     ///

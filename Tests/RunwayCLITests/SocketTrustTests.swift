@@ -100,7 +100,7 @@ struct SocketTrustTests {
         defer { runtime.remove() }
         let config = try Self.configWithoutControlSocket()
         defer { config.remove() }
-        let runway = try RunwayBinary.executable().path
+        let runway = try RunwayBinary.executableForOtherUsers().path
         let environment = ["/usr/bin/env", "XDG_RUNTIME_DIR=\(runtime.path)"]
         let daemon = try BackgroundCommand(
             URL(fileURLWithPath: setpriv),
@@ -144,7 +144,7 @@ struct SocketTrustTests {
         try #require(mkdir(directory, mode) == 0 && chmod(directory, mode) == 0 && chown(directory, owner, owner) == 0)
         let config = try Self.configWithoutControlSocket()
         defer { config.remove() }
-        let runway = try RunwayBinary.executable().path
+        let runway = try RunwayBinary.executableForOtherUsers().path
 
         let result = try shell(
             "/usr/bin/timeout",
