@@ -17,9 +17,10 @@ struct RunwayCommand: AsyncParsableCommand {
             commands and `runway reload` in another (they find the control socket through --config or --socket).
 
             Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
-            bench, unknown app, illegal command); 64 bad usage (including a socket path too long to be an \
-            address); 69 nothing listens on the control socket (no daemon); 75 a daemon answered the connection \
-            but its reply failed (closed without replying, timed out, unreadable, or dropped a slow reader): try \
+            bench, unknown app, illegal command, a launched program that could not be started); 64 bad usage \
+            (including a socket path too long to be an address); 69 nothing listens on the control socket (no \
+            daemon); 75 a daemon answered the connection but its reply failed (closed without replying, timed \
+            out, unreadable, or dropped a slow reader): try \
             again; 77 permission denied on the control socket, or the process listening on it runs as neither this \
             user nor root (checked with SO_PEERCRED before anything is sent); 78 the configuration a command read \
             to find the socket is bad (the error names the file and key). `runway status APP` exits 10 notRunning, \
