@@ -6,7 +6,7 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs test clean
+.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs man test clean
 
 all: build
 
@@ -67,6 +67,20 @@ example-check: deps snippet-check
 # --coverage-summary-level detailed"` lists the symbols without documentation.
 docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target Runway --target RunwayCore $(DOCC_FLAGS)
+
+# The manual page runway(1), written from the commands' help by swift-argument-parser's GenerateManual plugin (it
+# builds the package first, in debug unless MAN_CONFIGURATION=release): .build/man/man1/runway.1, read it with
+# `man -M .build/man runway` or `man -l .build/man/man1/runway.1`. Generated, not committed. Fails unless the page
+# is there and documents the subcommands.
+MAN_CONFIGURATION ?= debug
+man: deps
+	$(SWIFT) package --disable-sandbox generate-manual --configuration $(MAN_CONFIGURATION)
+	mkdir -p .build/man/man1
+	cp .build/plugins/GenerateManual/outputs/RunwayCLI/runway.1 .build/man/man1/runway.1
+	@grep -q '^\.Dt RUNWAY 1' .build/man/man1/runway.1 && grep -q '^\.It Em completion' .build/man/man1/runway.1 \
+		&& grep -q '^\.It Em status' .build/man/man1/runway.1 \
+		|| { echo "make man: .build/man/man1/runway.1 is not the runway(1) page expected"; exit 1; }
+	@echo "wrote .build/man/man1/runway.1"
 
 # `make lint` (about 2 s), the README snippet check and `make example-check` (about a minute on a new clone) first,
 # so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the

@@ -68,13 +68,15 @@ enum TerminateVerb: AppVerb {
     static let abstract = "Terminate an app by the terminate rows (willTerminate, then SIGTERM/SIGKILL for processes)."
 }
 
+/// The lifecycle commands, in help order.
+let lifecycleCommands: [any ParsableCommand.Type] = [
+    AppCommand<LaunchVerb>.self, AppCommand<LaunchBackgroundVerb>.self, AppCommand<ForegroundVerb>.self,
+    AppCommand<BackgroundVerb>.self, AppCommand<ResignVerb>.self, AppCommand<ActivateVerb>.self,
+    AppCommand<TerminateVerb>.self,
+]
+
 /// Every app command, in help order: the lifecycle commands, then the user actions.
-let appCommands: [any ParsableCommand.Type] =
-    [
-        AppCommand<LaunchVerb>.self, AppCommand<LaunchBackgroundVerb>.self, AppCommand<ForegroundVerb>.self,
-        AppCommand<BackgroundVerb>.self, AppCommand<ResignVerb>.self, AppCommand<ActivateVerb>.self,
-        AppCommand<TerminateVerb>.self,
-    ] + userActionCommands
+let appCommands: [any ParsableCommand.Type] = lifecycleCommands + userActionCommands
 
 /// `runway extend APP SECONDS`: operator override of a running budget.
 struct ExtendCommand: ParsableCommand {

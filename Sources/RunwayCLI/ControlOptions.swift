@@ -17,10 +17,14 @@ enum ControlExit {
     /// The socket (or the daemon's SO_PEERCRED check) refused this user, or the process listening on the socket
     /// runs as neither this user nor root (the client's SO_PEERCRED check; nothing was sent).
     static let permissionDenied: Int32 = 77
+    /// The configuration read to find the socket (`--config DIR/Runway.plist`) is bad: the error names the file and
+    /// key (EX_CONFIG).
+    static let badConfig: Int32 = 78
 }
 
 /// Where the daemon's control socket is: `--socket`, else `ControlSocket` of `--config DIR/Runway.plist`, else
-/// the default path for this user.
+/// the default path for this user. Only Runway.plist is read (`ConfigLoader.loadDaemonSettings`); a bad one is an
+/// error naming the file and key (exit 78), never a silent fall back to the default socket.
 struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
@@ -34,28 +38,40 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Read ControlSocket from DIR/Runway.plist (default Config, when it exists).",
+            "Read ControlSocket from DIR/Runway.plist (default Config, when it exists; a DIR given must exist).",
             valueName: "dir"
         )
     )
-    var config: String = "Config"
+    var config: String?
 
+    /// The socket's path. Reads `Runway.plist` (only) unless `--socket` is given; the default directory `Config`
+    /// is read only when it exists.
+    ///
+    /// - Throws: `ExitCode(78)` after printing the configuration error (file, key, found, expected).
     var socketPath: String {
-        if let socket { return socket }
-        if FileManager.default.fileExists(atPath: self.config),
-            let configuration = try? ConfigLoader.load(directory: self.config)
-        {
-            return configuration.daemon.controlSocketPath
+        get throws {
+            if let socket { return socket }
+            let directory = self.config ?? "Config"
+            if self.config == nil, !FileManager.default.fileExists(atPath: directory) {
+                return DaemonSettings.defaultControlSocketPath()
+            }
+            do throws(ConfigError) {
+                return try ConfigLoader.loadDaemonSettings(directory: directory).controlSocketPath
+            } catch {
+                ErrorOutput.report(code: "badConfig", message: "\(error)")
+                throw ExitCode(ControlExit.badConfig)
+            }
         }
-        return DaemonSettings.defaultControlSocketPath()
     }
 
-    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens) or 77 (permission denied).
+    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens), 77 (permission denied) or 78
+    /// (bad configuration).
     ///
     /// - Parameter replyTimeoutSeconds: nil for a stream that may be silent for long (`events`).
     func connect(replyTimeoutSeconds: Int? = 30) throws -> ControlClient {
+        let path = try self.socketPath
         do throws(ControlClientError) {
-            return try ControlClient(path: self.socketPath, replyTimeoutSeconds: replyTimeoutSeconds)
+            return try ControlClient(path: path, replyTimeoutSeconds: replyTimeoutSeconds)
         } catch {
             throw clientFailure(error)
         }
@@ -91,7 +107,8 @@ struct AppTarget: ParsableArguments {
 }
 
 /// Sends one request and returns its reply. A client failure exits as `clientFailure` says; an error reply is
-/// printed and exits 77 for `peerNotAllowed`, 75 for `slowReader`, 1 otherwise.
+/// printed (`ErrorOutput`; an `unknownApp` with the registered apps close to the one asked for) and exits 77 for
+/// `peerNotAllowed`, 75 for `slowReader`, 1 otherwise.
 func send(_ request: ControlRequest, on client: ControlClient) throws -> ControlReply {
     let reply: ControlReply
     do throws(ControlClientError) {
@@ -99,11 +116,27 @@ func send(_ request: ControlRequest, on client: ControlClient) throws -> Control
     } catch {
         throw clientFailure(error)
     }
+    return try checked(reply, of: request, on: client)
+}
+
+/// `reply` when it is not an error; an error reply is printed as `send(_:on:)` says and exits.
+func checked(_ reply: ControlReply, of request: ControlRequest, on client: ControlClient) throws -> ControlReply {
     if let error = reply.error {
-        printError("error: \(error.message)")
+        var suggestions: [String] = []
+        if error.code == "unknownApp", let app = request.app {
+            suggestions = registeredApps(close: app, on: client)
+        }
+        ErrorOutput.report(code: error.code, message: error.message, suggestions: suggestions)
         throw ExitCode(replyErrorExit(error.code))
     }
     return reply
+}
+
+/// The registered apps whose identifiers are close to `app` (`Suggestions`), asked of the daemon with `status` on
+/// the same connection; none when that fails.
+func registeredApps(close app: String, on client: ControlClient) -> [String] {
+    guard let apps = try? client.request(ControlRequest(command: "status")).apps else { return [] }
+    return Suggestions.closest(to: app, among: apps.map(\.app))
 }
 
 /// The exit status for an error reply's code: the daemon refused this user (77), dropped the connection (75), or
@@ -116,13 +149,14 @@ func replyErrorExit(_ code: String) -> Int32 {
     }
 }
 
+/// Prints a client failure (`ErrorOutput`, code the kind's name) and returns its exit status.
 func clientFailure(_ error: ControlClientError) -> ExitCode {
-    printError("error: \(error)")
+    ErrorOutput.report(code: "\(error.kind)", message: error.message)
     switch error.kind {
     case .permissionDenied: return ExitCode(ControlExit.permissionDenied)
     case .badPath: return ExitCode(ControlExit.usage)
     case .unreachable: return ExitCode(ControlExit.unreachable)
-    case .noReply, .badReply: return ExitCode(ControlExit.replyFailed)
+    case .noReply, .closed, .badReply: return ExitCode(ControlExit.replyFailed)
     }
 }
 

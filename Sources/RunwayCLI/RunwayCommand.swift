@@ -17,20 +17,41 @@ struct RunwayCommand: AsyncParsableCommand {
             commands and `runway reload` in another (they find the control socket through --config or --socket).
 
             Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
-            bench, unknown app, illegal command); 64 bad usage (including a socket path too long to be an \
-            address); 69 nothing listens on the control socket (no daemon); 75 a daemon answered the connection \
-            but its reply failed (closed without replying, timed out, unreadable, or dropped a slow reader): try \
+            bench, unknown app, illegal command, a launched program that could not be started); 64 bad usage \
+            (including a socket path too long to be an address); 69 nothing listens on the control socket (no \
+            daemon); 75 a daemon answered the connection but its reply failed (closed without replying, timed \
+            out, unreadable, or dropped a slow reader): try \
             again; 77 permission denied on the control socket, or the process listening on it runs as neither this \
-            user nor root (checked with SO_PEERCRED before anything is sent). `runway status APP` exits 10 notRunning, \
+            user nor root (checked with SO_PEERCRED before anything is sent); 78 the configuration a command read \
+            to find the socket is bad (the error names the file and key). `runway status APP` exits 10 notRunning, \
             11 inactive, 12 active, 13 background, 14 suspended, 15 terminating.
+
+            With --json, an error is one JSON line on standard output, {"error":{"code":...,"message":...},\
+            "ok":false,"v":1}, with the same exit status. A mistyped subcommand or app is answered with the close \
+            ones ("did you mean"). Shell completion: `runway completion bash|zsh|fish`; the manual page: `make man`.
             """,
         version: RunwayVersion.string,
-        subcommands: [
-            ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,
-            EventsCommand.self,
-            ReloadCommand.self, ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
-            NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self,
-        ] + appCommands
+        groupedSubcommands: [
+            // The daemon and what watches or reloads it.
+            CommandGroup(
+                name: "Daemon",
+                subcommands: [RunCommand.self, StatusCommand.self, EventsCommand.self, ReloadCommand.self]
+            ),
+            // What an operator does to one app: lifecycle commands, budget overrides, tasks, notifications, memory.
+            CommandGroup(
+                name: "Apps",
+                subcommands: lifecycleCommands + [
+                    ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
+                    NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self,
+                ]
+            ),
+            // The iOS user actions and device events (Behaviour.md section 4).
+            CommandGroup(name: "Simulation", subcommands: userActionCommands),
+            CommandGroup(
+                name: "Tools",
+                subcommands: [ValidateCommand.self, BenchCommand.self, DemoCommand.self, CompletionCommand.self]
+            ),
+        ]
     )
 }
 
@@ -51,7 +72,7 @@ struct ConfigOptions: ParsableArguments {
         do {
             return try ConfigLoader.load(directory: self.config)
         } catch {
-            printError("error: \(error)")
+            ErrorOutput.report(code: "badConfig", message: "\(error)")
             throw ExitCode(1)
         }
     }

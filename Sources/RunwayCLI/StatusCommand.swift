@@ -12,8 +12,11 @@ struct StatusCommand: ParsableCommand {
             suspension mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet \
             confirmed by the kernel), time in state, background budget left ("unlimited" in the \
             foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
-            background tasks as #id name (age). --json prints the daemon's reply (Docs/ControlProtocol.md). \
-            --watch redraws the table in place every --interval seconds until interrupted.
+            background tasks as #id name (age). A STATE longer than \(StatusTable.stateWidth) characters (a long \
+            termination reason) is cut with "…"; --json prints the daemon's reply whole (Docs/ControlProtocol.md). \
+            --watch redraws the table in place every --interval seconds, under a line with the time, until \
+            interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json it prints \
+            one JSON line per reply (JSON lines).
 
             Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
             14 suspended, 15 terminating (any state). Without APP: 0. Either way: 1 unknown app or another refusal, \
@@ -57,24 +60,10 @@ struct StatusCommand: ParsableCommand {
             }
             return
         }
-        let client = try self.connection.connect()
-        let terminal = isatty(STDOUT_FILENO) == 1
-        while true {
-            let reply = try send(request, on: client)
-            let text = self.json ? self.jsonText(reply) + "\n" : StatusTable.render(reply)
-            if terminal {
-                // Cursor home, each line cleared to its end, then the rest of the screen cleared: redrawn in place,
-                // without flicker and without pushing copies into the terminal's scrollback.
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                writeOut("\u{1B}[H" + lines.map { $0 + "\u{1B}[K\n" }.joined() + "\u{1B}[J")
-            } else {
-                writeOut(text + "\n")
-            }
-            Thread.sleep(forTimeInterval: self.interval)
-        }
+        try self.watchUntilStopped(request)
     }
 
-    private func jsonText(_ reply: ControlReply) -> String {
+    func jsonText(_ reply: ControlReply) -> String {
         String(decoding: ControlProtocol.encodedLine(reply).dropLast(), as: UTF8.self)
     }
 }
@@ -95,11 +84,13 @@ enum StatusTable {
             var state = app.state
             if let reason = app.terminating { state += " (terminating: \(reason))" }
             if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
+            state = Self.cut(state, to: Self.stateWidth)
             // "freezer?": suspended, but the kernel has not confirmed it (yet).
             let unconfirmed = app.state == "suspended" && app.suspensionConfirmed != true
             let suspension = app.suspension.map { $0 + (unconfirmed ? "?" : "") } ?? "-"
             let budget: String
             switch (app.budgetRemainingSeconds, app.state) {
+            case _ where app.terminating != nil: budget = "-"
             case (_, "notRunning"), (_, "suspended"): budget = "-"
             case (nil, _): budget = "unlimited"
             case (let left?, _): budget = seconds(left)
@@ -151,11 +142,11 @@ struct EventsCommand: ParsableCommand {
     func run() throws {
         let client = try self.connection.connect(replyTimeoutSeconds: nil)
         _ = try send(ControlRequest(command: "events"), on: client)
-        printError("runway events: subscribed to \(self.connection.socketPath); one line per transition")
+        printError("runway events: subscribed to \(try self.connection.socketPath); one line per transition")
         while let line = try self.nextLine(client) {
             // The daemon's last line when it drops this reader (slowReader) is an error reply, not an event.
             if let reply = try? ControlClient.decode(ControlReply.self, line), let error = reply.error {
-                printError("error: \(error.message)")
+                ErrorOutput.report(code: error.code, message: error.message)
                 throw ExitCode(replyErrorExit(error.code))
             }
             writeOut(try self.text(for: line) + "\n")

@@ -120,7 +120,7 @@ package final class ControlClient {
             return try Self.decode(ControlReply.self, line)
         }
         guard let line = try self.readLine() else {
-            throw ControlClientError(.noReply, "the daemon closed the connection without replying")
+            throw ControlClientError(.closed, "the daemon closed the connection without replying")
         }
         return try Self.decode(ControlReply.self, line)
     }
@@ -134,10 +134,11 @@ package final class ControlClient {
                 Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
             if written < 0 {
-                if errno == EINTR { continue }
+                let error = errno
+                if error == EINTR { continue }
                 throw ControlClientError(
-                    .noReply,
-                    "write to the daemon failed: \(String(cString: strerror(errno)))"
+                    error == EPIPE || error == ECONNRESET ? .closed : .noReply,
+                    "write to the daemon failed: \(String(cString: strerror(error)))"
                 )
             }
             offset += written
@@ -201,9 +202,11 @@ package struct ControlClientError: Error, CustomStringConvertible {
         case permissionDenied
         /// The path cannot be a Unix socket address (too long): a usage error.
         case badPath
-        /// A daemon was reached, but the exchange failed: the write failed, it closed without replying, or it
-        /// did not reply in time.
+        /// A daemon was reached, but the exchange failed: the write failed or it did not reply in time.
         case noReply
+        /// A daemon was reached, but it has closed the connection: a write found it closed (EPIPE, ECONNRESET),
+        /// or it closed without replying. A daemon that stopped ends a `status --watch` this way.
+        case closed
         /// A daemon replied with something that is not a reply line (or longer than `maxReplyBytes`).
         case badReply
     }

@@ -32,7 +32,8 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var timeInStateSeconds: Double
     /// Outstanding background tasks in the order they began.
     package var tasks: [Task]
-    /// Budget left in this background period; absent when unlimited (foreground, background modes).
+    /// Budget left in this background period (0 once it ran out); absent outside a budgeted background period:
+    /// unlimited (foreground, background modes), or not applicable (notRunning, suspended, terminating).
     package var budgetRemainingSeconds: Double?
     /// The budget deadline in seconds since the daemon started (the clock of `atSeconds` in events); absent
     /// outside a budgeted background period.
@@ -71,7 +72,10 @@ extension AppStatusPayload {
         self.suspensionConfirmed = process?.suspensionConfirmed
         self.timeInStateSeconds = seconds(status.timeInState)
         self.tasks = status.tasks.map { Task(id: $0.id.rawValue, name: $0.name, ageSeconds: seconds($0.age)) }
-        self.budgetRemainingSeconds = status.budgetRemaining == .max ? nil : seconds(status.budgetRemaining)
+        // Present exactly when `deadlineAtSeconds` is: the core's `backgroundTimeRemaining` is 0 for an app that is
+        // not running, suspended or terminating, which the protocol reports as absent (Docs/ControlProtocol.md).
+        self.budgetRemainingSeconds =
+            status.deadline == nil || status.budgetRemaining == .max ? nil : seconds(status.budgetRemaining)
         self.deadlineAtSeconds = status.deadline.map { Double($0.nanosecondsSinceOrigin) / 1_000_000_000 }
         self.messageInFlight = status.messageInFlight?.description
         self.heldNotifications = status.heldNotifications

@@ -197,6 +197,7 @@ final class ControlService: @unchecked Sendable {
         } catch {
             return .failure(error.code.description, error.description, id: id)
         }
+        if let failure = self.spawnFailureReply(command, app: app, id: id) { return failure }
         var reply = ControlReply(id: id, ok: true)
         reply.state = self.scheduler.status().first { $0.app == app }?.state.rawValue
         return reply

@@ -85,9 +85,10 @@ import Testing
             screen = try tmux.screen()
             return screen.contains { $0.hasPrefix("com.example.alpha") && $0.contains(" active ") }
         }
-        // Redrawn in place: one table on the screen, at the top, never scrolled copies below it.
+        // Redrawn in place: one table on the screen, at the top under the time header, never scrolled copies below.
         #expect(screen.filter { $0.hasPrefix("APP ") }.count == 1, "\(screen)")
-        #expect(screen.first?.hasPrefix("runway daemon pid ") == true, "\(screen)")
+        #expect(screen.first?.hasPrefix("Every 0.2s: runway status    ") == true, "\(screen)")
+        #expect(screen.dropFirst().first?.hasPrefix("runway daemon pid ") == true, "\(screen)")
         #expect(screen.filter { $0.hasPrefix("com.example.alpha") }.count == 1, "\(screen)")
     }
 }

@@ -5,7 +5,8 @@ import Testing
     @Test func usage_helpExitsZeroAndListsSubcommands() throws {
         let result = try RunwayBinary.run("--help")
         #expect(result.status == 0, "\(result)")
-        let subcommands = result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first ?? ""
+        // Grouped (DAEMON SUBCOMMANDS:, APPS SUBCOMMANDS:, ...): everything after the first group header.
+        let subcommands = result.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().joined()
         #expect(subcommands.contains("validate"), "\(result)")
         #expect(subcommands.contains("demo"), "\(result)")
         for daemonCommand in [

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+extension RunwayCommand {
+    /// The entry point: ArgumentParser's `main`, plus "did you mean" for an unknown subcommand and errors as JSON
+    /// under `--json` (`ErrorOutput`). Runs the chosen command on the calling task.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let first = arguments.first, let unknown = Self.unknownSubcommand(first) {
+            ErrorOutput.report(code: "unknownSubcommand", message: unknown.message, suggestions: unknown.suggestions)
+            if !ErrorOutput.json {
+                printError("Usage: runway <subcommand>\n  See 'runway --help' for more information.")
+            }
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let status = Self.exitCode(for: error)
+            // Help, --version and completion requests keep ArgumentParser's output; an ExitCode thrown by a
+            // command was printed by the command already (its message is empty).
+            let message = Self.message(for: error)
+            if ErrorOutput.json, status != .success, !message.isEmpty {
+                ErrorOutput.report(code: "usage", message: message)
+                Foundation.exit(status.rawValue)
+            }
+            Self.exit(withError: error)
+        }
+    }
+
+    /// Every subcommand's name and aliases, in help order.
+    static var subcommandNames: [String] {
+        Self.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases } + ["help"]
+    }
+
+    /// Why `word`, the first argument, is not a subcommand, with the close ones; nil when it is one, or an option.
+    static func unknownSubcommand(_ word: String) -> (message: String, suggestions: [String])? {
+        guard !word.hasPrefix("-"), !Self.subcommandNames.contains(word) else { return nil }
+        return ("unknown subcommand '\(word)'", Suggestions.closest(to: word, among: Self.subcommandNames))
+    }
+}

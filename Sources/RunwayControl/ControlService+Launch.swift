@@ -1,0 +1,20 @@
+import Runway
+import RunwayCore
+
+extension ControlService {
+    /// The `spawnFailed` error reply for a `launch` or `launchInBackground` whose program could not be started, or
+    /// nil. The command was accepted, the spawn failed in the same loop step (a missing or non-executable program),
+    /// and the app is back in notRunning with `lastTermination` `spawnFailed(...)`: the reply says so and names the
+    /// reason, instead of `ok` with state notRunning (Docs/ControlProtocol.md). Loop thread.
+    func spawnFailureReply(_ command: ControlCommand, app: AppID?, id: Int?) -> ControlReply? {
+        guard case .lifecycle(let lifecycle) = command, lifecycle == .launch || lifecycle == .launchInBackground,
+            let app, let status = self.scheduler.status().first(where: { $0.app == app }),
+            status.state == .notRunning, case .spawnFailed(let reason)? = status.lastTermination
+        else { return nil }
+        return .failure(
+            "spawnFailed",
+            "spawnFailed: \(app.bundleIdentifier) could not be started: \(reason); it is notRunning",
+            id: id
+        )
+    }
+}
