@@ -30,6 +30,7 @@ struct RunwayCommand: AsyncParsableCommand {
             EventsCommand.self,
             ReloadCommand.self, ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
             NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self,
+            LogsCommand.self,
         ] + appCommands
     )
 }

@@ -80,6 +80,12 @@ public struct ProcessOptions: Sendable {
     /// alone while its writer lives. nil (the default) keeps none; the daemon sets it (one file per control
     /// socket, under its state directory). Written only by the loop thread.
     public var stateFile: String?
+    /// The most lines of one run of an app's stdout and stderr kept in memory for `runway logs` (one ring per
+    /// app, and one for its previous run); older lines are dropped and counted. Default 1,000; at least 1.
+    public var appLogLineLimit: Int = 1_000
+    /// The most bytes of line text in one such ring; older lines are dropped and counted. Default 256 KiB; at
+    /// least `outputLineLimitBytes`, so that no line has to be cut for it.
+    public var appLogByteLimit: Int = 262_144
 
     public init(
         baseDirectory: String? = nil,
