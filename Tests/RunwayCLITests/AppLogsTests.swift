@@ -76,6 +76,23 @@ struct AppLogsTests {
         #expect(noPrevious.status == 1 && noPrevious.stderr.contains("no previous run"), "\(noPrevious)")
     }
 
+    @Test("A line longer than 16 KiB keeps its first 16 KiB, with a marker")
+    func longLineIsCutWithAMarker() throws {
+        let app = "com.test.logs.long"
+        let daemon = try DaemonProcess(apps: [
+            app: Self.shell("head -c 20000 /dev/zero | tr '\\0' 'a'; echo; echo next")
+        ])
+        defer { daemon.close() }
+        _ = try daemon.cli("launch", app)
+        try waitUntil("the next line\n\(daemon.output)") { try daemon.cli("logs", app).stdout.contains("next") }
+        let result = try daemon.cli("logs", app, "--json")
+        let texts = try result.stdoutLines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])["line"] ?? ""
+        }
+        let marker = " [runway: cut, a line of more than 16384 bytes (outputLineLimitBytes)]"
+        #expect(texts == [String(repeating: "a", count: 16_384) + marker, "next"], "\(texts.map(\.count))")
+    }
+
     @Test("logs -f prints a line printed after it started, and exits 0 with a note when the daemon stops")
     func followSeesNewLinesAndEndsWithTheDaemon() throws {
         let app = "com.test.logs.follow"
