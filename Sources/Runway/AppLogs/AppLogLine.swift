@@ -46,8 +46,30 @@ package struct WallTime: Hashable, Sendable, Comparable {
     }
 }
 
+/// Formats wall times as `WallTime.iso8601` does, remembering the text of the last second: output comes in bursts
+/// within one second, and formatting the date for every line was most of the cost of writing a line to a file.
+/// A value; not thread-safe (the loop thread owns the store's).
+package struct WallTimeFormatter {
+    private var second: Int64 = .min
+    /// `2026-11-23T12:10:41.` for `second`.
+    private var prefix = ""
+
+    package init() {}
+
+    package mutating func iso8601(_ time: WallTime) -> String {
+        let second = time.nanosecondsSinceEpoch.floorDivided(by: 1_000_000_000)
+        if second != self.second {
+            self.second = second
+            self.prefix = String(WallTime(nanosecondsSinceEpoch: second * 1_000_000_000).iso8601.dropLast(4))
+        }
+        let milliseconds = Int((time.nanosecondsSinceEpoch - second * 1_000_000_000) / 1_000_000)
+        let digits = String(milliseconds)
+        return self.prefix + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+}
+
 extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor < 0) ? quotient - 1 : quotient
     }

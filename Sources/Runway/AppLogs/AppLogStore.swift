@@ -25,6 +25,7 @@ final class AppLogStore {
     let problem: (AppID, String) -> Void
     private var logs: [AppID: Logs] = [:]
     private var observers: [(AppID, AppLogLine) -> Void] = []
+    private var formatter = WallTimeFormatter()
 
     init(lineLimit: Int, byteLimit: Int, problem: @escaping (AppID, String) -> Void) {
         self.lineLimit = lineLimit
@@ -67,15 +68,20 @@ final class AppLogStore {
     /// Stamps and keeps one line of `app`'s output from the child `run`, appends it to the stream's file and
     /// hands it to the observers.
     func append(_ text: String, stream: AppLogStream, app: AppID, run: ObjectIdentifier) {
-        guard var entry = self.logs[app] else { return }
+        // Only what is needed is read out of the entry, and the ring is appended to in place: a copy of the entry
+        // held across the append would make it copy the ring's storage for every line.
+        guard
+            let (currentRun, previousRun, file) = self.logs[app].map({ entry in
+                (entry.currentRun, entry.previousRun, stream == .stdout ? entry.stdoutFile : entry.stderrFile)
+            })
+        else { return }
         let line = AppLogLine(time: WallTime.now(), stream: stream, text: text)
-        if run == entry.currentRun {
-            entry.current.append(line)
-        } else if run == entry.previousRun {
-            entry.previous?.append(line)
+        if run == currentRun {
+            self.logs[app]!.current.append(line)
+        } else if run == previousRun {
+            self.logs[app]!.previous?.append(line)
         }
-        self.logs[app] = entry
-        (stream == .stdout ? entry.stdoutFile : entry.stderrFile)?.append(line.formatted)
+        if let file { file.append("\(self.formatter.iso8601(line.time)) \(stream.rawValue) \(text)") }
         for observer in self.observers { observer(app, line) }
     }
 

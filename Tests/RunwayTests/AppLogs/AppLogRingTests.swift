@@ -45,5 +45,10 @@ struct AppLogRingTests {
         #expect(WallTime(nanosecondsSinceEpoch: 0).iso8601 == "1970-01-01T00:00:00.000Z")
         #expect(WallTime(nanosecondsSinceEpoch: 1_795_436_241_123_456_789).iso8601 == "2026-11-23T12:17:21.123Z")
         #expect(WallTime(nanosecondsSinceEpoch: -1_000_000).iso8601 == "1969-12-31T23:59:59.999Z")
+        var formatter = WallTimeFormatter()
+        for nanoseconds: Int64 in [0, 5_000_000, 999_999_999, 1_000_000_000, 1_795_436_241_123_456_789, -1_000_000] {
+            let time = WallTime(nanosecondsSinceEpoch: nanoseconds)
+            #expect(formatter.iso8601(time) == time.iso8601, "\(nanoseconds)")
+        }
     }
 }
