@@ -25,7 +25,7 @@ public struct ProcessOptions: Sendable {
     /// anyway (logged). The core counts the app as suspended from the start. Default 50 ms; zero never waits; not
     /// negative.
     public var suspendDrainTimeout: TimeSpan
-    /// stdout and stderr lines longer than this are logged cut. Default 16 KiB.
+    /// stdout and stderr lines longer than this are kept cut to it, with a `[runway: cut, ...]` marker. Default 16 KiB.
     public var outputLineLimitBytes: Int
     /// The most bytes of one app's stdout, and as many of its stderr, read per loop turn (a turn is one value of
     /// the loop's millisecond clock, so this holds per millisecond too). An app that writes more is read again
