@@ -5,7 +5,9 @@ extension RunwayScheduler {
     /// 5).
     ///
     /// The child runs in its own session and process group, in a cgroup of its own when the cgroup v2 freezer
-    /// is used (`SuspensionMechanism`), with stdout and stderr logged line by line under the app's identifier.
+    /// is used (`SuspensionMechanism`), with stdout and stderr logged line by line under the app's identifier and
+    /// kept in a bounded ring per run (`ProcessOptions.appLogLineLimit`, `appLogByteLimit`), and appended to the
+    /// files of `ProcessSpec.outputFiles` when set.
     /// A protocol app (`RunwayProtocol = 1`) gets the app protocol on descriptor 3 (`RUNWAY_FD`, A4).
     ///
     /// - Throws: `duplicateApp`; `unsupportedApp` for an embedded app; `stopping` after shutdown began.

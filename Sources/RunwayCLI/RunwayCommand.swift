@@ -35,7 +35,9 @@ struct RunwayCommand: AsyncParsableCommand {
             // The daemon and what watches or reloads it.
             CommandGroup(
                 name: "Daemon",
-                subcommands: [RunCommand.self, StatusCommand.self, EventsCommand.self, ReloadCommand.self]
+                subcommands: [
+                    RunCommand.self, StatusCommand.self, EventsCommand.self, LogsCommand.self, ReloadCommand.self,
+                ]
             ),
             // What an operator does to one app: lifecycle commands, budget overrides, tasks, notifications, memory.
             CommandGroup(

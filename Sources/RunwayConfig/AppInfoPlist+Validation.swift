@@ -83,7 +83,8 @@ extension AppInfoPlist {
                         + "embedded apps are driven through the delegate protocol (A1, A4)"
                 )
             }
-            for key in [Key.environmentVariables, Key.workingDirectory] where file.value(at: .key(key.name)) != nil {
+            for key in [Key.environmentVariables, Key.workingDirectory] + Key.outputFileKeys
+            where file.value(at: .key(key.name)) != nil {
                 warnings.append(
                     file.warning(
                         at: .key(key.name),
@@ -97,7 +98,8 @@ extension AppInfoPlist {
             arguments: arguments,
             environment: plist.environmentVariables ?? [:],
             workingDirectory: workingDirectory,
-            speaksProtocol: plist.runwayProtocol == Self.supportedProtocolVersion
+            speaksProtocol: plist.runwayProtocol == Self.supportedProtocolVersion,
+            outputFiles: try Self.outputFiles(plist, file: file)
         )
     }
 

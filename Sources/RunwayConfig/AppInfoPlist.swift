@@ -13,6 +13,10 @@ struct AppInfoPlist: Decodable {
     var backgroundModes: [String]?
     var backgroundTimeBudget: Double?
     var runwayProtocol: Int?
+    var standardOutPath: String?
+    var standardErrorPath: String?
+    var logFileSizeLimit: Int?
+    var logFileCount: Int?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -31,6 +35,10 @@ struct AppInfoPlist: Decodable {
         case backgroundModes = "UIBackgroundModes"
         case backgroundTimeBudget = "RunwayBackgroundTimeBudget"
         case runwayProtocol = "RunwayProtocol"
+        case standardOutPath = "StandardOutPath"
+        case standardErrorPath = "StandardErrorPath"
+        case logFileSizeLimit = "LogFileSizeLimit"
+        case logFileCount = "LogFileCount"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -101,7 +109,7 @@ struct AppInfoPlist: Decodable {
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
             Key.backgroundTimeBudget, Key.runwayProtocol,
-        ] + Key.harmless,
+        ] + Key.outputFileKeys + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",

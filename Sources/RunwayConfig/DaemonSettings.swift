@@ -47,6 +47,13 @@ package struct DaemonSettings: Hashable, Sendable {
     /// whole when no more than this waits. Default 4 MiB; within `controlQueueByteLimits`.
     package var controlQueueByteLimit: Int
 
+    /// `AppLogLineLimit`: most lines kept in memory per run of a process app's output (`runway logs`). Default
+    /// 1,000; within `appLogLineLimits`.
+    package var appLogLineLimit = DaemonSettings.defaultAppLogLineLimit
+    /// `AppLogByteLimit`: most bytes of line text kept in memory per run of a process app's output. Default
+    /// 256 KiB; within `appLogByteLimits`.
+    package var appLogByteLimit = DaemonSettings.defaultAppLogByteLimit
+
     package static let defaultControlClientLimit = 64
     package static let defaultControlQueueByteLimit = 4 << 20
     /// Bounds of `ControlClientLimit`.

@@ -25,6 +25,8 @@ struct RunwaySettingsPlist: Decodable {
     var loopWakeupSpin: Double?
     var controlClientLimit: Int?
     var controlQueueByteLimit: Int?
+    var appLogLineLimit: Int?
+    var appLogByteLimit: Int?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -49,6 +51,8 @@ struct RunwaySettingsPlist: Decodable {
         case loopWakeupSpin = "LoopWakeupSpin"
         case controlClientLimit = "ControlClientLimit"
         case controlQueueByteLimit = "ControlQueueByteLimit"
+        case appLogLineLimit = "AppLogLineLimit"
+        case appLogByteLimit = "AppLogByteLimit"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -67,6 +71,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
+            Key.appLogLineLimit, Key.appLogByteLimit,
         ],
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
@@ -209,7 +214,7 @@ struct RunwaySettingsPlist: Decodable {
         if let limit = plist.controlQueueByteLimit, !DaemonSettings.controlQueueByteLimits.contains(limit) {
             throw file.error(at: .key(Key.controlQueueByteLimit.name), expected: Key.controlQueueByteLimit.expected)
         }
-        return DaemonSettings(
+        var settings = DaemonSettings(
             controlSocketPath: controlSocketPath ?? DaemonSettings.defaultControlSocketPath(),
             memoryPressureSource: source,
             memoryWarningPressure: warning,
@@ -221,5 +226,7 @@ struct RunwaySettingsPlist: Decodable {
             controlClientLimit: plist.controlClientLimit ?? DaemonSettings.defaultControlClientLimit,
             controlQueueByteLimit: plist.controlQueueByteLimit ?? DaemonSettings.defaultControlQueueByteLimit
         )
+        try Self.readAppLogLimits(plist, file: file, into: &settings)
+        return settings
     }
 }

@@ -55,6 +55,8 @@ func processOptions(for configuration: RunwayConfiguration, stateFile: String? =
         memoryPressure: memory
     )
     options.stateFile = stateFile
+    options.appLogLineLimit = daemon.appLogLineLimit
+    options.appLogByteLimit = daemon.appLogByteLimit
     return options
 }
 

@@ -47,6 +47,14 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var name: String?
     /// For `notify`: the notification's payload, opaque text (the CLI sends JSON); absent means empty.
     package var payload: String?
+    /// For `logs`: the last this many lines (0 or more); absent means every line in the ring.
+    package var lines: Int?
+    /// For `logs`: the previous run's ring instead of the current (or last) run's.
+    package var previous: Bool?
+    /// For `logs`: after the reply, stream the app's new lines until the client disconnects.
+    package var follow: Bool?
+    /// For `logs`: only `stdout` or `stderr`; absent means both.
+    package var stream: String?
 
     package init(
         command: String,
@@ -57,7 +65,11 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         taskID: UInt64? = nil,
         name: String? = nil,
         payload: String? = nil,
-        id: Int? = nil
+        id: Int? = nil,
+        lines: Int? = nil,
+        previous: Bool? = nil,
+        follow: Bool? = nil,
+        stream: String? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -69,6 +81,10 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.taskID = taskID
         self.name = name
         self.payload = payload
+        self.lines = lines
+        self.previous = previous
+        self.follow = follow
+        self.stream = stream
     }
 }
 
@@ -88,6 +104,8 @@ package enum ControlCommand: Hashable, Sendable {
     case memoryWarning
     /// Purge one app as under critical memory pressure (P3).
     case purge
+    /// A process app's captured stdout and stderr (`runway logs`), optionally followed.
+    case logs
     /// A lifecycle command of Behaviour.md section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of Behaviour.md section 4 (`home`, `lock`, ...).
@@ -105,6 +123,7 @@ package enum ControlCommand: Hashable, Sendable {
         case "notify": self = .notify
         case "memoryWarning": self = .memoryWarning
         case "purge": self = .purge
+        case "logs": self = .logs
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -119,6 +138,7 @@ package enum ControlCommand: Hashable, Sendable {
     /// Every valid name, for the `unknownCommand` error.
     package static var allNames: [String] {
         ["status", "events", "reload", "extend", "expire", "beginTask", "endTask", "notify", "memoryWarning", "purge"]
+            + ["logs"]
             + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
@@ -128,6 +148,7 @@ package enum ControlCommand: Hashable, Sendable {
         case .status, .events, .reload, .memoryWarning, .purge: return false
         case .userAction(let action): return DeviceEvent(rawValue: action.rawValue) == nil
         case .extend, .expire, .beginTask, .endTask, .notify, .lifecycle: return true
+        case .logs: return true
         }
     }
 }
@@ -154,6 +175,8 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var task: UInt64?
     /// `events`: true; event lines follow until the client disconnects.
     package var subscribed: Bool?
+    /// `logs`: the lines asked for and the ring's bounds.
+    package var logs: AppLogsPayload?
 
     package init(id: Int?, ok: Bool) {
         self.id = id

@@ -18,8 +18,10 @@ final class ControlService: @unchecked Sendable {
     let scheduler: RunwayScheduler
     let info: @Sendable () -> DaemonInfo
     let reload: Reload
-    private var server: ControlSocketServer?
+    private(set) var server: ControlSocketServer?
     private var subscribers: Set<ControlSocketServer.ConnectionID> = []
+    /// Connections following an app's output (`ControlService+Logs.swift`).
+    var logFollowers: [ControlSocketServer.ConnectionID: LogFollow] = [:]
 
     init(scheduler: RunwayScheduler, info: @escaping @Sendable () -> DaemonInfo, reload: @escaping Reload) {
         self.scheduler = scheduler
@@ -58,6 +60,7 @@ final class ControlService: @unchecked Sendable {
         case nil: throw ControlSocketError(path: path, step: "start", reason: "the scheduler has stopped")
         }
         self.scheduler.observeTransitions { [weak self] event in self?.broadcast(event) }
+        self.scheduler.observeAppLogs { [weak self] app, line in self?.forwardLog(app, line) }
     }
 
     static func refusalReply(_ refusal: ControlSocketServer.Refusal) -> ControlReply {
@@ -102,6 +105,7 @@ final class ControlService: @unchecked Sendable {
             self.server?.send(ControlProtocol.encodedLine(reply), to: connection)
         case .closed(let connection):
             self.subscribers.remove(connection)
+            self.logFollowers.removeValue(forKey: connection)
         }
     }
 
@@ -169,6 +173,8 @@ final class ControlService: @unchecked Sendable {
                 try self.scheduler.memoryWarning(for: app)
             case .purge:
                 return self.purgeReply(id: id)
+            case .logs:
+                return self.logsReply(request, app: app!, connection: connection)
             case .beginTask:
                 // The name's length and the app's number of tasks are checked by the core, for every kind of
                 // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.

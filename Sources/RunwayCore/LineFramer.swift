@@ -2,7 +2,9 @@
 /// for the JSON-lines protocols (A4, K1). Not thread-safe; one owner per stream.
 ///
 /// A line longer than `maximumLineBytes` is reported once as `.tooLong` and its bytes are discarded up to
-/// and including the next newline, so the framer never holds more than `maximumLineBytes` bytes.
+/// and including the next newline, so the framer never holds more than `maximumLineBytes` bytes. With
+/// `keepsCutPrefix` (app output, where the start of a long line is worth keeping) the first `maximumLineBytes`
+/// bytes are reported as a `.line` just before that `.tooLong`.
 package struct LineFramer: Sendable {
     package enum Frame: Hashable, Sendable {
         /// A complete line, without its terminator.
@@ -12,12 +14,15 @@ package struct LineFramer: Sendable {
     }
 
     package let maximumLineBytes: Int
+    /// Reports the first `maximumLineBytes` bytes of a line that is too long as a `.line` before its `.tooLong`.
+    package let keepsCutPrefix: Bool
     private var buffer: [UInt8] = []
     private var discarding = false
 
-    package init(maximumLineBytes: Int) {
+    package init(maximumLineBytes: Int, keepsCutPrefix: Bool = false) {
         precondition(maximumLineBytes > 0, "maximumLineBytes must be positive, got \(maximumLineBytes)")
         self.maximumLineBytes = maximumLineBytes
+        self.keepsCutPrefix = keepsCutPrefix
     }
 
     /// Bytes held for an unfinished line.
@@ -37,6 +42,7 @@ package struct LineFramer: Sendable {
                 self.buffer.removeAll(keepingCapacity: true)
             } else if !self.discarding {
                 if self.buffer.count == self.maximumLineBytes {
+                    if self.keepsCutPrefix { frames.append(.line(self.buffer)) }
                     frames.append(.tooLong(bytesSeen: self.buffer.count + 1))
                     self.buffer.removeAll(keepingCapacity: false)
                     self.discarding = true

@@ -136,18 +136,22 @@ public struct ProcessSpec: Hashable, Sendable {
     public var workingDirectory: String?
     /// True when the plist declares `RunwayProtocol = 1` (A4).
     public var speaksProtocol: Bool
+    /// Files its stdout and stderr lines are appended to, besides the daemon's ring; none by default.
+    public var outputFiles: ProcessOutputFiles
 
     public init(
         arguments: [String],
         environment: [String: String] = [:],
         workingDirectory: String? = nil,
-        speaksProtocol: Bool = false
+        speaksProtocol: Bool = false,
+        outputFiles: ProcessOutputFiles = ProcessOutputFiles()
     ) {
         precondition(!arguments.isEmpty, "a process app needs at least one program argument")
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.speaksProtocol = speaksProtocol
+        self.outputFiles = outputFiles
     }
 }
 

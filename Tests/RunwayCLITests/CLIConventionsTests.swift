@@ -32,7 +32,7 @@ import Testing
             ],
             "\(result)"
         )
-        #expect(groups["DAEMON SUBCOMMANDS"] == ["run", "status", "events", "reload"], "\(result)")
+        #expect(groups["DAEMON SUBCOMMANDS"] == ["run", "status", "events", "logs", "reload"], "\(result)")
         #expect(
             groups["APPS SUBCOMMANDS"] == [
                 "launch", "launch-background", "foreground", "background", "resign", "activate", "terminate",

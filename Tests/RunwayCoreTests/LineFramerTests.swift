@@ -22,6 +22,17 @@ struct LineFramerTests {
         #expect(framer.append(Array("abcd\n".utf8)) == [.line(Array("abcd".utf8))])
     }
 
+    @Test("keepsCutPrefix (app output): a long line's first bytes come as a line just before its tooLong")
+    func keepsCutPrefix() {
+        var framer = LineFramer(maximumLineBytes: 4, keepsCutPrefix: true)
+        #expect(
+            framer.append(Array("xy\nabcdefgh".utf8)) == [
+                .line(Array("xy".utf8)), .line(Array("abcd".utf8)), .tooLong(bytesSeen: 5),
+            ]
+        )
+        #expect(framer.append(Array("ijk\nok\n".utf8)) == [.line(Array("ok".utf8))])
+    }
+
     @Test("A5: malformed lines beyond the limit within the window are a violation; older ones age out")
     func A5_malformedLimit() {
         var policer = ProtocolPolicer(malformedLimit: 2, lineLimit: 100, window: .seconds(1))

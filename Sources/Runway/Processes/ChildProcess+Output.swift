@@ -76,12 +76,22 @@ extension ChildProcess {
         }
     }
 
+    /// Reports each frame; a line cut at `outputLineLimitBytes` (its first bytes, then `.tooLong`: the framer
+    /// keeps the prefix) is reported once, with a marker.
     private func deliverOutput(_ frames: [LineFramer.Frame], isError: Bool) {
-        for frame in frames {
-            switch frame {
+        var index = frames.startIndex
+        while index < frames.endIndex {
+            defer { index += 1 }
+            switch frames[index] {
             case .line(let bytes):
                 let line = String(decoding: bytes, as: UTF8.self)
-                self.delegate?.child(self, printed: line, isError: isError, truncated: false)
+                if index + 1 < frames.endIndex, case .tooLong(let seen) = frames[index + 1] {
+                    index += 1
+                    let marker = " [runway: cut, a line of more than \(seen - 1) bytes (outputLineLimitBytes)]"
+                    self.delegate?.child(self, printed: line + marker, isError: isError, truncated: true)
+                } else {
+                    self.delegate?.child(self, printed: line, isError: isError, truncated: false)
+                }
             case .tooLong(let seen):
                 let note = "(a line of more than \(seen - 1) bytes was cut)"
                 self.delegate?.child(self, printed: note, isError: isError, truncated: true)

@@ -78,7 +78,8 @@ final class ChildProcess {
         let throttle = OutputThrottle(
             bytesPerTurn: options.outputBytesPerTurn,
             linesPerTurn: options.outputLinesPerTurn,
-            lineLimitBytes: options.outputLineLimitBytes
+            lineLimitBytes: options.outputLineLimitBytes,
+            keepsCutPrefix: true
         )
         self.stdoutThrottle = throttle
         self.stderrThrottle = throttle

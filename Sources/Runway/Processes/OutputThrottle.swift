@@ -30,12 +30,13 @@ struct OutputThrottle {
 
     /// - Parameters:
     ///   - bytesPerTurn, linesPerTurn: Positive; `Int.max` turns that bound off.
-    ///   - lineLimitBytes: Longer lines are cut (`LineFramer`).
-    init(bytesPerTurn: Int, linesPerTurn: Int, lineLimitBytes: Int) {
+    ///   - lineLimitBytes: Longer lines are cut (`LineFramer`); with `keepsCutPrefix` their first
+    ///     `lineLimitBytes` bytes are framed as a line just before the `.tooLong`.
+    init(bytesPerTurn: Int, linesPerTurn: Int, lineLimitBytes: Int, keepsCutPrefix: Bool = false) {
         precondition(bytesPerTurn > 0 && linesPerTurn > 0, "output budgets must be positive")
         self.bytesPerTurn = bytesPerTurn
         self.linesPerTurn = linesPerTurn
-        self.framer = LineFramer(maximumLineBytes: lineLimitBytes)
+        self.framer = LineFramer(maximumLineBytes: lineLimitBytes, keepsCutPrefix: keepsCutPrefix)
     }
 
     /// True when the stream must not be read before a later turn: bytes are held, or this turn's budget is

@@ -25,7 +25,7 @@ public struct ProcessOptions: Sendable {
     /// anyway (logged). The core counts the app as suspended from the start. Default 50 ms; zero never waits; not
     /// negative.
     public var suspendDrainTimeout: TimeSpan
-    /// stdout and stderr lines longer than this are logged cut. Default 16 KiB.
+    /// stdout and stderr lines longer than this are kept cut to it, with a `[runway: cut, ...]` marker. Default 16 KiB.
     public var outputLineLimitBytes: Int
     /// The most bytes of one app's stdout, and as many of its stderr, read per loop turn (a turn is one value of
     /// the loop's millisecond clock, so this holds per millisecond too). An app that writes more is read again
@@ -80,6 +80,12 @@ public struct ProcessOptions: Sendable {
     /// alone while its writer lives. nil (the default) keeps none; the daemon sets it (one file per control
     /// socket, under its state directory). Written only by the loop thread.
     public var stateFile: String?
+    /// The most lines of one run of an app's stdout and stderr kept in memory for `runway logs` (one ring per
+    /// app, and one for its previous run); older lines are dropped and counted. Default 1,000; at least 1.
+    public var appLogLineLimit: Int = 1_000
+    /// The most bytes of line text in one such ring; older lines are dropped and counted. Default 256 KiB; at
+    /// least `outputLineLimitBytes`, so that no line has to be cut for it.
+    public var appLogByteLimit: Int = 262_144
 
     public init(
         baseDirectory: String? = nil,

@@ -30,6 +30,7 @@ extension ProcessSupervisor {
     // MARK: ChildProcessDelegate
 
     func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool) {
+        self.logs.append(line, stream: isError ? .stderr : .stdout, app: child.app, run: ObjectIdentifier(child))
         self.logger.info(
             "app output",
             metadata: [
@@ -40,6 +41,12 @@ extension ProcessSupervisor {
     }
 
     func child(_ child: ChildProcess, throttledOutput isError: Bool, pauses: Int) {
+        let note =
+            AppLogLine.notePrefix
+            + "reading \(isError ? "stderr" : "stdout") paused \(pauses) time(s) at the output budget of a loop "
+            + "turn (\(self.options.outputBytesPerTurn) bytes, \(self.options.outputLinesPerTurn) lines); the app's "
+            + "writes waited, no output was dropped"
+        self.logs.append(note, stream: isError ? .stderr : .stdout, app: child.app, run: ObjectIdentifier(child))
         self.logger.info(
             "app output throttled: reading paused at the output budget of a loop turn",
             metadata: [

@@ -60,6 +60,7 @@ extension ProcessSupervisor {
             return
         }
         managed.child = child
+        self.logs.runStarted(app, run: ObjectIdentifier(child))
         managed.confirmation = nil
         managed.policer = self.makePolicer()
         managed.tracked = ProcessIdentity.current(child.pid).map { [$0] } ?? []

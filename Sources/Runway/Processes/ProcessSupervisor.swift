@@ -113,6 +113,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
     let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     /// The processes a predecessor left that `init` ended.
     var endedAtStart: [ProcessStateSnapshot.Entry] = []
+    /// Every app's captured stdout and stderr (`AppLogStore`).
+    let logs: AppLogStore
     /// This process and its session; the boot the start times count from.
     let ownIdentity: ProcessIdentity
     let ownSession: Int32
@@ -130,6 +132,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.ownSession = getsid(0)
         self.bootID = ProcFS.bootID
         self.stateFile = options.stateFile.map(ProcessStateFile.init(path:))
+        self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
+            logger.warning("app output file", metadata: ["app": "\(app)", "problem": "\(text)"])
+        }
         let owner = Unmanaged.passUnretained(self).toOpaque()
         for timer in [self.tick, self.scanTimer, self.flushTimer] {
             let status = uv_timer_init(loop.handles.loop, timer)
@@ -156,6 +161,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.prepareMechanism(app, &managed)
         self.apps[app] = managed
         self.appsByBundleIdentifier[app.bundleIdentifier] = app
+        self.logs.register(app, files: spec.outputFiles)
     }
 
     /// A fresh policer for one run of a protocol child, with the limits of `options`.
@@ -229,6 +235,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.stopScanning()
         self.refreshTracking()
         self.releaseStateFile()
+        self.logs.close()
         self.closed = true
         for timer in [self.tick, self.scanTimer, self.flushTimer] {
             uv_timer_stop(timer)
