@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import RunwayConfig
 import RunwayControl
 
 /// `runway run --config DIR [--scenario FILE]`: the daemon in the foreground.
@@ -55,8 +57,36 @@ struct RunCommand: AsyncParsableCommand {
     )
     var stateDirectory: String?
 
-    @Flag(help: "Log the scheduler's decisions (info level) to standard error.")
+    @Flag(help: "Log the scheduler's decisions (info level) to standard error; same as --log-level info.")
     var verbose = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Lowest level logged to standard error: trace, debug, info, notice, warning, error or critical "
+                + "(default LogLevel in Runway.plist, else notice; transitions are logged at info).",
+            valueName: "level"
+        )
+    )
+    var logLevel: DaemonLogLevel?
+
+    @Option(
+        help: ArgumentHelp(
+            "Log lines as text or json, one object per line with time, level, label, message and metadata "
+                + "(default LogFormat in Runway.plist, else text).",
+            valueName: "format"
+        )
+    )
+    var logFormat: DaemonLogFormat?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at GET /metrics on HOST:PORT, [IPV6]:PORT or PORT (127.0.0.1), instead of "
+                + "MetricsAddress in Runway.plist; port 0 takes any free port. Off by default.",
+            valueName: "address"
+        ),
+        transform: MetricsAddress.argument
+    )
+    var metricsAddress: MetricsAddress?
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
@@ -65,8 +95,11 @@ struct RunCommand: AsyncParsableCommand {
                 config: self.options.config,
                 scenario: self.scenario,
                 socket: self.socket,
-                logLevel: self.verbose ? .info : .notice,
-                stateDirectory: self.stateDirectory
+                logLevel: self.logLevel.flatMap { Logger.Level(rawValue: $0.rawValue) } ?? (self.verbose ? .info : nil),
+                stateDirectory: self.stateDirectory,
+                logFormat: self.logFormat,
+                metricsAddress: self.metricsAddress,
+                bootstrapMetrics: true
             )
         )
         if status != 0 { throw ExitCode(status) }

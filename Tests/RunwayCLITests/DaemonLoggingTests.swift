@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The daemon's own log: `--log-level` over `LogLevel`, `--log-format json` / `LogFormat` (Docs/Operations.md).
+@Suite(.serialized) struct DaemonLoggingTests {
+    static let alpha = "com.example.alpha"
+
+    /// JSON lines (from the JSON lines of the daemon's output) decoded as objects.
+    static func jsonLines(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    @Test func transitionsAreJSONLinesAtInfoAndTheFlagWinsOverThePlist() throws {
+        // Runway.plist says critical and text; the flags say info and json, and win.
+        let daemon = try DaemonProcess(
+            settings: "<key>LogLevel</key><string>critical</string><key>LogFormat</key><string>text</string>",
+            arguments: ["--log-level", "info", "--log-format", "json"]
+        )
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", Self.alpha).status == 0)
+        try waitUntil("a JSON transition line\n\(daemon.output)") {
+            Self.jsonLines(daemon.output).contains { $0["message"] as? String == "transition" }
+        }
+        let line = try #require(Self.jsonLines(daemon.output).first { $0["message"] as? String == "transition" })
+        #expect(line["level"] as? String == "info")
+        #expect(line["label"] as? String == "runway")
+        let time = try #require(line["time"] as? String)
+        #expect(time.hasSuffix("Z") && time.count == "2026-11-23T12:00:00.123456Z".count, "\(time)")
+        let metadata = try #require(line["metadata"] as? [String: Any])
+        #expect(metadata["app"] as? String == Self.alpha)
+        #expect(metadata["from"] as? String == "notRunning")
+        #expect(metadata["to"] as? String == "active")
+        // Every line of the log is one JSON object (the timeline's text lines start with "t=").
+        for text in daemon.output.split(separator: "\n") where !text.hasPrefix("t=") && text.hasPrefix("{") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil, "\(text)")
+        }
+        #expect(try daemon.stop(SIGTERM) == 0)
+    }
+
+    @Test func thePlistLevelAppliesWithoutAFlag() throws {
+        let daemon = try DaemonProcess(
+            settings: "<key>LogLevel</key><string>warning</string><key>LogFormat</key><string>json</string>"
+        )
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", Self.alpha).status == 0)
+        #expect(try daemon.cli("terminate", Self.alpha).status == 0)
+        #expect(try daemon.stop(SIGTERM) == 0)
+        // Transitions are info: below warning, none is logged; the timeline still shows them.
+        #expect(
+            !Self.jsonLines(daemon.output).contains { $0["message"] as? String == "transition" },
+            "\(daemon.output)"
+        )
+        #expect(daemon.output.contains("notRunning -> active"), "\(daemon.output)")
+    }
+}
