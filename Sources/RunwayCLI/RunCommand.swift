@@ -34,9 +34,16 @@ struct RunCommand: AsyncParsableCommand {
             Before serving, the daemon ends (SIGKILL) every process that a daemon killed on the same control \
             socket left behind, found in its process state file (--state-directory; Docs/Security.md).
 
+            Operations (Docs/Operations.md, Docs/Deployment.md): --metrics-address or MetricsAddress serves \
+            Prometheus text at GET /metrics (off by default; a port alone is 127.0.0.1); --log-level and \
+            --log-format (LogLevel, LogFormat) set the daemon's own log on standard error, text or one JSON object \
+            per line. Under systemd (Type=notify) the daemon sends READY=1 to $NOTIFY_SOCKET once it serves and \
+            STOPPING=1 when it begins to stop.
+
             Exit codes: 0 stopped cleanly (and every scenario step held); 1 bad configuration or scenario, or a \
-            scenario step failed; 69 the control socket could not be set up (another daemon serves it, another \
-            kind of file is at its path, or its default directory is not private).
+            scenario step failed; 69 the control socket or the metrics address could not be set up (another daemon \
+            serves it, another kind of file is at its path, its default directory is not private, or the address \
+            cannot be bound).
             """
     )
 
