@@ -39,15 +39,28 @@ import Testing
         #expect(try daemon.stop(SIGTERM) == 0)
     }
 
-    @Test func thePlistLevelAppliesWithoutAFlag() throws {
+    @Test func thePlistLevelAndFormatApplyWithoutAFlag() throws {
+        // info is below the default notice: transitions appear only because LogLevel says info.
         let daemon = try DaemonProcess(
-            settings: "<key>LogLevel</key><string>warning</string><key>LogFormat</key><string>json</string>"
+            settings: "<key>LogLevel</key><string>info</string><key>LogFormat</key><string>json</string>"
         )
         defer { daemon.close() }
         #expect(try daemon.cli("launch", Self.alpha).status == 0)
         #expect(try daemon.cli("terminate", Self.alpha).status == 0)
         #expect(try daemon.stop(SIGTERM) == 0)
-        // Transitions are info: below warning, none is logged; the timeline still shows them.
+        let transitions = Self.jsonLines(daemon.output).filter { $0["message"] as? String == "transition" }
+        let moves = transitions.compactMap { $0["metadata"] as? [String: Any] }.map {
+            "\($0["from"] as? String ?? "?")->\($0["to"] as? String ?? "?")"
+        }
+        #expect(moves == ["notRunning->active", "active->notRunning"], "\(daemon.output)")
+    }
+
+    @Test func withoutLevelOrFlagTransitionsAreNotLogged() throws {
+        let daemon = try DaemonProcess(settings: "<key>LogFormat</key><string>json</string>")
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", Self.alpha).status == 0)
+        #expect(try daemon.stop(SIGTERM) == 0)
+        // notice by default: no transition in the log; the timeline (standard output) still shows it.
         #expect(
             !Self.jsonLines(daemon.output).contains { $0["message"] as? String == "transition" },
             "\(daemon.output)"
