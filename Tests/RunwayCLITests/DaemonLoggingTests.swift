@@ -1,4 +1,5 @@
 import Foundation
+import RunwayTestKit
 import Testing
 
 /// The daemon's own log: `--log-level` over `LogLevel`, `--log-format json` / `LogFormat` (Docs/Operations.md).
@@ -66,5 +67,23 @@ import Testing
             "\(daemon.output)"
         )
         #expect(daemon.output.contains("notRunning -> active"), "\(daemon.output)")
+    }
+
+    @Test func aReloadListsAChangedLogLevelAsNeedingARestart() throws {
+        let daemon = try DaemonProcess(settings: "")
+        defer { daemon.close() }
+        // The harness's Runway.plist with LogLevel added: only the metrics and log settings differ.
+        try daemon.config.write(
+            "Runway.plist",
+            plistXML(
+                "<key>LogLevel</key><string>debug</string><key>MemoryPressureSource</key><string>off</string>"
+                    + "<key>TerminationGrace</key><real>1</real>"
+                    + "<key>ControlSocket</key><string>\(daemon.socket)</string>"
+            )
+        )
+        let result = try daemon.cli("reload", "--dry-run")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("metrics or log settings in Runway.plist changed"), "\(result)")
+        #expect(!result.stdout.contains("daemon settings in Runway.plist changed"), "\(result)")
     }
 }
