@@ -6,7 +6,7 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs man test clean
+.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs man test clean install
 
 all: build
 
@@ -90,6 +90,38 @@ test: deps lint snippet-check example-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+
+# The daemon as a service (Docs/Deployment.md): the `runway` binary (a release build, unless RUNWAY_BINARY names one
+# already built), the systemd unit with this PREFIX's paths, and a sample Runway.plist with an empty Apps/ when
+# SYSCONFDIR/runway has none (an existing configuration is never overwritten). DESTDIR stages it all under another
+# root for packaging; the paths written into the unit stay those without DESTDIR. The manual page goes to MANDIR/man1
+# when `make man` has written it.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+# /etc for PREFIX=/usr (the FHS place), else PREFIX/etc.
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+RUNWAY_BINARY ?=
+install:
+	@binary="$(RUNWAY_BINARY)"; \
+	if [ -z "$$binary" ]; then \
+		$(MAKE) deps && $(SWIFT) build -c release --product runway && \
+		binary="$$($(SWIFT) build -c release --show-bin-path)/runway"; \
+	fi; \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSCONFDIR)/runway" && \
+	install -m 0755 "$$binary" "$(DESTDIR)$(BINDIR)/runway" && \
+	sed -e 's|/usr/local/bin/runway|$(BINDIR)/runway|' -e 's|/usr/local/etc/runway|$(SYSCONFDIR)/runway|' \
+		Deploy/systemd/runway.service > "$(DESTDIR)$(UNITDIR)/runway.service" && \
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/runway.service" && \
+	if [ ! -e "$(DESTDIR)$(SYSCONFDIR)/runway/Runway.plist" ]; then \
+		install -m 0644 Deploy/Runway.plist "$(DESTDIR)$(SYSCONFDIR)/runway/Runway.plist"; \
+	fi && \
+	install -d "$(DESTDIR)$(SYSCONFDIR)/runway/Apps" && \
+	if [ -f .build/man/man1/runway.1 ]; then \
+		install -d "$(DESTDIR)$(MANDIR)/man1" && install -m 0644 .build/man/man1/runway.1 "$(DESTDIR)$(MANDIR)/man1/runway.1"; \
+	fi && \
+	echo "installed $(DESTDIR)$(BINDIR)/runway, $(DESTDIR)$(UNITDIR)/runway.service, $(DESTDIR)$(SYSCONFDIR)/runway/"
 
 clean:
 	rm -rf .build .build-example

@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The daemon's swift-metrics backend, scraped at `GET /metrics` (MetricsAddress; Docs/Operations.md).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `make docs`: the `generate-documentation` command plugin (DocC catalogs under Sources/*/*.docc). A
         // command plugin is built only when invoked, so `swift build` and the embedders' builds do not compile it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -64,6 +66,12 @@ let package = Package(
                 "RunwayConfig",
                 "RunwayCore",
                 .product(name: "Logging", package: "swift-log"),
+                // The metrics endpoint (MetricsServer.swift): Prometheus text over NIO's HTTP/1 server.
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Two embedded apps in a ServiceGroup, on the real loop (README: "Embedding").

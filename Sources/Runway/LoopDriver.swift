@@ -250,7 +250,7 @@ final class LoopDriver: @unchecked Sendable {
 
     private func published(_ event: TransitionEvent) {
         self.metrics.transition(event)
-        self.logger.debug(
+        self.logger.info(
             "transition",
             metadata: [
                 "app": "\(event.app)", "from": "\(event.from)", "to": "\(event.to)", "cause": "\(event.cause)",

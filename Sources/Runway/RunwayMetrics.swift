@@ -14,6 +14,7 @@ import RunwayCore
 /// | `runway_background_tasks_refused_total` | counter | `reason` |
 /// | `runway_expiration_handlers_called_total` | counter | |
 /// | `runway_wakeup_lateness` | timer (ns) | |
+/// | `runway_app_restarts_total` | counter | `app` |
 struct RunwayMetrics: Sendable {
     let factory: any MetricsFactory
 
@@ -50,6 +51,16 @@ struct RunwayMetrics: Sendable {
 
     func expirationHandlerCalled() {
         Counter(label: "runway_expiration_handlers_called_total", factory: self.factory).increment()
+    }
+
+    /// A restart of `app` after an exit Runway did not cause (KeepAlive): for the restart logic to call when it
+    /// launches the app again. The daemon's Prometheus export lists it (Docs/Operations.md).
+    func appRestarted(_ app: AppID) {
+        Counter(
+            label: "runway_app_restarts_total",
+            dimensions: [("app", app.bundleIdentifier)],
+            factory: self.factory
+        ).increment()
     }
 
     /// How late the wake-up ran after the deadline it was armed for.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import RunwayConfig
 import RunwayControl
 
 /// `runway run --config DIR [--scenario FILE]`: the daemon in the foreground.
@@ -32,9 +34,16 @@ struct RunCommand: AsyncParsableCommand {
             Before serving, the daemon ends (SIGKILL) every process that a daemon killed on the same control \
             socket left behind, found in its process state file (--state-directory; Docs/Security.md).
 
+            Operations (Docs/Operations.md, Docs/Deployment.md): --metrics-address or MetricsAddress serves \
+            Prometheus text at GET /metrics (off by default; a port alone is 127.0.0.1); --log-level and \
+            --log-format (LogLevel, LogFormat) set the daemon's own log on standard error, text or one JSON object \
+            per line. Under systemd (Type=notify) the daemon sends READY=1 to $NOTIFY_SOCKET once it serves and \
+            STOPPING=1 when it begins to stop.
+
             Exit codes: 0 stopped cleanly (and every scenario step held); 1 bad configuration or scenario, or a \
-            scenario step failed; 69 the control socket could not be set up (another daemon serves it, another \
-            kind of file is at its path, or its default directory is not private).
+            scenario step failed; 69 the control socket or the metrics address could not be set up (another daemon \
+            serves it, another kind of file is at its path, its default directory is not private, or the address \
+            cannot be bound).
             """
     )
 
@@ -55,8 +64,36 @@ struct RunCommand: AsyncParsableCommand {
     )
     var stateDirectory: String?
 
-    @Flag(help: "Log the scheduler's decisions (info level) to standard error.")
+    @Flag(help: "Log the scheduler's decisions (info level) to standard error; same as --log-level info.")
     var verbose = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Lowest level logged to standard error: trace, debug, info, notice, warning, error or critical "
+                + "(default LogLevel in Runway.plist, else notice; transitions are logged at info).",
+            valueName: "level"
+        )
+    )
+    var logLevel: DaemonLogLevel?
+
+    @Option(
+        help: ArgumentHelp(
+            "Log lines as text or json, one object per line with time, level, label, message and metadata "
+                + "(default LogFormat in Runway.plist, else text).",
+            valueName: "format"
+        )
+    )
+    var logFormat: DaemonLogFormat?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at GET /metrics on HOST:PORT, [IPV6]:PORT or PORT (127.0.0.1), instead of "
+                + "MetricsAddress in Runway.plist; port 0 takes any free port. Off by default.",
+            valueName: "address"
+        ),
+        transform: MetricsAddress.argument
+    )
+    var metricsAddress: MetricsAddress?
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
@@ -65,8 +102,11 @@ struct RunCommand: AsyncParsableCommand {
                 config: self.options.config,
                 scenario: self.scenario,
                 socket: self.socket,
-                logLevel: self.verbose ? .info : .notice,
-                stateDirectory: self.stateDirectory
+                logLevel: self.logLevel.flatMap { Logger.Level(rawValue: $0.rawValue) } ?? (self.verbose ? .info : nil),
+                stateDirectory: self.stateDirectory,
+                logFormat: self.logFormat,
+                metricsAddress: self.metricsAddress,
+                bootstrapMetrics: true
             )
         )
         if status != 0 { throw ExitCode(status) }

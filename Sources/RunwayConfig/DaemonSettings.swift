@@ -46,6 +46,8 @@ package struct DaemonSettings: Hashable, Sendable {
     /// peer that lets more pile up is sent a final `slowReader` line and disconnected. A reply is always queued
     /// whole when no more than this waits. Default 4 MiB; within `controlQueueByteLimits`.
     package var controlQueueByteLimit: Int
+    /// The metrics endpoint and the daemon's log (`MetricsAddress`, `LogLevel`, ...; OperationsPlist.swift).
+    package var operations = OperationsSettings()
 
     /// `AppLogLineLimit`: most lines kept in memory per run of a process app's output (`runway logs`). Default
     /// 1,000; within `appLogLineLimits`.

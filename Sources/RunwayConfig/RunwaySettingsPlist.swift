@@ -72,7 +72,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
             Key.appLogLineLimit, Key.appLogByteLimit,
-        ],
+        ] + OperationsPlist.specs,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -141,6 +141,7 @@ struct RunwaySettingsPlist: Decodable {
         var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
         // Checked above, in key order, but a setting of the daemon's process options, not of the core.
         daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
+        daemon.operations = try OperationsPlist.load(file)
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
     }
 

@@ -39,10 +39,17 @@ struct ConfigDiff {
                     + "); the running values are kept"
             )
         }
-        if current.daemon != new.daemon {
+        var otherDaemonSettings = new.daemon
+        otherDaemonSettings.operations = current.daemon.operations
+        if current.daemon != otherDaemonSettings {
             self.needsRestart.append(
                 "daemon settings in Runway.plist changed (control socket or its limits, suspension mechanism, "
                     + "memory pressure, loop priority or wake-up spin)"
+            )
+        }
+        if current.daemon.operations != new.daemon.operations {
+            self.needsRestart.append(
+                "metrics or log settings in Runway.plist changed (MetricsAddress or its limits, LogLevel, LogFormat)"
             )
         }
     }

@@ -27,23 +27,36 @@ package struct DaemonOptions: Sendable {
     package var scenario: String?
     /// Overrides `ControlSocket` of `Runway.plist`.
     package var socket: String?
-    /// Log level of the scheduler's logger (standard error).
-    package var logLevel: Logger.Level
+    /// Log level of the daemon's logger (standard error); nil: `LogLevel` of `Runway.plist`, else notice.
+    package var logLevel: Logger.Level?
     /// Where the process state file goes; nil: `StateDirectory.defaultPath`.
     package var stateDirectory: String?
+    /// `text` or `json` lines on standard error; nil: `LogFormat` of `Runway.plist`, else text.
+    package var logFormat: DaemonLogFormat?
+    /// Overrides `MetricsAddress` of `Runway.plist`: serve `GET /metrics` there.
+    package var metricsAddress: MetricsAddress?
+    /// Make this daemon's Prometheus registry the process's swift-metrics backend (`MetricsSystem.bootstrap`,
+    /// once per process): `runway run` only, never tests that run daemons in their own process.
+    package var bootstrapMetrics: Bool
 
     package init(
         config: String,
         scenario: String? = nil,
         socket: String? = nil,
-        logLevel: Logger.Level = .notice,
-        stateDirectory: String? = nil
+        logLevel: Logger.Level? = nil,
+        stateDirectory: String? = nil,
+        logFormat: DaemonLogFormat? = nil,
+        metricsAddress: MetricsAddress? = nil,
+        bootstrapMetrics: Bool = false
     ) {
         self.config = config
         self.scenario = scenario
         self.socket = socket
         self.logLevel = logLevel
         self.stateDirectory = stateDirectory
+        self.logFormat = logFormat
+        self.metricsAddress = metricsAddress
+        self.bootstrapMetrics = bootstrapMetrics
     }
 }
 
@@ -76,8 +89,8 @@ package enum Daemon {
                 return DaemonExit.failure
             }
         }
-        var logger = Logger(label: "runway")
-        logger.logLevel = options.logLevel
+        let logger = DaemonOperations.logger(options: options, configuration: configuration)
+        let operations = DaemonOperations(options: options, configuration: configuration)
         let socketPath = options.socket ?? configuration.daemon.controlSocketPath
         let stateDirectory =
             options.stateDirectory
@@ -89,6 +102,7 @@ package enum Daemon {
                 settings: schedulerSettings(for: configuration),
                 processOptions: processOptions(for: configuration, stateFile: stateFile),
                 logger: logger,
+                metricsFactory: operations.metrics?.factory,
                 name: "runway-loop",
                 loopPriority: configuration.daemon.loopRealtimePriority.map { .realtime(priority: $0) } ?? .inherited,
                 wakeupSpin: configuration.daemon.loopWakeupSpin
@@ -147,6 +161,15 @@ package enum Daemon {
             await scheduler.shutdown()
             return DaemonExit.socketUnavailable
         }
+        let metricsURL: String?
+        do {
+            metricsURL = try await operations.serve(scheduler)
+        } catch {
+            printError("error: \(error)")
+            await scheduler.shutdown()
+            ControlSocketServer.removeSocketFile(at: socketPath)
+            return DaemonExit.socketUnavailable
+        }
 
         let (signals, signalContinuation) = AsyncStream.makeStream(of: Int32.self)
         let watcher = SignalWatcher(loop: scheduler.loopThread, signals: [SIGINT, SIGTERM, SIGHUP]) { number in
@@ -172,22 +195,27 @@ package enum Daemon {
             )
         }
         if let note = standInNote(configuration.apps) { printOut("  \(note)") }
+        if let metricsURL { printOut("  metrics: \(metricsURL) (MetricsAddress)") }
         if let scenario {
             printOut(
                 "  playing \(scenario.file): \(scenario.steps.count) steps over \(scenario.duration) s, then stopping"
             )
         }
 
+        // systemd's Type=notify: the socket listens and the configuration is applied (Docs/Deployment.md).
+        if let problem = operations.ready() { printError("warning: \(problem)") }
         let outcome = await Self.waitForStop(
             scenario: scenario.map { ScenarioPlayer(scenario: $0, scheduler: scheduler, timeline: timeline) },
             signals: signals,
             state: state,
             timeline: timeline
         )
+        if let problem = operations.stopping() { printError("warning: \(problem)") }
         let running = scheduler.status().filter { $0.state != .notRunning }.count
         timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
         await state.stop()
         await scheduler.shutdown()
+        await operations.stop()
         ControlSocketServer.removeSocketFile(at: socketPath)
         signalContinuation.finish()
         printOut("runway daemon stopped: every app is notRunning")
@@ -237,29 +265,4 @@ package enum Daemon {
             return first
         }
     }
-
-    /// The default socket's directory is created and checked (`ControlSocketDirectory`: ours, 0700, not a
-    /// symbolic link); for a path the operator chose, a missing parent is created with mode 0700.
-    private static func prepareDirectory(of path: String) throws {
-        let parent = (path as NSString).deletingLastPathComponent
-        if path == DaemonSettings.defaultControlSocketPath() {
-            try ControlSocketDirectory.prepare(parent)
-            return
-        }
-        guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return }
-        try FileManager.default.createDirectory(
-            atPath: parent,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-    }
-}
-
-/// Standard output, unbuffered: daemon lines interleave in order with the timeline's.
-func printOut(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
 }

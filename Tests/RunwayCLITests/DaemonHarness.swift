@@ -30,6 +30,8 @@ final class DaemonProcess {
     let outputURL: URL
     /// `runway run`'s arguments after `--config DIR`: the test's, then `--state-directory`.
     let arguments: [String]
+    /// Variables set for the daemon on top of the test's environment (for example `NOTIFY_SOCKET`).
+    var environment: [String: String] = [:]
 
     /// The daemon's process state directory, inside the configuration directory (removed with it).
     var stateDirectory: String { self.config.path + "/state" }
@@ -40,8 +42,10 @@ final class DaemonProcess {
         apps: [String: String] = ["com.example.alpha": "", "com.example.beta": ""],
         settings: String =
             "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>",
-        arguments: [String] = []
+        arguments: [String] = [],
+        environment: [String: String] = [:]
     ) throws {
+        self.environment = environment
         self.config = try TemporaryConfig()
         // Short, so that it fits sun_path (107 bytes) whatever TMPDIR is.
         self.socket = "/tmp/runway-test-\(UUID().uuidString.prefix(8)).sock"
@@ -78,6 +82,9 @@ final class DaemonProcess {
         let output = try FileHandle(forWritingTo: self.outputURL)
         self.process.executableURL = try RunwayBinary.executable()
         self.process.arguments = ["run", "--config", self.config.path] + self.arguments
+        if !self.environment.isEmpty {
+            self.process.environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }
+        }
         self.process.currentDirectoryURL = RunwayBinary.repositoryRoot()
         self.process.standardInput = FileHandle.nullDevice
         self.process.standardOutput = output

@@ -1,0 +1,45 @@
+/// Every metric the daemon exports at `GET /metrics`, with its help text. Docs/Operations.md lists the same
+/// names with their types, labels and what to alert on; keep the two in step.
+enum DaemonMetricNames {
+    // Recorded by the runtime through swift-metrics (RunwayMetrics.swift in Runway).
+    static let transitions = "runway_transitions_total"
+    static let suspensions = "runway_suspensions_total"
+    static let terminations = "runway_terminations_total"
+    static let tasksBegun = "runway_background_tasks_begun_total"
+    static let tasksEnded = "runway_background_tasks_ended_total"
+    static let tasksRefused = "runway_background_tasks_refused_total"
+    static let expirationHandlers = "runway_expiration_handlers_called_total"
+    static let deadlineLateness = "runway_deadline_lateness_seconds"
+
+    // Recorded by the daemon (DaemonMetrics.swift).
+    static let appState = "runway_app_state"
+    static let appTasks = "runway_app_background_tasks"
+    static let appExpirations = "runway_app_budget_expirations_total"
+    static let appOverruns = "runway_app_budget_overruns_total"
+    static let appRestarts = "runway_app_restarts_total"
+    static let apps = "runway_apps"
+    static let loopBusy = "runway_loop_busy_seconds_total"
+    static let scrapes = "runway_metrics_scrapes_total"
+
+    static let help: [String: String] = [
+        transitions: "Lifecycle transitions of all apps, by from state, to state and cause kind.",
+        suspensions: "Transitions into suspended, all apps.",
+        terminations: "App runs that ended, by reason kind (exited, signaled, budgetOverrun, requested, ...).",
+        tasksBegun: "Background tasks begun (beginBackgroundTask that returned a valid id).",
+        tasksEnded: "Background tasks ended by their app (endBackgroundTask).",
+        tasksRefused: "beginBackgroundTask calls that returned invalid, by reason.",
+        expirationHandlers: "Expiration handlers called (backgroundTaskWillExpire) at the end of a budget.",
+        deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
+        appState: "1 for the state each app is in now, 0 for the other four (notRunning, inactive, active, "
+            + "background, suspended).",
+        appTasks: "Background tasks the app holds now (begun and not ended).",
+        appExpirations: "Budget deadlines the app reached in the background: suspended or exited (cause "
+            + "budgetExpired) or terminated (budgetOverrun).",
+        appOverruns: "Runs of the app terminated for overrunning the budget (reason budgetOverrun).",
+        appRestarts: "Times the daemon restarted the app after an exit it did not cause (KeepAlive).",
+        apps: "Apps registered with the daemon.",
+        loopBusy: "Seconds the scheduler's loop thread spent outside its kernel wait since the daemon started: "
+            + "its rate is the loop's utilisation (0 to 1).",
+        scrapes: "GET /metrics requests served, this one included.",
+    ]
+}

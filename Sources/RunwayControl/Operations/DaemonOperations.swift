@@ -1,0 +1,85 @@
+import Logging
+import Metrics
+import Runway
+import RunwayConfig
+import Synchronization
+
+/// The daemon's operator-facing parts around its scheduler: its own log (level and format), the Prometheus
+/// metrics and their HTTP endpoint, and the systemd notifications (Docs/Operations.md, Docs/Deployment.md).
+/// `Daemon.run` makes one, then calls `serve`, `ready`, `stopping` and `stop` in that order.
+///
+/// Threading: any task. Time: none of its own (the metrics read the loop's clock).
+final class DaemonOperations: Sendable {
+    /// Nil when metrics are off (no `MetricsAddress`): the scheduler then records into swift-metrics' default.
+    let metrics: DaemonMetrics?
+    let address: MetricsAddress?
+    let settings: OperationsSettings
+    let notifier = SystemdNotifier()
+    private let server = Mutex<MetricsServer?>(nil)
+
+    init(options: DaemonOptions, configuration: RunwayConfiguration) {
+        self.settings = configuration.daemon.operations
+        self.address = options.metricsAddress ?? self.settings.metricsAddress
+        self.metrics = self.address == nil ? nil : DaemonMetrics()
+        if let metrics = self.metrics, options.bootstrapMetrics {
+            // Process-wide and once: only `runway run`, one daemon per process, asks for it.
+            MetricsSystem.bootstrap(metrics.factory)
+        }
+    }
+
+    /// The daemon's logger: `--log-level`, else `LogLevel`, else notice; `--log-format`, else `LogFormat`.
+    static func logger(options: DaemonOptions, configuration: RunwayConfiguration) -> Logger {
+        let operations = configuration.daemon.operations
+        let format = options.logFormat ?? operations.logFormat
+        var logger =
+            switch format {
+            case .text: Logger(label: "runway", factory: { StreamLogHandler.standardError(label: $0) })
+            case .json: Logger(label: "runway", factory: { JSONLogHandler(label: $0) })
+            }
+        logger.logLevel =
+            options.logLevel ?? operations.logLevel.flatMap { Logger.Level(rawValue: $0.rawValue) } ?? .notice
+        return logger
+    }
+
+    /// Starts counting for `scheduler` and serves `GET /metrics` when an address is set.
+    ///
+    /// - Returns: The endpoint's URL, or nil when metrics are off.
+    /// - Throws: An error naming the address when it cannot be bound.
+    func serve(_ scheduler: RunwayScheduler) async throws -> String? {
+        guard let metrics = self.metrics, let address = self.address else { return nil }
+        metrics.attach(scheduler)
+        scheduler.observeTransitions { event in metrics.observe(event) }
+        do {
+            let server = try await MetricsServer.start(address: address, settings: self.settings) {
+                metrics.render()
+            }
+            self.server.withLock { $0 = server }
+            return server.url
+        } catch {
+            throw MetricsAddressError(address: address, reason: "\(error)")
+        }
+    }
+
+    /// `READY=1` to systemd (when `NOTIFY_SOCKET` is set); a failure is returned as a warning.
+    func ready() -> String? { self.notifier.notify("READY=1") }
+
+    /// `STOPPING=1` to systemd.
+    func stopping() -> String? { self.notifier.notify("STOPPING=1") }
+
+    /// Closes the metrics endpoint.
+    func stop() async {
+        let server = self.server.withLock { server in
+            defer { server = nil }
+            return server
+        }
+        await server?.stop()
+    }
+}
+
+/// The metrics endpoint could not be set up.
+struct MetricsAddressError: Error, CustomStringConvertible {
+    var address: MetricsAddress
+    var reason: String
+
+    var description: String { "cannot serve metrics on \(self.address) (MetricsAddress): \(self.reason)" }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+
+/// A swift-log handler that writes one JSON object per line, for log aggregators (`LogFormat json`,
+/// `runway run --log-format json`): `{"time":"2026-11-23T12:00:00.123456Z","level":"info","label":"runway",
+/// "message":"transition","metadata":{"app":"com.example.sync",...}}`. Keys in that order; `metadata` only when
+/// there is some, and `error` when the event carries one. Nested metadata becomes JSON objects and arrays;
+/// every other value its description as a string. (swift-log's `StreamLogHandler` writes text only.)
+///
+/// Threading: any thread; each line is handed to `write` whole, in one call. Time: the wall clock
+/// (`CLOCK_REALTIME`), UTC, microseconds.
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+    private let write: @Sendable (String) -> Void
+
+    /// - Parameter write: Receives each line, with its newline; default standard error in one `write(2)`.
+    init(label: String, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError) {
+        self.label = label
+        self.write = write
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { self.metadata[key] }
+        set { self.metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var merged = self.metadata
+        if let provided = self.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let own = event.metadata { merged.merge(own) { _, new in new } }
+        var line = "{\"time\":\(Self.quoted(Self.timestamp()))"
+        line += ",\"level\":\(Self.quoted(event.level.rawValue))"
+        line += ",\"label\":\(Self.quoted(self.label))"
+        line += ",\"message\":\(Self.quoted(event.message.description))"
+        if !merged.isEmpty { line += ",\"metadata\":\(Self.json(.dictionary(merged)))" }
+        if let error = event.error { line += ",\"error\":\(Self.quoted(String(describing: error)))" }
+        line += "}\n"
+        self.write(line)
+    }
+
+    static let standardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// `2026-11-23T12:00:00.123456Z`.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        let micros = Int(now.tv_nsec) / 1_000
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let fraction = String(micros).count < 6 ? String(repeating: "0", count: 6 - String(micros).count) : ""
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)\(micros)Z"
+    }
+
+    /// A metadata value as JSON, keys sorted so that lines are stable.
+    static func json(_ value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let text):
+            return Self.quoted(text)
+        case .stringConvertible(let convertible):
+            return Self.quoted(convertible.description)
+        case .array(let values):
+            return "[" + values.map(Self.json).joined(separator: ",") + "]"
+        case .dictionary(let entries):
+            let members = entries.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)):\(Self.json($0.value))" }
+            return "{" + members.joined(separator: ",") + "}"
+        }
+    }
+
+    /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
