@@ -66,6 +66,7 @@ extension TransitionCause {
         case .noOutstandingTasks: return "noOutstandingTasks"
         case .budgetExpired: return "budgetExpired"
         case .terminated: return "terminated"
+        case .restart: return "restart"
         }
     }
 }
