@@ -13,6 +13,9 @@ struct AppInfoPlist: Decodable {
     var backgroundModes: [String]?
     var backgroundTimeBudget: Double?
     var runwayProtocol: Int?
+    var runAtLoad: Bool?
+    var keepAlive: KeepAliveValue?
+    var throttleInterval: Double?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -31,6 +34,9 @@ struct AppInfoPlist: Decodable {
         case backgroundModes = "UIBackgroundModes"
         case backgroundTimeBudget = "RunwayBackgroundTimeBudget"
         case runwayProtocol = "RunwayProtocol"
+        case runAtLoad = "RunAtLoad"
+        case keepAlive = "KeepAlive"
+        case throttleInterval = "ThrottleInterval"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -101,7 +107,7 @@ struct AppInfoPlist: Decodable {
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
             Key.backgroundTimeBudget, Key.runwayProtocol,
-        ] + Key.harmless,
+        ] + Key.restart + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -151,7 +157,7 @@ struct AppInfoPlist: Decodable {
             )
         }
 
-        let descriptor = AppDescriptor(
+        var descriptor = AppDescriptor(
             id: id,
             kind: process.map(AppKind.process) ?? .embedded,
             exitsOnSuspend: exitsOnSuspend,
@@ -160,6 +166,7 @@ struct AppInfoPlist: Decodable {
             backgroundModes: modes,
             backgroundTimeBudget: budget
         )
+        try Self.applyRestartKeys(plist, to: &descriptor, file: file, warnings: &warnings)
         return (descriptor, warnings.sortedByKeyPath())
     }
 }

@@ -46,6 +46,15 @@ package struct DaemonSettings: Hashable, Sendable {
     /// peer that lets more pile up is sent a final `slowReader` line and disconnected. A reply is always queued
     /// whole when no more than this waits. Default 4 MiB; within `controlQueueByteLimits`.
     package var controlQueueByteLimit: Int
+    /// `StateDirectory`: where the process state file and the run history go; nil: `--state-directory`, else
+    /// the default control socket's directory (RunwayControl's `StateDirectory.defaultPath`).
+    package var stateDirectory: String?
+    /// `RunHistoryLimit`: runs kept per app in the run history. Default 10; within `runHistoryLimits`.
+    package var runHistoryLimit = DaemonSettings.defaultRunHistoryLimit
+
+    package static let defaultRunHistoryLimit = 10
+    /// Bounds of `RunHistoryLimit`.
+    package static let runHistoryLimits = 1...1_000
 
     package static let defaultControlClientLimit = 64
     package static let defaultControlQueueByteLimit = 4 << 20

@@ -25,6 +25,11 @@ struct RunwaySettingsPlist: Decodable {
     var loopWakeupSpin: Double?
     var controlClientLimit: Int?
     var controlQueueByteLimit: Int?
+    var restartBackoffLimit: Double?
+    var restartBackoffReset: Double?
+    var crashLoopThreshold: Int?
+    var stateDirectory: String?
+    var runHistoryLimit: Int?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -49,6 +54,11 @@ struct RunwaySettingsPlist: Decodable {
         case loopWakeupSpin = "LoopWakeupSpin"
         case controlClientLimit = "ControlClientLimit"
         case controlQueueByteLimit = "ControlQueueByteLimit"
+        case restartBackoffLimit = "RestartBackoffLimit"
+        case restartBackoffReset = "RestartBackoffReset"
+        case crashLoopThreshold = "CrashLoopThreshold"
+        case stateDirectory = "StateDirectory"
+        case runHistoryLimit = "RunHistoryLimit"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -67,7 +77,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
-        ],
+        ] + Key.restart,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -119,7 +129,7 @@ struct RunwaySettingsPlist: Decodable {
         if let limit = plist.taskNameByteLimit, !(1...Self.taskNameByteLimitMaximum).contains(limit) {
             throw file.error(at: .key(Key.taskNameByteLimit.name), expected: Key.taskNameByteLimit.expected)
         }
-        let settings = SchedulerSettings(
+        var settings = SchedulerSettings(
             backgroundTimeBudget: backgroundTimeBudget ?? defaults.backgroundTimeBudget,
             expirationWarningLead: expirationWarningLead ?? defaults.expirationWarningLead,
             backgroundEntryGrace: backgroundEntryGrace ?? defaults.backgroundEntryGrace,
@@ -136,6 +146,7 @@ struct RunwaySettingsPlist: Decodable {
         var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
         // Checked above, in key order, but a setting of the daemon's process options, not of the core.
         daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
+        try Self.applyRestartKeys(plist, settings: &settings, daemon: &daemon, file: file)
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
     }
 
