@@ -80,7 +80,7 @@ package enum Daemon {
         logger.logLevel = options.logLevel
         let socketPath = options.socket ?? configuration.daemon.controlSocketPath
         let stateDirectory =
-            options.stateDirectory
+            options.stateDirectory ?? configuration.daemon.stateDirectory
             ?? StateDirectory.defaultPath(uid: UInt32(getuid()), environment: ProcessInfo.processInfo.environment)
         let stateFile = StateDirectory.stateFile(directory: stateDirectory, socket: socketPath)
         let scheduler: RunwayScheduler
@@ -118,6 +118,12 @@ package enum Daemon {
         let timeline = Timeline(scheduler: scheduler, appWidth: width)
         scheduler.observeTransitions { event in timeline.transition(event) }
         scheduler.observeMessages { app, message, at in timeline.message(app, message, at: at) }
+        let history = startRunHistory(
+            configuration: configuration,
+            scheduler: scheduler,
+            stateDirectory: stateDirectory,
+            socket: socketPath
+        )
 
         let started = ContinuousClock.now
         let service = ControlService(
@@ -133,6 +139,7 @@ package enum Daemon {
             },
             reload: { dryRun in await state.reload(dryRun: dryRun, timeline: timeline) }
         )
+        service.history = history
         do {
             try prepareDirectory(of: socketPath)
             try service.start(
@@ -178,6 +185,7 @@ package enum Daemon {
             )
         }
 
+        autostart(configuration.apps, on: scheduler, timeline: timeline)
         let outcome = await Self.waitForStop(
             scenario: scenario.map { ScenarioPlayer(scenario: $0, scheduler: scheduler, timeline: timeline) },
             signals: signals,
@@ -188,6 +196,7 @@ package enum Daemon {
         timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
         await state.stop()
         await scheduler.shutdown()
+        history.flush()
         ControlSocketServer.removeSocketFile(at: socketPath)
         signalContinuation.finish()
         printOut("runway daemon stopped: every app is notRunning")
