@@ -4,7 +4,7 @@ import RunwayCore
 import Synchronization
 
 /// One run of an app in the history (`status APP`, `status --json`, Docs/ControlProtocol.md): from a transition
-/// out of `notRunning` to the transition back into it.
+/// out of `notRunning` to the transition back into it. A plain value; times are wall-clock texts (`WallClock`).
 package struct RunRecord: Codable, Hashable, Sendable {
     /// When the run began: ISO 8601, UTC, milliseconds.
     package var started: String
@@ -59,7 +59,9 @@ package final class RunHistory: Sendable {
         self.state = Mutex(State(runs: runs.mapValues { Array($0.suffix(limit)) }))
     }
 
-    /// Connects the source of `lastOutput` (the per-app log ring); nil disconnects it.
+    /// Connects the source of `lastOutput` (the per-app log ring); nil disconnects it. May be called from any
+    /// thread. The source is called on the loop thread once per run's end, with the app that ended, and must
+    /// return quickly without blocking (the last lines it already holds); at most `outputLineLimit` lines are kept.
     package func setOutputSource(_ source: OutputSource?) {
         self.state.withLock { $0.outputSource = source }
     }

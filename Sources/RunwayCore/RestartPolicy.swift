@@ -4,6 +4,9 @@
 
 /// When an app that ended on its own is restarted (`KeepAlive` in its Info.plist), and how soon.
 ///
+/// A plain value (Sendable, no clock): the scheduler reads it when an app ends and measures every delay on its own
+/// clock, from the instant of the exit.
+///
 /// Only exits Runway did not cause count: `exited`, `signaled` and `spawnFailed`. Runway's own decisions
 /// (`requested`, `shutdown`, `budgetOverrun`, `exitsOnSuspend`, `memoryPressure`, `backgroundEntryTimeout`,
 /// `protocolViolation`) never restart an app, as on iOS.
