@@ -31,6 +31,7 @@ struct RunwayMetrics: Sendable {
             Counter(label: "runway_terminations_total", dimensions: [("reason", reason.kind)], factory: self.factory)
                 .increment()
         }
+        if case .restart = event.cause { self.appRestarted(event.app) }
     }
 
     func taskBegun() {
@@ -77,6 +78,7 @@ extension TransitionCause {
         case .noOutstandingTasks: return "noOutstandingTasks"
         case .budgetExpired: return "budgetExpired"
         case .terminated: return "terminated"
+        case .restart: return "restart"
         }
     }
 }

@@ -57,8 +57,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Keep the process state file here (default /run/runway for root, else $XDG_RUNTIME_DIR/runway or "
-                + "/tmp/runway-UID).",
+            "Keep the process state file and the run history here (overrides StateDirectory; default "
+                + "/run/runway for root, else $XDG_RUNTIME_DIR/runway or /tmp/runway-UID).",
             valueName: "dir"
         )
     )

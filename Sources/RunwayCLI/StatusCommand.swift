@@ -8,12 +8,17 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
         discussion: """
-            The table has one row per app: state (with "terminating (reason)" while a termination runs), pid and \
+            The table has one row per app: state (with "terminating (reason)" while a termination runs, and a \
+            pending KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures), pid, \
+            RESTARTS (KeepAlive restarts since the daemon started), AGE (time since the current run began) and \
             suspension mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet \
             confirmed by the kernel), time in state, background budget left ("unlimited" in the \
             foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
-            background tasks as #id name (age). A STATE longer than \(StatusTable.stateWidth) characters (a long \
-            termination reason) is cut with "…"; --json prints the daemon's reply whole (Docs/ControlProtocol.md). \
+            background tasks as #id name (age). With APP, a describe-style view instead: state, pid, restarts, \
+            the pending restart, and the last runs (RunHistoryLimit) with wall-clock start and end, reason and \
+            the last lines of output. A STATE longer than \(StatusTable.stateWidth) characters (a long \
+            termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
+            (Docs/ControlProtocol.md). \
             --watch redraws the table in place every --interval seconds, under a line with the time, until \
             interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json it prints \
             one JSON line per reply (JSON lines).
@@ -54,7 +59,9 @@ struct StatusCommand: ParsableCommand {
         let request = ControlRequest(command: "status", app: self.app)
         guard self.watch else {
             let reply = try self.connection.request(request)
-            writeOut(self.json ? self.jsonText(reply) + "\n" : StatusTable.render(reply))
+            // One app: the describe-style view (StatusDescribe.swift); every app: the table.
+            let text = self.app == nil ? StatusTable.render(reply) : StatusDescribe.render(reply)
+            writeOut(self.json ? self.jsonText(reply) + "\n" : text)
             if let app = self.app, let row = reply.apps?.first(where: { $0.app == app }) {
                 throw ExitCode(row.terminating != nil ? Self.terminatingExitCode : Self.exitCodes[row.state] ?? 1)
             }
@@ -78,12 +85,15 @@ enum StatusTable {
                     + "socket \(daemon.socket)"
             )
         }
-        let header = ["APP", "STATE", "PID", "SUSPEND", "IN STATE", "BUDGET LEFT", "DEADLINE", "TASKS"]
+        let header = [
+            "APP", "STATE", "PID", "RESTARTS", "AGE", "SUSPEND", "IN STATE", "BUDGET LEFT", "DEADLINE", "TASKS",
+        ]
         var rows: [[String]] = [header]
         for app in reply.apps ?? [] {
             var state = app.state
             if let reason = app.terminating { state += " (terminating: \(reason))" }
             if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
+            state += StatusDescribe.restartNote(app)
             state = Self.cut(state, to: Self.stateWidth)
             // "freezer?": suspended, but the kernel has not confirmed it (yet).
             let unconfirmed = app.state == "suspended" && app.suspensionConfirmed != true
@@ -101,8 +111,9 @@ enum StatusTable {
                 ? "-"
                 : app.tasks.map { "#\($0.id) \($0.name) (\(seconds($0.ageSeconds)))" }.joined(separator: ", ")
             rows.append([
-                app.app, state, app.pid.map(String.init) ?? "-", suspension, seconds(app.timeInStateSeconds), budget,
-                deadline, tasks,
+                app.app, state, app.pid.map(String.init) ?? "-", String(app.restarts ?? 0),
+                app.ageSeconds.map(seconds) ?? "-", suspension, seconds(app.timeInStateSeconds), budget, deadline,
+                tasks,
             ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -172,7 +183,11 @@ struct EventsCommand: ParsableCommand {
         }
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
-        let at = String(format: "t=%.3fs", event.atSeconds)
-        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"
+        let at = (event.wallTime.map { $0 + "  " } ?? "") + String(format: "t=%.3fs", event.atSeconds)
+        let restart = event.restart.map { attempt in
+            "  restart #\(attempt) at " + String(format: "t=%.3fs", event.restartAtSeconds ?? 0)
+                + (event.crashLooping == true ? ", crash-looping" : "")
+        }
+        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)\(restart ?? "")"
     }
 }

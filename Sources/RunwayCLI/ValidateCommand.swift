@@ -66,7 +66,21 @@ func describe(_ descriptor: AppDescriptor, settings: SchedulerSettings) -> Strin
     if let lock = descriptor.lockBehavior, lock != settings.lockBehavior {
         parts.append("lock \(lock.rawValue)")
     }
+    if descriptor.runAtLoad { parts.append("RunAtLoad (\(descriptor.launchCommand))") }
+    if let keepAlive = descriptor.keepAlive {
+        let conditions = keepAlive.conditions.map(describe).joined(separator: " or ")
+        parts.append("KeepAlive \(conditions), ThrottleInterval \(keepAlive.throttleInterval)")
+    }
     return parts.joined(separator: ", ")
+}
+
+/// `always`, `SuccessfulExit=false`, `Crashed=true`: a KeepAlive condition as `validate` prints it.
+func describe(_ condition: RestartPolicy.Condition) -> String {
+    switch condition {
+    case .always: return "always"
+    case .successfulExit(let value): return "SuccessfulExit=\(value)"
+    case .crashed(let value): return "Crashed=\(value)"
+    }
 }
 
 func printError(_ line: String) {

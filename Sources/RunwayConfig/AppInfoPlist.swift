@@ -17,6 +17,9 @@ struct AppInfoPlist: Decodable {
     var standardErrorPath: String?
     var logFileSizeLimit: Int?
     var logFileCount: Int?
+    var runAtLoad: Bool?
+    var keepAlive: KeepAliveValue?
+    var throttleInterval: Double?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -39,6 +42,9 @@ struct AppInfoPlist: Decodable {
         case standardErrorPath = "StandardErrorPath"
         case logFileSizeLimit = "LogFileSizeLimit"
         case logFileCount = "LogFileCount"
+        case runAtLoad = "RunAtLoad"
+        case keepAlive = "KeepAlive"
+        case throttleInterval = "ThrottleInterval"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -109,7 +115,7 @@ struct AppInfoPlist: Decodable {
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
             Key.backgroundTimeBudget, Key.runwayProtocol,
-        ] + Key.outputFileKeys + Key.harmless,
+        ] + Key.outputFileKeys + Key.restart + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -159,7 +165,7 @@ struct AppInfoPlist: Decodable {
             )
         }
 
-        let descriptor = AppDescriptor(
+        var descriptor = AppDescriptor(
             id: id,
             kind: process.map(AppKind.process) ?? .embedded,
             exitsOnSuspend: exitsOnSuspend,
@@ -168,6 +174,7 @@ struct AppInfoPlist: Decodable {
             backgroundModes: modes,
             backgroundTimeBudget: budget
         )
+        try Self.applyRestartKeys(plist, to: &descriptor, file: file, warnings: &warnings)
         return (descriptor, warnings.sortedByKeyPath())
     }
 }

@@ -55,6 +55,15 @@ package struct DaemonSettings: Hashable, Sendable {
     /// `AppLogByteLimit`: most bytes of line text kept in memory per run of a process app's output. Default
     /// 256 KiB; within `appLogByteLimits`.
     package var appLogByteLimit = DaemonSettings.defaultAppLogByteLimit
+    /// `StateDirectory`: where the process state file and the run history go; nil: `--state-directory`, else
+    /// the default control socket's directory (RunwayControl's `StateDirectory.defaultPath`).
+    package var stateDirectory: String?
+    /// `RunHistoryLimit`: runs kept per app in the run history. Default 10; within `runHistoryLimits`.
+    package var runHistoryLimit = DaemonSettings.defaultRunHistoryLimit
+
+    package static let defaultRunHistoryLimit = 10
+    /// Bounds of `RunHistoryLimit`.
+    package static let runHistoryLimits = 1...1_000
 
     package static let defaultControlClientLimit = 64
     package static let defaultControlQueueByteLimit = 4 << 20

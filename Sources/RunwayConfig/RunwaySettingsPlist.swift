@@ -27,6 +27,11 @@ struct RunwaySettingsPlist: Decodable {
     var controlQueueByteLimit: Int?
     var appLogLineLimit: Int?
     var appLogByteLimit: Int?
+    var restartBackoffLimit: Double?
+    var restartBackoffReset: Double?
+    var crashLoopThreshold: Int?
+    var stateDirectory: String?
+    var runHistoryLimit: Int?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -53,6 +58,11 @@ struct RunwaySettingsPlist: Decodable {
         case controlQueueByteLimit = "ControlQueueByteLimit"
         case appLogLineLimit = "AppLogLineLimit"
         case appLogByteLimit = "AppLogByteLimit"
+        case restartBackoffLimit = "RestartBackoffLimit"
+        case restartBackoffReset = "RestartBackoffReset"
+        case crashLoopThreshold = "CrashLoopThreshold"
+        case stateDirectory = "StateDirectory"
+        case runHistoryLimit = "RunHistoryLimit"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -72,7 +82,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
             Key.appLogLineLimit, Key.appLogByteLimit,
-        ] + OperationsPlist.specs,
+        ] + OperationsPlist.specs + Key.restart,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -124,7 +134,7 @@ struct RunwaySettingsPlist: Decodable {
         if let limit = plist.taskNameByteLimit, !(1...Self.taskNameByteLimitMaximum).contains(limit) {
             throw file.error(at: .key(Key.taskNameByteLimit.name), expected: Key.taskNameByteLimit.expected)
         }
-        let settings = SchedulerSettings(
+        var settings = SchedulerSettings(
             backgroundTimeBudget: backgroundTimeBudget ?? defaults.backgroundTimeBudget,
             expirationWarningLead: expirationWarningLead ?? defaults.expirationWarningLead,
             backgroundEntryGrace: backgroundEntryGrace ?? defaults.backgroundEntryGrace,
@@ -142,6 +152,7 @@ struct RunwaySettingsPlist: Decodable {
         // Checked above, in key order, but a setting of the daemon's process options, not of the core.
         daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
         daemon.operations = try OperationsPlist.load(file)
+        try Self.applyRestartKeys(plist, settings: &settings, daemon: &daemon, file: file)
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
     }
 

@@ -67,6 +67,9 @@ struct ConfigDiff {
         if old.notificationQueueLimit != new.notificationQueueLimit { names.append("NotificationQueueLimit") }
         if old.taskLimitPerApp != new.taskLimitPerApp { names.append("TaskLimitPerApp") }
         if old.taskNameByteLimit != new.taskNameByteLimit { names.append("TaskNameByteLimit") }
+        if old.restartBackoffLimit != new.restartBackoffLimit { names.append("RestartBackoffLimit") }
+        if old.restartBackoffReset != new.restartBackoffReset { names.append("RestartBackoffReset") }
+        if old.crashLoopThreshold != new.crashLoopThreshold { names.append("CrashLoopThreshold") }
         return names.joined(separator: ", ")
     }
 }
@@ -109,6 +112,7 @@ actor DaemonState {
                 do throws(SchedulerError) {
                     try registerApp(app, on: self.scheduler)
                     self.configuration.apps.append(app)
+                    autostart([app], on: self.scheduler, timeline: timeline)
                 } catch {
                     timeline.note(app.descriptor.id, "reload: not registered: \(error)")
                 }

@@ -42,6 +42,21 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var heldNotifications: Int
     package var lastTermination: String?
     package var lastExit: String?
+    /// KeepAlive restarts since the daemon started.
+    package var restarts: Int?
+    /// Consecutive failures counting towards the backoff (KeepAlive).
+    package var consecutiveFailures: Int?
+    /// True while the app is crash-looping: `CrashLoopThreshold` consecutive failures.
+    package var crashLooping: Bool?
+    /// The pending restart: its number, instant (seconds since the daemon started), wall time and delay from now.
+    package var nextRestart: Int?
+    package var nextRestartAtSeconds: Double?
+    package var nextRestartWallTime: String?
+    package var nextRestartInSeconds: Double?
+    /// Seconds since the current run began (a launch or a restart); absent while notRunning.
+    package var ageSeconds: Double?
+    /// The run history, oldest first (the current run last, without `ended`); `RunHistoryLimit` runs at most.
+    package var history: [RunRecord]?
 }
 
 /// What a reload changes (C3).
@@ -81,6 +96,11 @@ extension AppStatusPayload {
         self.heldNotifications = status.heldNotifications
         self.lastTermination = status.lastTermination?.description
         self.lastExit = status.lastExit?.description
+        self.restarts = status.restart.restarts
+        self.consecutiveFailures = status.restart.consecutiveFailures
+        self.crashLooping = status.restart.crashLooping
+        self.nextRestart = status.restart.pending?.attempt
+        self.nextRestartAtSeconds = status.restart.pending.map { Double($0.at.nanosecondsSinceOrigin) / 1e9 }
     }
 }
 

@@ -223,6 +223,13 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
     package var atSeconds: Double
     package var messages: [String]
     package var exit: String?
+    /// The wall-clock time of the transition: ISO 8601, UTC, milliseconds.
+    package var wallTime: String?
+    /// On a transition to notRunning that armed a KeepAlive restart: its number, its instant (seconds since the
+    /// daemon started) and whether the app is crash-looping.
+    package var restart: Int?
+    package var restartAtSeconds: Double?
+    package var crashLooping: Bool?
 
     package init(_ event: TransitionEvent) {
         self.app = event.app.bundleIdentifier
@@ -233,5 +240,8 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
         self.atSeconds = Double(event.at.nanosecondsSinceOrigin) / 1_000_000_000
         self.messages = event.messages.map(\.description)
         self.exit = event.exit?.description
+        self.restart = event.restart?.attempt
+        self.restartAtSeconds = event.restart.map { Double($0.at.nanosecondsSinceOrigin) / 1_000_000_000 }
+        self.crashLooping = event.restart?.crashLooping
     }
 }

@@ -18,6 +18,8 @@ final class ControlService: @unchecked Sendable {
     let scheduler: RunwayScheduler
     let info: @Sendable () -> DaemonInfo
     let reload: Reload
+    /// The run history for `status`; set once before `start`.
+    var history: RunHistory?
     private(set) var server: ControlSocketServer?
     private var subscribers: Set<ControlSocketServer.ConnectionID> = []
     /// Connections following an app's output (`ControlService+Logs.swift`).
@@ -111,7 +113,9 @@ final class ControlService: @unchecked Sendable {
 
     private func broadcast(_ event: TransitionEvent) {
         guard let server = self.server, !self.subscribers.isEmpty else { return }
-        let line = ControlProtocol.encodedLine(ControlEventLine(event: TransitionPayload(event)))
+        var payload = TransitionPayload(event)
+        payload.wallTime = WallClock(scheduler: self.scheduler).text(at: event.at)
+        let line = ControlProtocol.encodedLine(ControlEventLine(event: payload))
         for subscriber in self.subscribers { server.send(line, to: subscriber) }
     }
 
@@ -259,6 +263,7 @@ final class ControlService: @unchecked Sendable {
             return .failure("unknownApp", "unknownApp: no app '\(app)' is registered", id: id)
         }
         reply.apps = selected.map { AppStatusPayload($0, process: rows[$0.app]) }
+        self.addRuns(to: &reply, statuses: selected)
         return reply
     }
 

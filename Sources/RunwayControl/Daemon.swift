@@ -93,7 +93,7 @@ package enum Daemon {
         let operations = DaemonOperations(options: options, configuration: configuration)
         let socketPath = options.socket ?? configuration.daemon.controlSocketPath
         let stateDirectory =
-            options.stateDirectory
+            options.stateDirectory ?? configuration.daemon.stateDirectory
             ?? StateDirectory.defaultPath(uid: UInt32(getuid()), environment: ProcessInfo.processInfo.environment)
         let stateFile = StateDirectory.stateFile(directory: stateDirectory, socket: socketPath)
         let scheduler: RunwayScheduler
@@ -132,6 +132,14 @@ package enum Daemon {
         let timeline = Timeline(scheduler: scheduler, appWidth: width)
         scheduler.observeTransitions { event in timeline.transition(event) }
         scheduler.observeMessages { app, message, at in timeline.message(app, message, at: at) }
+        let history = startRunHistory(
+            configuration: configuration,
+            scheduler: scheduler,
+            stateDirectory: stateDirectory,
+            socket: socketPath
+        )
+        // A run's last words (Docs/Decisions.md, the run history): read from the app's log ring when it ends.
+        history.setOutputSource { app in scheduler.lastLogLines(of: app, count: RunHistory.outputLineLimit) }
 
         let started = ContinuousClock.now
         let service = ControlService(
@@ -147,6 +155,7 @@ package enum Daemon {
             },
             reload: { dryRun in await state.reload(dryRun: dryRun, timeline: timeline) }
         )
+        service.history = history
         do {
             try prepareDirectory(of: socketPath)
             try service.start(
@@ -202,6 +211,7 @@ package enum Daemon {
             )
         }
 
+        autostart(configuration.apps, on: scheduler, timeline: timeline)
         // systemd's Type=notify: the socket listens and the configuration is applied (Docs/Deployment.md).
         if let problem = operations.ready() { printError("warning: \(problem)") }
         let outcome = await Self.waitForStop(
@@ -216,6 +226,7 @@ package enum Daemon {
         await state.stop()
         await scheduler.shutdown()
         await operations.stop()
+        history.flush()
         ControlSocketServer.removeSocketFile(at: socketPath)
         signalContinuation.finish()
         printOut("runway daemon stopped: every app is notRunning")

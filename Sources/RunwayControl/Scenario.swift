@@ -37,6 +37,8 @@ package struct Scenario: Sendable {
         package var action: Action
         /// Where it was read: `file:line`.
         package var location: String
+        /// For `expect`: the app's KeepAlive restarts must be exactly this many (`"restarts": 1`).
+        package var restarts: Int? = nil
     }
 
     package var file: String
@@ -48,7 +50,7 @@ package struct Scenario: Sendable {
 
     /// What `do` may name besides lifecycle commands and user actions.
     static let operations = ["beginTask", "endTask", "extend", "expire", "purge", "memoryWarning"]
-    static let keys: Set<String> = ["at", "app", "do", "task", "seconds", "expect", "reason"]
+    static let keys: Set<String> = ["at", "app", "do", "task", "seconds", "expect", "reason", "restarts"]
 
     /// Reads and checks a scenario against the apps of `configuration`.
     ///
@@ -128,9 +130,14 @@ package struct Scenario: Sendable {
         case (.some(let name), nil):
             action = try self.action(name, task: try string(raw.task, "task"), seconds: raw.seconds, fail: fail)
         }
+        if let restarts = raw.restarts {
+            guard case .expect = action, restarts >= 0 else {
+                throw fail("field 'restarts': only on an 'expect' step, a number of restarts >= 0")
+            }
+        }
         switch (action, app) {
         case (.purge, _), (.memoryWarning, _), (_, .some):
-            return Step(at: at, app: app, action: action, location: location)
+            return Step(at: at, app: app, action: action, location: location, restarts: raw.restarts)
         case (.userAction(let user), nil):
             guard let event = DeviceEvent(rawValue: user.rawValue) else { fallthrough }
             return Step(at: at, app: nil, action: .deviceEvent(event), location: location)
@@ -180,6 +187,7 @@ private struct RawStep: Decodable {
     var seconds: Double?
     var expect: String?
     var reason: String?
+    var restarts: Int?
 }
 
 /// A scenario file that cannot be played: where (`file:line`) and what is wrong.

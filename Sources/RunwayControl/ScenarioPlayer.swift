@@ -81,6 +81,11 @@ struct ScenarioPlayer: Sendable {
                 timeline.note(nil, "> memory warning")
                 self.scheduler.memoryWarning()
             case .expect(let state, let reason):
+                if let restarts = step.restarts, let found = self.scheduler.status().first(where: { $0.app == app }),
+                    found.restart.restarts != restarts
+                {
+                    return "expected \(app) restarted \(restarts) time(s), found \(found.restart.restarts)"
+                }
                 return self.check(app, state: state, reason: reason)
             }
         } catch {

@@ -30,4 +30,10 @@ package enum StateDirectory {
         let hex = String(hash, radix: 16)
         return "\(directory)/\(name)-\(String(repeating: "0", count: 8 - hex.count))\(hex).processes"
     }
+
+    /// The run history of the daemon serving `socket` (RunHistoryFile.swift): the state file's name with
+    /// `.history.json` for `.processes`, in the same directory.
+    package static func historyFile(directory: String, socket: String) -> String {
+        String(self.stateFile(directory: directory, socket: socket).dropLast(".processes".count)) + ".history.json"
+    }
 }

@@ -34,7 +34,8 @@ struct Timeline: Sendable {
 
     private func write(_ at: Instant, _ app: AppID?, _ text: String) {
         let name = app?.bundleIdentifier ?? ""
-        let line = "\(at.description.padded(to: 10)) \(name.padded(to: self.appWidth))  \(text)\n"
+        let wall = WallClock(scheduler: self.scheduler).timeOfDay(at: at)
+        let line = "\(wall) \(at.description.padded(to: 10)) \(name.padded(to: self.appWidth))  \(text)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
     }
 }
@@ -45,7 +46,14 @@ package enum TimelineText {
     package static func transition(_ event: TransitionEvent) -> String {
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.map(\.description).joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
-        return "\(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"
+        return "\(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)\(self.restart(event))"
+    }
+
+    /// `  restart #3 at t=4.000s (in 0.800s)`, with `crash-looping` once the app is (KeepAlive); empty otherwise.
+    static func restart(_ event: TransitionEvent) -> String {
+        guard let restart = event.restart else { return "" }
+        let loop = restart.crashLooping ? ", crash-looping" : ""
+        return "  restart #\(restart.attempt) at \(restart.at) (in \(restart.at - event.at)\(loop))"
     }
 }
 

@@ -61,6 +61,8 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
     case budgetExpired
     /// The app is gone (`to` is `notRunning`).
     case terminated(TerminationReason)
+    /// KeepAlive launched the app again; this is its n-th restart (Scheduler+Restart.swift).
+    case restart(Int)
 
     public var description: String {
         switch self {
@@ -68,6 +70,7 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
         case .noOutstandingTasks: return "noOutstandingTasks"
         case .budgetExpired: return "budgetExpired"
         case .terminated(let reason): return "terminated(\(reason))"
+        case .restart(let attempt): return "restart(\(attempt))"
         }
     }
 }
@@ -85,6 +88,8 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     public var messages: [Message]
     /// For a process app that exited: how it ended.
     public var exit: ProcessExit?
+    /// On a transition to `notRunning`: the restart KeepAlive armed, if any (Scheduler+Restart.swift).
+    public var restart: PendingRestart?
 
     public init(
         app: AppID,
@@ -107,6 +112,7 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let list = self.messages.map(\.description).joined(separator: ", ")
         let exit = self.exit.map { " \($0)" } ?? ""
-        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)] {\(list)}\(exit)"
+        let restart = self.restart.map { " restart #\($0.attempt) at \($0.at)" + ($0.crashLooping ? " crashLoop" : "") }
+        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)] {\(list)}\(exit)\(restart ?? "")"
     }
 }

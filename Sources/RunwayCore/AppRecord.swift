@@ -7,6 +7,8 @@ struct AppRecord {
     /// How the last run ended; kept while the app runs again.
     var lastTermination: TerminationReason?
     var lastExit: ProcessExit?
+    /// KeepAlive: restarts, failures and the pending restart (Scheduler+Restart.swift).
+    var restart = RestartRecord()
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor
@@ -33,7 +35,8 @@ struct AppRecord {
             if case .awaiting(let grace?) = period.entry { kinds.append((grace, .backgroundEntryGrace)) }
             return kinds
         case .terminating(let termination, _): return termination.timer.map { [($0, .termination)] } ?? []
-        case .notRunning, .foreground, .suspended, .modifying: return []
+        case .notRunning: return self.restart.timer.map { [($0, .restart)] } ?? []
+        case .foreground, .suspended, .modifying: return []
         }
     }
 }
@@ -48,6 +51,8 @@ enum TimerKind: Hashable, Sendable {
     case backgroundEntryGrace
     /// L4: the termination messages did not finish in time, or SIGKILL is due.
     case termination
+    /// KeepAlive: launch a `notRunning` app again (Scheduler+Restart.swift).
+    case restart
 }
 
 struct TimerKey: Hashable, Sendable {

@@ -25,6 +25,8 @@ public struct AppStatus: Hashable, Sendable {
     /// How the last run ended, if the app ran before.
     public var lastTermination: TerminationReason?
     public var lastExit: ProcessExit?
+    /// KeepAlive: restarts so far, consecutive failures, crash-loop state and the pending restart.
+    public var restart = RestartStatus()
 }
 
 extension Scheduler {
@@ -32,7 +34,7 @@ extension Scheduler {
     public func status(of app: AppID, now: Instant) -> AppStatus? {
         guard let index = self.appIndex[app] else { return nil }
         let record = self.apps[index]
-        return AppStatus(
+        var status = AppStatus(
             app: record.id,
             isProcess: record.descriptor.isProcess,
             state: record.state,
@@ -48,6 +50,8 @@ extension Scheduler {
             lastTermination: record.lastTermination,
             lastExit: record.lastExit
         )
+        status.restart = record.restart.status
+        return status
     }
 
     /// Notifications held while suspended (N1).

@@ -34,6 +34,8 @@ extension Scheduler {
             command: command
         )
         let exitsImmediately = self.exitsImmediately(record.descriptor)
+        // KeepAlive: `terminate` of an app waiting for a restart cancels the restart (Scheduler+Restart.swift).
+        if self.terminateCancelsRestart(command, index) { return }
 
         switch (command, record.lifecycle) {
         case (.launch, .notRunning):
@@ -114,6 +116,7 @@ extension Scheduler {
     }
 
     mutating func launch(_ index: Int, inBackground: Bool) {
+        self.runStarting(index)
         if self.apps[index].descriptor.isProcess {
             self.actions.append(.spawn(self.apps[index].id))
         }

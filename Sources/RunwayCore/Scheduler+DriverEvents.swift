@@ -82,6 +82,7 @@ extension Scheduler {
     public mutating func shutdownRequested(now: Instant) -> [Action] {
         self.begin(now)
         self.stopping = true
+        self.cancelAllRestarts()
         for index in self.apps.indices {
             switch self.apps[index].lifecycle {
             case .foreground, .background, .suspended:

@@ -183,13 +183,15 @@ extension Scheduler {
         self.apps[index].lastTermination = reason
         self.apps[index].lastExit = exit
         self.enter(index, .notRunning)
+        let restart = self.considerRestart(index, reason: reason)
         self.publish(
             index,
             from: termination?.from ?? record.state,
             to: .notRunning,
             cause: .terminated(reason),
             messages: termination?.messages ?? [],
-            exit: exit
+            exit: exit,
+            restart: restart
         )
     }
 }

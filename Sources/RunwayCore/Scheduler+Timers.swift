@@ -58,6 +58,10 @@ extension Scheduler {
             guard case false?? = tasksHeld else { return }
             self.beginTermination(index, reason: .backgroundEntryTimeout, graceful: false)
 
+        case .restart:
+            // KeepAlive: launch the app again (Scheduler+Restart.swift).
+            self.restartDue(index, handle: handle)
+
         case .termination:
             guard let termination = self.apps[index].lifecycle.termination, termination.timer == handle else { return }
             self.terminationGraceReached(index, termination)

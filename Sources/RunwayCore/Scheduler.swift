@@ -159,10 +159,11 @@ public struct Scheduler {
         to: AppState,
         cause: TransitionCause,
         messages: [Message],
-        exit: ProcessExit? = nil
+        exit: ProcessExit? = nil,
+        restart: PendingRestart? = nil
     ) {
         let record = self.apps[index]
-        let event = TransitionEvent(
+        var event = TransitionEvent(
             app: record.id,
             from: from,
             to: to,
@@ -171,6 +172,7 @@ public struct Scheduler {
             messages: messages,
             exit: exit
         )
+        event.restart = restart
         self.actions.append(.publish(event))
         if record.descriptor.isProcess, let score = Self.oomScoreAdjust(for: to) {
             self.actions.append(.setOOMScoreAdjust(record.id, score))

@@ -74,6 +74,15 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// Longest background task name in UTF-8 bytes (`TaskNameByteLimit`). A longer one is refused with
     /// `TaskRefusal.nameTooLong`; names are never cut. Default 256; at least 1.
     public var taskNameByteLimit: Int
+    /// KeepAlive: the longest delay between restarts (`RestartBackoffLimit`); the backoff doubles up to it.
+    /// Default 300 s (kubelet's cap); positive.
+    public var restartBackoffLimit: TimeSpan = .seconds(Int64(300))
+    /// KeepAlive: a run at least this long resets the backoff (`RestartBackoffReset`). Default 600 s (kubelet's
+    /// 10 minutes); not negative.
+    public var restartBackoffReset: TimeSpan = .seconds(Int64(600))
+    /// KeepAlive: this many consecutive failures make an app crash-looping (`CrashLoopThreshold`). Default 5; at
+    /// least 1.
+    public var crashLoopThreshold: Int = 5
 
     public init(
         backgroundTimeBudget: TimeSpan = .seconds(30),
@@ -169,6 +178,11 @@ public struct AppDescriptor: Hashable, Sendable {
     /// modes win over `exitsOnSuspend` (such an app is never suspended, so it never exits); the config loader
     /// rejects the combination.
     public var backgroundModes: [String]
+    /// `RunAtLoad`: the host launches the app (with `launchCommand`) when it registers it, at start or on a
+    /// reload that adds it. The core only carries the flag; the daemon sends the command.
+    public var runAtLoad: Bool = false
+    /// `KeepAlive` and `ThrottleInterval`: restart the app after an exit Runway did not cause; nil never does.
+    public var keepAlive: RestartPolicy?
     /// `RunwayBackgroundTimeBudget`: overrides the scheduler's `backgroundTimeBudget` for this app (B3).
     /// Must not be negative.
     public var backgroundTimeBudget: TimeSpan?

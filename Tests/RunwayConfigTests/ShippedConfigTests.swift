@@ -15,6 +15,7 @@ struct ShippedConfigTests {
         #expect(
             configuration.apps.map(\.descriptor.id) == [
                 "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
+                "com.example.watcher", "com.example.worker",
             ]
         )
         #expect(
@@ -84,6 +85,25 @@ struct ShippedConfigTests {
                     exitsOnSuspendStyle: .drain,
                     backgroundTimeBudget: .seconds(6)
                 ),
+                {
+                    // RunAtLoad into the background: it has a background mode.
+                    var watcher = AppDescriptor(id: "com.example.watcher", kind: process, backgroundModes: ["fetch"])
+                    watcher.runAtLoad = true
+                    return watcher
+                }(),
+                {
+                    // RunAtLoad, and KeepAlive {SuccessfulExit = NO} with ThrottleInterval 1.
+                    var worker = AppDescriptor(
+                        id: "com.example.worker",
+                        kind: .process(ProcessSpec(arguments: ["Programs/flaky_worker.sh"]))
+                    )
+                    worker.runAtLoad = true
+                    worker.keepAlive = RestartPolicy(
+                        conditions: [.successfulExit(false)],
+                        throttleInterval: .seconds(1)
+                    )
+                    return worker
+                }(),
             ]
         )
         // The plain apps get signals only; the two protocol apps are awaited (L2, A4).

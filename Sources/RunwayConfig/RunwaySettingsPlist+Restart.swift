@@ -1,0 +1,66 @@
+import RunwayCore
+
+// The restart, history and state keys of `Runway.plist` (Docs/Configuration.md): `RestartBackoffLimit`,
+// `RestartBackoffReset`, `CrashLoopThreshold` (the core's KeepAlive policy), `StateDirectory` and
+// `RunHistoryLimit` (the daemon's).
+
+extension RunwaySettingsPlist {
+    /// Bounds of `CrashLoopThreshold`.
+    static let crashLoopThresholds = 1...1_000
+
+    /// Reads the keys into `settings` and `daemon`; absent keys keep the defaults.
+    static func applyRestartKeys(
+        _ plist: RunwaySettingsPlist,
+        settings: inout SchedulerSettings,
+        daemon: inout DaemonSettings,
+        file: PlistFile
+    ) throws(ConfigError) {
+        if let limit = try file.seconds(plist.restartBackoffLimit, key: Key.restartBackoffLimit, positive: true) {
+            settings.restartBackoffLimit = limit
+        }
+        if let reset = try file.seconds(plist.restartBackoffReset, key: Key.restartBackoffReset) {
+            settings.restartBackoffReset = reset
+        }
+        if let threshold = plist.crashLoopThreshold {
+            guard Self.crashLoopThresholds.contains(threshold) else {
+                throw file.error(at: .key(Key.crashLoopThreshold.name), expected: Key.crashLoopThreshold.expected)
+            }
+            settings.crashLoopThreshold = threshold
+        }
+        daemon.stateDirectory = try file.absolutePath(plist.stateDirectory, key: Key.stateDirectory)
+        if let limit = plist.runHistoryLimit {
+            guard DaemonSettings.runHistoryLimits.contains(limit) else {
+                throw file.error(at: .key(Key.runHistoryLimit.name), expected: Key.runHistoryLimit.expected)
+            }
+            daemon.runHistoryLimit = limit
+        }
+    }
+}
+
+extension RunwaySettingsPlist.Key {
+    static let restartBackoffLimit = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.restartBackoffLimit,
+        expected: Expected.positiveSeconds
+    )
+    static let restartBackoffReset = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.restartBackoffReset,
+        expected: Expected.seconds
+    )
+    static let crashLoopThreshold = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.crashLoopThreshold,
+        expected: "an integer from \(RunwaySettingsPlist.crashLoopThresholds.lowerBound) to "
+            + "\(RunwaySettingsPlist.crashLoopThresholds.upperBound) (consecutive failures)"
+    )
+    static let stateDirectory = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.stateDirectory,
+        expected: "an absolute path (a string starting with \"/\")"
+    )
+    static let runHistoryLimit = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.runHistoryLimit,
+        expected: "an integer from \(DaemonSettings.runHistoryLimits.lowerBound) to "
+            + "\(DaemonSettings.runHistoryLimits.upperBound) (runs kept per app)"
+    )
+    static let restart = [
+        restartBackoffLimit, restartBackoffReset, crashLoopThreshold, stateDirectory, runHistoryLimit,
+    ]
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Runway
+import RunwayConfig
+import RunwayCore
+
+// RunAtLoad (Docs/Configuration.md) and the run history's setup, for `runway run` (Daemon.swift) and reloads
+// (ConfigReload.swift).
+
+/// Launches every app of `apps` whose plist sets `RunAtLoad`, into its launch state (`AppDescriptor.launchCommand`:
+/// the background for apps with `UIBackgroundModes`, else the foreground). A refusal (the daemon is stopping) is
+/// noted on the timeline; a failed spawn shows as the app's transition to `notRunning` (`spawnFailed`).
+func autostart(_ apps: [ConfiguredApp], on scheduler: RunwayScheduler, timeline: Timeline) {
+    for app in apps where app.descriptor.runAtLoad {
+        let id = app.descriptor.id
+        let command = app.descriptor.launchCommand
+        timeline.note(id, "RunAtLoad: \(command)")
+        do throws(SchedulerError) {
+            try scheduler.send(command, to: id)
+        } catch {
+            timeline.note(id, "RunAtLoad refused: \(error)")
+        }
+    }
+}
+
+/// The daemon's run history: read from the state directory (a bad file is reported and set aside, never fatal),
+/// fed by every transition from now on.
+func startRunHistory(
+    configuration: RunwayConfiguration,
+    scheduler: RunwayScheduler,
+    stateDirectory: String,
+    socket: String
+) -> RunHistory {
+    let file = RunHistoryFile(path: StateDirectory.historyFile(directory: stateDirectory, socket: socket))
+    var runs: [String: [RunRecord]] = [:]
+    switch file.read() {
+    case .success(let saved):
+        // Apps no longer configured are dropped: the file stays bounded by the configured apps.
+        let configured = Set(configuration.apps.map(\.descriptor.id.bundleIdentifier))
+        runs = saved.filter { configured.contains($0.key) }
+    case .failure(let error):
+        let aside = file.path + ".bad"
+        _ = rename(file.path, aside)
+        printError("warning: run history not read, starting empty (the file was moved to \(aside)): \(error)")
+    }
+    let history = RunHistory(
+        limit: configuration.daemon.runHistoryLimit,
+        file: file,
+        clock: WallClock(scheduler: scheduler),
+        runs: runs
+    )
+    scheduler.observeTransitions { event in history.transitioned(event) }
+    return history
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Runway
+import RunwayCore
+import Synchronization
+
+/// One run of an app in the history (`status APP`, `status --json`, Docs/ControlProtocol.md): from a transition
+/// out of `notRunning` to the transition back into it. A plain value; times are wall-clock texts (`WallClock`).
+package struct RunRecord: Codable, Hashable, Sendable {
+    /// When the run began: ISO 8601, UTC, milliseconds.
+    package var started: String
+    /// When it ended; absent while the app still runs.
+    package var ended: String?
+    /// The termination reason (`exited(3)`, `budgetOverrun`, ...); absent while the app still runs.
+    package var reason: String?
+    /// The exit status, when the process exited.
+    package var exitStatus: Int32?
+    /// The signal, when the process was ended by one.
+    package var signal: Int32?
+    /// Restarts KeepAlive had made of the app when this run began (n for the run its n-th restart started).
+    package var restarts: Int
+    /// The last lines the app printed, oldest first; empty when no output source is connected.
+    package var lastOutput: [String]
+}
+
+/// The last `limit` runs of every app, kept by observing transitions and saved to a JSON file after each run ends
+/// (RunHistoryFile.swift), so that a restarted daemon shows them.
+///
+/// Thread-safe: the state is behind a mutex. `transitioned` is called on the loop thread; files are written on a
+/// serial queue of their own, never on the loop thread.
+package final class RunHistory: Sendable {
+    /// The last lines of an app's output, for a run that just ended (the per-app log ring, when connected).
+    package typealias OutputSource = @Sendable (AppID) -> [String]
+
+    /// Lines of output kept per run, and bytes per line: bounds the file with `limit` (Docs/Configuration.md).
+    package static let outputLineLimit = 20
+    package static let outputLineByteLimit = 1_024
+
+    private struct State {
+        var runs: [String: [RunRecord]] = [:]
+        var restarts: [String: Int] = [:]
+        var outputSource: OutputSource?
+        var writeProblem: String?
+    }
+
+    let limit: Int
+    let file: RunHistoryFile?
+    let clock: WallClock
+    private let state: Mutex<State>
+    private let writes = DispatchQueue(label: "runway-run-history")
+
+    /// - Parameters:
+    ///   - limit: Runs kept per app (`RunHistoryLimit`).
+    ///   - file: Where the history is kept; nil keeps it in memory only.
+    ///   - runs: What a previous daemon saved (`RunHistoryFile.read`).
+    init(limit: Int, file: RunHistoryFile?, clock: WallClock, runs: [String: [RunRecord]] = [:]) {
+        self.limit = limit
+        self.file = file
+        self.clock = clock
+        self.state = Mutex(State(runs: runs.mapValues { Array($0.suffix(limit)) }))
+    }
+
+    /// Connects the source of `lastOutput` (the per-app log ring); nil disconnects it. May be called from any
+    /// thread. The source is called on the loop thread once per run's end, with the app that ended, and must
+    /// return quickly without blocking (the last lines it already holds); at most `outputLineLimit` lines are kept.
+    package func setOutputSource(_ source: OutputSource?) {
+        self.state.withLock { $0.outputSource = source }
+    }
+
+    /// The app's runs, oldest first, the current one (not ended) last.
+    package func runs(of app: AppID) -> [RunRecord] {
+        self.state.withLock { $0.runs[app.bundleIdentifier] ?? [] }
+    }
+
+    /// Why the last write failed, or nil.
+    var writeProblem: String? { self.state.withLock { $0.writeProblem } }
+
+    /// A transition (loop thread): a run begins when the app leaves `notRunning` and ends when it returns there.
+    func transitioned(_ event: TransitionEvent) {
+        let key = event.app.bundleIdentifier
+        let wall = self.clock.text(at: event.at)
+        if event.from == .notRunning {
+            self.state.withLock { state in
+                if case .restart(let attempt) = event.cause { state.restarts[key] = attempt }
+                let record = RunRecord(
+                    started: wall,
+                    restarts: state.restarts[key] ?? 0,
+                    lastOutput: []
+                )
+                state.runs[key, default: []].append(record)
+                state.runs[key] = Array(state.runs[key, default: []].suffix(self.limit))
+            }
+            return
+        }
+        guard event.to == .notRunning, case .terminated(let reason) = event.cause else { return }
+        let source = self.state.withLock { $0.outputSource }
+        let output = (source?(event.app) ?? []).suffix(Self.outputLineLimit).map(Self.cut)
+        let snapshot = self.state.withLock { state -> [String: [RunRecord]] in
+            var runs = state.runs[key] ?? []
+            if runs.last?.ended != nil || runs.isEmpty {
+                runs.append(RunRecord(started: wall, restarts: state.restarts[key] ?? 0, lastOutput: []))
+            }
+            var record = runs[runs.count - 1]
+            record.ended = wall
+            record.reason = reason.description
+            switch event.exit {
+            case .exited(let status): record.exitStatus = status
+            case .signaled(let signal): record.signal = signal
+            case nil: break
+            }
+            record.lastOutput = Array(output)
+            runs[runs.count - 1] = record
+            state.runs[key] = Array(runs.suffix(self.limit))
+            return state.runs
+        }
+        self.save(snapshot)
+    }
+
+    /// Waits until every queued write is done (at the daemon's stop).
+    func flush() {
+        self.writes.sync {}
+    }
+
+    private func save(_ runs: [String: [RunRecord]]) {
+        guard let file = self.file else { return }
+        // Only ended runs are saved: a run still going when the daemon dies has no end to show.
+        let ended = runs.mapValues { $0.filter { $0.ended != nil } }.filter { !$0.value.isEmpty }
+        self.writes.async {
+            let problem = file.write(ended)
+            self.state.withLock { $0.writeProblem = problem }
+        }
+    }
+
+    /// A line cut to `outputLineByteLimit` bytes of UTF-8 (on a character boundary).
+    static func cut(_ line: String) -> String {
+        guard line.utf8.count > Self.outputLineByteLimit else { return line }
+        var result = ""
+        for character in line {
+            guard result.utf8.count + character.utf8.count <= Self.outputLineByteLimit else { break }
+            result.append(character)
+        }
+        return result
+    }
+}

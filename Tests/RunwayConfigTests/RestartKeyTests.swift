@@ -1,0 +1,125 @@
+import RunwayConfig
+import RunwayCore
+import RunwayTestKit
+import Testing
+
+/// The autostart and restart keys (Docs/Configuration.md): `RunAtLoad`, `KeepAlive`, `ThrottleInterval` in an app's
+/// Info.plist; `RestartBackoffLimit`, `RestartBackoffReset`, `CrashLoopThreshold`, `StateDirectory` and
+/// `RunHistoryLimit` in `Runway.plist`.
+@Suite struct RestartKeyTests {
+    func load(app keys: String, settings: String = "") throws -> RunwayConfiguration {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML(settings))
+        try config.writeApp("a", identifier: "com.example.a", keys)
+        return try ConfigLoader.load(directory: config.path)
+    }
+
+    func error(app keys: String = "", settings: String = "") throws -> (ConfigError?, String) {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML(settings))
+        let file = try config.writeApp("a", identifier: "com.example.a", keys)
+        return (loadError(config.path), keys.isEmpty ? config.path + "/Runway.plist" : file)
+    }
+
+    @Test func keepAliveForms() throws {
+        func policy(_ keys: String) throws -> RestartPolicy? { try self.load(app: keys).apps[0].descriptor.keepAlive }
+        #expect(try policy("") == nil)
+        #expect(try policy("<key>KeepAlive</key><false/>") == nil)
+        #expect(try policy("<key>KeepAlive</key><true/>") == RestartPolicy(conditions: [.always]))
+        #expect(
+            try policy("<key>KeepAlive</key><dict><key>SuccessfulExit</key><false/></dict>")
+                == RestartPolicy(conditions: [.successfulExit(false)])
+        )
+        #expect(
+            try policy(
+                "<key>KeepAlive</key><dict><key>SuccessfulExit</key><true/><key>Crashed</key><true/></dict>"
+                    + "<key>ThrottleInterval</key><real>0.2</real>"
+            )
+                == RestartPolicy(
+                    conditions: [.crashed(true), .successfulExit(true)],
+                    throttleInterval: .milliseconds(200)
+                )
+        )
+        let app = try self.load(app: "<key>RunAtLoad</key><true/>").apps[0].descriptor
+        #expect(app.runAtLoad == true)
+        #expect(app.launchCommand == .launch)
+    }
+
+    @Test func badKeepAliveNamesTheKeyPath() throws {
+        var (error, file) = try self.error(app: "<key>KeepAlive</key><string>yes</string>")
+        expectError(
+            error,
+            code: .wrongType,
+            file: file,
+            keyPath: "KeepAlive",
+            found: "string \"yes\"",
+            expectedContains: "a boolean, or a dictionary with SuccessfulExit and/or Crashed"
+        )
+        (error, file) = try self.error(app: "<key>KeepAlive</key><dict><key>PathState</key><true/></dict>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "KeepAlive.PathState",
+            found: "boolean true",
+            expectedContains: "SuccessfulExit or Crashed"
+        )
+        (error, file) = try self.error(app: "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0</real>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "ThrottleInterval",
+            found: "real 0.0",
+            expectedContains: "seconds > 0"
+        )
+    }
+
+    @Test func settingsKeysAndTheirBounds() throws {
+        let configuration = try self.load(
+            app: "",
+            settings: "<key>RestartBackoffLimit</key><real>0.8</real><key>RestartBackoffReset</key><real>30</real>"
+                + "<key>CrashLoopThreshold</key><integer>3</integer><key>RunHistoryLimit</key><integer>4</integer>"
+                + "<key>StateDirectory</key><string>/var/lib/runway</string>"
+        )
+        #expect(configuration.warnings == [])
+        #expect(configuration.settings.restartBackoffLimit == .milliseconds(800))
+        #expect(configuration.settings.restartBackoffReset == .seconds(30))
+        #expect(configuration.settings.crashLoopThreshold == 3)
+        #expect(configuration.daemon.runHistoryLimit == 4)
+        #expect(configuration.daemon.stateDirectory == "/var/lib/runway")
+        let defaults = try self.load(app: "")
+        #expect(defaults.settings.restartBackoffLimit == .seconds(300))
+        #expect(defaults.settings.restartBackoffReset == .seconds(600))
+        #expect(defaults.settings.crashLoopThreshold == 5)
+        #expect(defaults.daemon.runHistoryLimit == 10)
+        #expect(defaults.daemon.stateDirectory == nil)
+
+        var (error, file) = try self.error(settings: "<key>RunHistoryLimit</key><integer>0</integer>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "RunHistoryLimit",
+            found: "integer 0",
+            expectedContains: "from 1 to 1000"
+        )
+        (error, file) = try self.error(settings: "<key>CrashLoopThreshold</key><integer>0</integer>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "CrashLoopThreshold",
+            found: "integer 0",
+            expectedContains: "from 1 to 1000"
+        )
+    }
+
+    @Test func throttleIntervalWithoutKeepAliveIsIgnoredWithAWarning() throws {
+        let configuration = try self.load(app: "<key>ThrottleInterval</key><real>2</real>")
+        #expect(configuration.warnings.map(\.keyPath) == ["ThrottleInterval"])
+        #expect(configuration.apps[0].descriptor.keepAlive == nil)
+    }
+}
