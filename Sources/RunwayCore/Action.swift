@@ -61,6 +61,8 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
     case budgetExpired
     /// The app is gone (`to` is `notRunning`).
     case terminated(TerminationReason)
+    /// A background wake-up resumed the app or launched it into the background (W1).
+    case backgroundWake(WakeReason)
 
     public var description: String {
         switch self {
@@ -68,6 +70,7 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
         case .noOutstandingTasks: return "noOutstandingTasks"
         case .budgetExpired: return "budgetExpired"
         case .terminated(let reason): return "terminated(\(reason))"
+        case .backgroundWake(let reason): return "backgroundWake(\(reason))"
         }
     }
 }

@@ -7,6 +7,8 @@ struct AppRecord {
     /// How the last run ended; kept while the app runs again.
     var lastTermination: TerminationReason?
     var lastExit: ProcessExit?
+    /// The pending scheduled refresh (W7), kept across runs; its timer is not among `timers`, which end with a run.
+    var refresh: RefreshRequest?
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor
@@ -48,6 +50,8 @@ enum TimerKind: Hashable, Sendable {
     case backgroundEntryGrace
     /// L4: the termination messages did not finish in time, or SIGKILL is due.
     case termination
+    /// W7: a scheduled refresh is due.
+    case refresh
 }
 
 struct TimerKey: Hashable, Sendable {

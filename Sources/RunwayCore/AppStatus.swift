@@ -25,6 +25,10 @@ public struct AppStatus: Hashable, Sendable {
     /// How the last run ended, if the app ran before.
     public var lastTermination: TerminationReason?
     public var lastExit: ProcessExit?
+    /// When the app's pending scheduled refresh is due (W7), or nil.
+    public var nextRefresh: Instant?
+    /// Background wake-ups given and not yet completed in the current background period (W4).
+    public var outstandingWakes: Int
 }
 
 extension Scheduler {
@@ -46,7 +50,9 @@ extension Scheduler {
             messageInFlight: record.lifecycle.running?.outbox.inFlight?.message,
             heldNotifications: self.heldNotificationCount(record.lifecycle),
             lastTermination: record.lastTermination,
-            lastExit: record.lastExit
+            lastExit: record.lastExit,
+            nextRefresh: record.refresh?.due,
+            outstandingWakes: record.lifecycle.period?.wakes.count ?? 0
         )
     }
 
