@@ -59,13 +59,15 @@ struct RunwayMetrics: Sendable {
 }
 
 extension TransitionCause {
-    /// The cause without its payload: `command`, `noOutstandingTasks`, `budgetExpired`, `terminated`.
+    /// The cause without its payload: `command`, `noOutstandingTasks`, `budgetExpired`, `terminated`,
+    /// `backgroundWake`.
     var kind: String {
         switch self {
         case .command: return "command"
         case .noOutstandingTasks: return "noOutstandingTasks"
         case .budgetExpired: return "budgetExpired"
         case .terminated: return "terminated"
+        case .backgroundWake: return "backgroundWake"
         }
     }
 }

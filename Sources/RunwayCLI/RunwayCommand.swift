@@ -29,7 +29,7 @@ struct RunwayCommand: AsyncParsableCommand {
             ValidateCommand.self, DemoCommand.self, BenchCommand.self, RunCommand.self, StatusCommand.self,
             EventsCommand.self,
             ReloadCommand.self, ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
-            NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self,
+            NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self, WakeCommand.self,
         ] + appCommands
     )
 }

@@ -12,7 +12,9 @@ struct StatusCommand: ParsableCommand {
             suspension mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet \
             confirmed by the kernel), time in state, background budget left ("unlimited" in the \
             foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
-            background tasks as #id name (age). --json prints the daemon's reply (Docs/ControlProtocol.md). \
+            background tasks as #id name (age). Below the table, an app with background wake-ups not yet completed \
+            or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not completed, next refresh at t=42.0s" \
+            (W4, W7). --json prints the daemon's reply (Docs/ControlProtocol.md). \
             --watch redraws the table in place every --interval seconds until interrupted.
 
             Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
@@ -120,6 +122,13 @@ enum StatusTable {
                 column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }
             lines.append(cells.joined(separator: "  "))
+        }
+        // W4, W7: wake-ups not yet completed and pending scheduled refreshes, one line per app that has any.
+        for app in reply.apps ?? [] {
+            var notes: [String] = []
+            if let wakes = app.outstandingWakes { notes.append("\(wakes) wake-up(s) not completed") }
+            if let refresh = app.nextRefreshAtSeconds { notes.append("next refresh at t=" + seconds(refresh)) }
+            if !notes.isEmpty { lines.append("\(app.app): " + notes.joined(separator: ", ")) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -13,6 +13,7 @@ struct AppInfoPlist: Decodable {
     var backgroundModes: [String]?
     var backgroundTimeBudget: Double?
     var runwayProtocol: Int?
+    var backgroundWakeBudget: Double?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -31,6 +32,7 @@ struct AppInfoPlist: Decodable {
         case backgroundModes = "UIBackgroundModes"
         case backgroundTimeBudget = "RunwayBackgroundTimeBudget"
         case runwayProtocol = "RunwayProtocol"
+        case backgroundWakeBudget = "RunwayBackgroundWakeBudget"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -86,6 +88,7 @@ struct AppInfoPlist: Decodable {
             CodingKeys.runwayProtocol,
             expected: "the integer \(AppInfoPlist.supportedProtocolVersion) (the only protocol version)"
         )
+        static let backgroundWakeBudget = PlistKeySpec(CodingKeys.backgroundWakeBudget, expected: Expected.seconds)
         static let harmless: [PlistKeySpec] = [
             PlistKeySpec(CodingKeys.bundleName, expected: Expected.string),
             PlistKeySpec(CodingKeys.bundleDisplayName, expected: Expected.string),
@@ -100,11 +103,12 @@ struct AppInfoPlist: Decodable {
         specs: [
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
-            Key.backgroundTimeBudget, Key.runwayProtocol,
+            Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget,
         ] + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
+            "BackgroundWakeBudget": "the per-app key is RunwayBackgroundWakeBudget",
         ]
     )
 
@@ -151,6 +155,7 @@ struct AppInfoPlist: Decodable {
             )
         }
 
+        let wakeBudget = try file.seconds(plist.backgroundWakeBudget, key: Key.backgroundWakeBudget)
         let descriptor = AppDescriptor(
             id: id,
             kind: process.map(AppKind.process) ?? .embedded,
@@ -158,7 +163,8 @@ struct AppInfoPlist: Decodable {
             exitsOnSuspendStyle: style,
             lockBehavior: lockBehavior,
             backgroundModes: modes,
-            backgroundTimeBudget: budget
+            backgroundTimeBudget: budget,
+            backgroundWakeBudget: wakeBudget
         )
         return (descriptor, warnings.sortedByKeyPath())
     }

@@ -60,6 +60,11 @@ struct ConfigDiff {
         if old.notificationQueueLimit != new.notificationQueueLimit { names.append("NotificationQueueLimit") }
         if old.taskLimitPerApp != new.taskLimitPerApp { names.append("TaskLimitPerApp") }
         if old.taskNameByteLimit != new.taskNameByteLimit { names.append("TaskNameByteLimit") }
+        if old.backgroundWakeBudget != new.backgroundWakeBudget { names.append("BackgroundWakeBudget") }
+        if old.backgroundWakeLimitPerApp != new.backgroundWakeLimitPerApp { names.append("BackgroundWakeLimitPerApp") }
+        if old.backgroundWakePayloadByteLimit != new.backgroundWakePayloadByteLimit {
+            names.append("BackgroundWakePayloadByteLimit")
+        }
         return names.joined(separator: ", ")
     }
 }

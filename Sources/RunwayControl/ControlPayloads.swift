@@ -41,6 +41,10 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var heldNotifications: Int
     package var lastTermination: String?
     package var lastExit: String?
+    /// When the app's scheduled refresh is due (W7), in seconds since the daemon started; absent when none.
+    package var nextRefreshAtSeconds: Double?
+    /// Background wake-ups given and not yet completed in this background period (W4); absent when none.
+    package var outstandingWakes: Int?
 }
 
 /// What a reload changes (C3).
@@ -77,6 +81,8 @@ extension AppStatusPayload {
         self.heldNotifications = status.heldNotifications
         self.lastTermination = status.lastTermination?.description
         self.lastExit = status.lastExit?.description
+        self.nextRefreshAtSeconds = status.nextRefresh.map { Double($0.nanosecondsSinceOrigin) / 1_000_000_000 }
+        self.outstandingWakes = status.outstandingWakes == 0 ? nil : status.outstandingWakes
     }
 }
 

@@ -45,8 +45,11 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var taskID: UInt64?
     /// For `notify`: the notification's name (N1).
     package var name: String?
-    /// For `notify`: the notification's payload, opaque text (the CLI sends JSON); absent means empty.
+    /// For `notify`: the notification's payload, opaque text (the CLI sends JSON); absent means empty. Also the
+    /// payload of `wake` (W5: at most `BackgroundWakePayloadByteLimit` bytes).
     package var payload: String?
+    /// For `wake`: `fetch`, `remote-notification` or `refresh` (W1).
+    package var reason: String?
 
     package init(
         command: String,
@@ -57,7 +60,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         taskID: UInt64? = nil,
         name: String? = nil,
         payload: String? = nil,
-        id: Int? = nil
+        id: Int? = nil,
+        reason: String? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -69,6 +73,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.taskID = taskID
         self.name = name
         self.payload = payload
+        self.reason = reason
     }
 }
 
@@ -88,6 +93,8 @@ package enum ControlCommand: Hashable, Sendable {
     case memoryWarning
     /// Purge one app as under critical memory pressure (P3).
     case purge
+    /// Wake the app in the background for a fetch or a remote notification (W1).
+    case wake
     /// A lifecycle command of Behaviour.md section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of Behaviour.md section 4 (`home`, `lock`, ...).
@@ -105,6 +112,7 @@ package enum ControlCommand: Hashable, Sendable {
         case "notify": self = .notify
         case "memoryWarning": self = .memoryWarning
         case "purge": self = .purge
+        case "wake": self = .wake
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -119,6 +127,7 @@ package enum ControlCommand: Hashable, Sendable {
     /// Every valid name, for the `unknownCommand` error.
     package static var allNames: [String] {
         ["status", "events", "reload", "extend", "expire", "beginTask", "endTask", "notify", "memoryWarning", "purge"]
+            + ["wake"]
             + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
@@ -128,6 +137,7 @@ package enum ControlCommand: Hashable, Sendable {
         case .status, .events, .reload, .memoryWarning, .purge: return false
         case .userAction(let action): return DeviceEvent(rawValue: action.rawValue) == nil
         case .extend, .expire, .beginTask, .endTask, .notify, .lifecycle: return true
+        case .wake: return true
         }
     }
 }
@@ -154,6 +164,8 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var task: UInt64?
     /// `events`: true; event lines follow until the client disconnects.
     package var subscribed: Bool?
+    /// `wake`: the wake-up's token, as the app receives it (W4).
+    package var wake: UInt64?
 
     package init(id: Int?, ok: Bool) {
         self.id = id

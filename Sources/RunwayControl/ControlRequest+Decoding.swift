@@ -3,6 +3,7 @@
 extension ControlRequest {
     private enum Field: String, CodingKey {
         case v, id, command, app, seconds, dryRun, task, taskID, name, payload
+        case reason
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -18,7 +19,8 @@ extension ControlRequest {
             taskID: try container.decodeInteger(UInt64.self, forKey: .taskID),
             name: try container.decodeIfPresent(String.self, forKey: .name),
             payload: try container.decodeIfPresent(String.self, forKey: .payload),
-            id: try container.decodeInteger(Int.self, forKey: .id)
+            id: try container.decodeInteger(Int.self, forKey: .id),
+            reason: try container.decodeIfPresent(String.self, forKey: .reason)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

@@ -169,6 +169,8 @@ final class ControlService: @unchecked Sendable {
                 try self.scheduler.memoryWarning(for: app)
             case .purge:
                 return self.purgeReply(id: id)
+            case .wake:
+                return try self.wakeReply(request, app: app!)
             case .beginTask:
                 // The name's length and the app's number of tasks are checked by the core, for every kind of
                 // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.

@@ -6,13 +6,14 @@ import Testing
 @Suite struct ValidateCommandTests {
     static let shippedIdentifiers = [
         "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
+        "com.example.weather",
     ]
 
     @Test func C2_validateShippedConfigExitsZero() throws {
         let result = try RunwayBinary.run("validate", "--config", RunwayBinary.shippedConfig)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("valid"), "\(result)")
-        #expect(result.stdout.contains("4 apps"), "\(result)")
+        #expect(result.stdout.contains("5 apps"), "\(result)")
         for identifier in Self.shippedIdentifiers {
             // The identifier followed by the two spaces that separate it from its summary, so that
             // "com.example.sync" cannot be matched inside a longer identifier.

@@ -15,6 +15,7 @@ struct ShippedConfigTests {
         #expect(
             configuration.apps.map(\.descriptor.id) == [
                 "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
+                "com.example.weather",
             ]
         )
         #expect(
@@ -84,12 +85,27 @@ struct ShippedConfigTests {
                     exitsOnSuspendStyle: .drain,
                     backgroundTimeBudget: .seconds(6)
                 ),
+                AppDescriptor(
+                    id: "com.example.weather",
+                    kind: .process(
+                        ProcessSpec(
+                            arguments: ["Programs/sample_app.py"],
+                            environment: [
+                                "SAMPLE_TASK_SECONDS": "0.5", "SAMPLE_WAKE_SECONDS": "1.5",
+                                "SAMPLE_REFRESH_SECONDS": "6",
+                            ],
+                            speaksProtocol: true
+                        )
+                    ),
+                    lockBehavior: .modern,
+                    backgroundWakeBudget: .seconds(4)
+                ),
             ]
         )
-        // The plain apps get signals only; the two protocol apps are awaited (L2, A4).
+        // The plain apps get signals only; the three protocol apps are awaited (L2, A4).
         #expect(
             configuration.apps.filter(\.descriptor.awaitsMessages).map(\.descriptor.id) == [
-                "com.example.sync", "com.example.uploader",
+                "com.example.sync", "com.example.uploader", "com.example.weather",
             ]
         )
     }
