@@ -66,6 +66,9 @@ func describe(_ descriptor: AppDescriptor, settings: SchedulerSettings) -> Strin
     if let lock = descriptor.lockBehavior, lock != settings.lockBehavior {
         parts.append("lock \(lock.rawValue)")
     }
+    if let wake = descriptor.backgroundWakeBudget {
+        parts.append("wake budget \(wake)")
+    }
     return parts.joined(separator: ", ")
 }
 
