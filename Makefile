@@ -6,7 +6,7 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs man test clean install
+.PHONY: all deps build demo demo-wake simulate validate lint format snippet-check example-check docs man test clean install
 
 all: build
 
@@ -28,6 +28,11 @@ build: deps
 demo: build
 	"$$($(SWIFT) build --show-bin-path)/runway" validate --config $(CONFIG)
 	"$$($(SWIFT) build --show-bin-path)/runway" run --config $(CONFIG) --scenario $(CONFIG)/Scenarios/demo.jsonl
+
+# The second demo (about 11 s): background wake-ups on the real daemon (Behaviour.md W1-W9). The weather app uses the
+# modern lock, is suspended, woken for a background fetch and then for the refresh it scheduled, and unlocked.
+demo-wake: build
+	"$$($(SWIFT) build --show-bin-path)/runway" run --config $(CONFIG) --scenario $(CONFIG)/Scenarios/wake.jsonl
 
 # The seed scenarios on the core with a simulated clock (no real time, no processes).
 simulate: build

@@ -5,6 +5,11 @@ It prints every lifecycle message (a notification also with its name and payload
 background it begins a background task "upload" that it ends after SAMPLE_TASK_SECONDS seconds (default 1), or
 never when the value is "never" (S12). Messages are acknowledged when handled: Runway sends nothing else to this
 app until then (L2).
+
+Background wake-ups (W1-W9): a backgroundWake message is printed with its reason, payload and token, and completed
+(backgroundWakeCompleted) SAMPLE_WAKE_SECONDS seconds later (default 0.5), or never when the value is "never". With
+SAMPLE_REFRESH_SECONDS set, the app asks after launching for a scheduled refresh that many seconds later
+(scheduleRefresh).
 """
 import json
 import os
@@ -47,8 +52,25 @@ def finish_later(task, seconds):
     timer.start()
 
 
+def complete_wake_later(wake, seconds):
+    def complete():
+        say("completed wake %d: %s" % (wake, request("backgroundWakeCompleted", wake=wake)))
+
+    timer = threading.Timer(seconds, complete)
+    timer.daemon = True
+    timer.start()
+
+
 def handle(message, line):
-    if message == "didEnterBackground":
+    if message == "didFinishLaunching" and os.environ.get("SAMPLE_REFRESH_SECONDS"):
+        seconds = float(os.environ["SAMPLE_REFRESH_SECONDS"])
+        say("refresh scheduled in %s s: %s" % (seconds, request("scheduleRefresh", seconds=seconds)))
+    elif message == "backgroundWake":
+        say("wake %s %s wake#%d" % (line["reason"], line.get("payload", ""), line["wake"]))
+        seconds = os.environ.get("SAMPLE_WAKE_SECONDS", "0.5")
+        if seconds != "never":
+            complete_wake_later(line["wake"], float(seconds))
+    elif message == "didEnterBackground":
         reply = request("beginBackgroundTask", name="upload")
         task = (reply or {}).get("task", 0)
         if task == 0:

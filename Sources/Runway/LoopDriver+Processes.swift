@@ -121,6 +121,8 @@ extension LoopDriver: ProcessSupervisorDelegate {
         case .backgroundTimeRemaining(let request):
             let remaining = self.backgroundTimeRemaining(for: app)
             reply(.timeRemaining(request: request, seconds: remaining == .max ? nil : remaining.seconds))
+        case .backgroundWakeCompleted, .scheduleRefresh:
+            self.processRequestedWake(request, app: app, reply: reply)
         }
     }
 }

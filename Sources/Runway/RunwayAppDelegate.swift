@@ -23,6 +23,15 @@ public protocol RunwayAppDelegate: AnyObject, Sendable {
     /// A host notification (N1). Notifications posted while the app was suspended arrive after
     /// `willEnterForeground` and before `didBecomeActive`, coalesced by name.
     func didReceive(notification name: String, payload: String, _ application: RunwayApplication) async
+    /// A background wake-up (W1): do the work, then call `application.completeBackgroundWake(token)`, from this
+    /// method or later (W4). The app is suspended again once it completes or when the wake budget runs out. The
+    /// default implementation completes at once, so an app that does not handle wake-ups is suspended again at once.
+    func didReceiveBackgroundWake(
+        reason: WakeReason,
+        payload: String,
+        token: WakeToken,
+        _ application: RunwayApplication
+    ) async
 }
 
 extension RunwayAppDelegate {
@@ -34,6 +43,15 @@ extension RunwayAppDelegate {
     public func willTerminate(_ application: RunwayApplication) async {}
     public func didReceiveMemoryWarning(_ application: RunwayApplication) async {}
     public func didReceive(notification name: String, payload: String, _ application: RunwayApplication) async {}
+    public func didReceiveBackgroundWake(
+        reason: WakeReason,
+        payload: String,
+        token: WakeToken,
+        _ application: RunwayApplication
+    ) async {
+        // Refused only for a token never issued, or after shutdown: nothing is left to complete then.
+        try? application.completeBackgroundWake(token)
+    }
 }
 
 extension RunwayAppDelegate {
@@ -49,6 +67,8 @@ extension RunwayAppDelegate {
         case .didReceiveMemoryWarning: await self.didReceiveMemoryWarning(application)
         case .notification(let name, let payload):
             await self.didReceive(notification: name, payload: payload, application)
+        case .backgroundWake(let reason, let payload, let token):
+            await self.didReceiveBackgroundWake(reason: reason, payload: payload, token: token, application)
         case .backgroundTaskWillExpire:
             preconditionFailure("Expiration handlers are called by the driver, not through the delegate")
         }

@@ -11,7 +11,7 @@ public final class RunwayApplication: Sendable {
     public let id: AppID
     /// Runs the app's work only while it may run: held while suspended, cancelled on termination (A2).
     public let executor: RunwayAppExecutor
-    private let loop: LoopBridge
+    let loop: LoopBridge
 
     init(id: AppID, bridge: LoopBridge) {
         self.id = id

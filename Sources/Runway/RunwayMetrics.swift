@@ -71,7 +71,8 @@ struct RunwayMetrics: Sendable {
 }
 
 extension TransitionCause {
-    /// The cause without its payload: `command`, `noOutstandingTasks`, `budgetExpired`, `terminated`.
+    /// The cause without its payload: `command`, `noOutstandingTasks`, `budgetExpired`, `terminated`,
+    /// `backgroundWake`.
     var kind: String {
         switch self {
         case .command: return "command"
@@ -79,6 +80,7 @@ extension TransitionCause {
         case .budgetExpired: return "budgetExpired"
         case .terminated: return "terminated"
         case .restart: return "restart"
+        case .backgroundWake: return "backgroundWake"
         }
     }
 }

@@ -44,7 +44,7 @@ struct RunwayCommand: AsyncParsableCommand {
                 name: "Apps",
                 subcommands: lifecycleCommands + [
                     ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
-                    NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self,
+                    NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self, WakeCommand.self,
                 ]
             ),
             // The iOS user actions and device events (Behaviour.md section 4).

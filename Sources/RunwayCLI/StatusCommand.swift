@@ -16,7 +16,9 @@ struct StatusCommand: ParsableCommand {
             foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
             background tasks as #id name (age). With APP, a describe-style view instead: state, pid, restarts, \
             the pending restart, and the last runs (RunHistoryLimit) with wall-clock start and end, reason and \
-            the last lines of output. A STATE longer than \(StatusTable.stateWidth) characters (a long \
+            the last lines of output. Below the table, an app with background wake-ups not yet completed or a \
+            scheduled refresh pending gets a line: "APP: 1 wake-up(s) not completed, next refresh at t=42.0s" \
+            (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a long \
             termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
             (Docs/ControlProtocol.md). \
             --watch redraws the table in place every --interval seconds, under a line with the time, until \
@@ -122,6 +124,13 @@ enum StatusTable {
                 column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }
             lines.append(cells.joined(separator: "  "))
+        }
+        // W4, W7: wake-ups not yet completed and pending scheduled refreshes, one line per app that has any.
+        for app in reply.apps ?? [] {
+            var notes: [String] = []
+            if let wakes = app.outstandingWakes { notes.append("\(wakes) wake-up(s) not completed") }
+            if let refresh = app.nextRefreshAtSeconds { notes.append("next refresh at t=" + seconds(refresh)) }
+            if !notes.isEmpty { lines.append("\(app.app): " + notes.joined(separator: ", ")) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

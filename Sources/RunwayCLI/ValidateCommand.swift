@@ -71,6 +71,9 @@ func describe(_ descriptor: AppDescriptor, settings: SchedulerSettings) -> Strin
         let conditions = keepAlive.conditions.map(describe).joined(separator: " or ")
         parts.append("KeepAlive \(conditions), ThrottleInterval \(keepAlive.throttleInterval)")
     }
+    if let wake = descriptor.backgroundWakeBudget {
+        parts.append("wake budget \(wake)")
+    }
     return parts.joined(separator: ", ")
 }
 

@@ -20,6 +20,7 @@ struct AppInfoPlist: Decodable {
     var runAtLoad: Bool?
     var keepAlive: KeepAliveValue?
     var throttleInterval: Double?
+    var backgroundWakeBudget: Double?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -45,6 +46,7 @@ struct AppInfoPlist: Decodable {
         case runAtLoad = "RunAtLoad"
         case keepAlive = "KeepAlive"
         case throttleInterval = "ThrottleInterval"
+        case backgroundWakeBudget = "RunwayBackgroundWakeBudget"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -100,6 +102,7 @@ struct AppInfoPlist: Decodable {
             CodingKeys.runwayProtocol,
             expected: "the integer \(AppInfoPlist.supportedProtocolVersion) (the only protocol version)"
         )
+        static let backgroundWakeBudget = PlistKeySpec(CodingKeys.backgroundWakeBudget, expected: Expected.seconds)
         static let harmless: [PlistKeySpec] = [
             PlistKeySpec(CodingKeys.bundleName, expected: Expected.string),
             PlistKeySpec(CodingKeys.bundleDisplayName, expected: Expected.string),
@@ -114,11 +117,12 @@ struct AppInfoPlist: Decodable {
         specs: [
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
-            Key.backgroundTimeBudget, Key.runwayProtocol,
+            Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget,
         ] + Key.outputFileKeys + Key.restart + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
+            "BackgroundWakeBudget": "the per-app key is RunwayBackgroundWakeBudget",
         ]
     )
 
@@ -165,6 +169,7 @@ struct AppInfoPlist: Decodable {
             )
         }
 
+        let wakeBudget = try file.seconds(plist.backgroundWakeBudget, key: Key.backgroundWakeBudget)
         var descriptor = AppDescriptor(
             id: id,
             kind: process.map(AppKind.process) ?? .embedded,
@@ -172,7 +177,8 @@ struct AppInfoPlist: Decodable {
             exitsOnSuspendStyle: style,
             lockBehavior: lockBehavior,
             backgroundModes: modes,
-            backgroundTimeBudget: budget
+            backgroundTimeBudget: budget,
+            backgroundWakeBudget: wakeBudget
         )
         try Self.applyRestartKeys(plist, to: &descriptor, file: file, warnings: &warnings)
         return (descriptor, warnings.sortedByKeyPath())

@@ -71,5 +71,15 @@ extension RunwaySettingsPlist {
             expected: "an integer number of bytes from \(DaemonSettings.controlQueueByteLimits.lowerBound) to "
                 + "\(DaemonSettings.controlQueueByteLimits.upperBound)"
         )
+        static let backgroundWakeBudget = PlistKeySpec(CodingKeys.backgroundWakeBudget, expected: Expected.seconds)
+        static let backgroundWakeLimitPerApp = PlistKeySpec(
+            CodingKeys.backgroundWakeLimitPerApp,
+            expected: "an integer from 1 to \(RunwaySettingsPlist.backgroundWakeLimitPerAppMaximum)"
+        )
+        static let backgroundWakePayloadByteLimit = PlistKeySpec(
+            CodingKeys.backgroundWakePayloadByteLimit,
+            expected: "an integer number of bytes from 1 to "
+                + "\(RunwaySettingsPlist.backgroundWakePayloadByteLimitMaximum)"
+        )
     }
 }

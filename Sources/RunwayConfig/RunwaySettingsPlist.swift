@@ -32,6 +32,9 @@ struct RunwaySettingsPlist: Decodable {
     var crashLoopThreshold: Int?
     var stateDirectory: String?
     var runHistoryLimit: Int?
+    var backgroundWakeBudget: Double?
+    var backgroundWakeLimitPerApp: Int?
+    var backgroundWakePayloadByteLimit: Int?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -63,6 +66,9 @@ struct RunwaySettingsPlist: Decodable {
         case crashLoopThreshold = "CrashLoopThreshold"
         case stateDirectory = "StateDirectory"
         case runHistoryLimit = "RunHistoryLimit"
+        case backgroundWakeBudget = "BackgroundWakeBudget"
+        case backgroundWakeLimitPerApp = "BackgroundWakeLimitPerApp"
+        case backgroundWakePayloadByteLimit = "BackgroundWakePayloadByteLimit"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -71,6 +77,10 @@ struct RunwaySettingsPlist: Decodable {
     /// a larger value would no longer bound anything an operator could want.
     static let taskLimitPerAppMaximum = 100_000
     static let taskNameByteLimitMaximum = 4_096
+    /// The wake-up limits' own bounds (W5): 1,024 outstanding wake-ups per app; a payload of 8 KiB still fits the
+    /// app protocol's 64 KiB line when JSON escapes every byte six-fold.
+    static let backgroundWakeLimitPerAppMaximum = 1_024
+    static let backgroundWakePayloadByteLimitMaximum = 8_192
 
     static let schema = PlistSchema(
         fileKind: "Runway.plist",
@@ -82,10 +92,12 @@ struct RunwaySettingsPlist: Decodable {
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
             Key.appLogLineLimit, Key.appLogByteLimit,
+            Key.backgroundWakeBudget, Key.backgroundWakeLimitPerApp, Key.backgroundWakePayloadByteLimit,
         ] + OperationsPlist.specs + Key.restart,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
+            "RunwayBackgroundWakeBudget": "the scheduler-wide key is BackgroundWakeBudget",
         ]
     )
 
@@ -134,6 +146,7 @@ struct RunwaySettingsPlist: Decodable {
         if let limit = plist.taskNameByteLimit, !(1...Self.taskNameByteLimitMaximum).contains(limit) {
             throw file.error(at: .key(Key.taskNameByteLimit.name), expected: Key.taskNameByteLimit.expected)
         }
+        let wake = try Self.wakeSettings(plist, file: file)
         var settings = SchedulerSettings(
             backgroundTimeBudget: backgroundTimeBudget ?? defaults.backgroundTimeBudget,
             expirationWarningLead: expirationWarningLead ?? defaults.expirationWarningLead,
@@ -145,7 +158,10 @@ struct RunwaySettingsPlist: Decodable {
             notificationQueueLimit: plist.notificationQueueLimit ?? defaults.notificationQueueLimit,
             lockBehavior: lockBehavior ?? defaults.lockBehavior,
             taskLimitPerApp: plist.taskLimitPerApp ?? defaults.taskLimitPerApp,
-            taskNameByteLimit: plist.taskNameByteLimit ?? defaults.taskNameByteLimit
+            taskNameByteLimit: plist.taskNameByteLimit ?? defaults.taskNameByteLimit,
+            backgroundWakeBudget: wake.budget ?? defaults.backgroundWakeBudget,
+            backgroundWakeLimitPerApp: wake.limit ?? defaults.backgroundWakeLimitPerApp,
+            backgroundWakePayloadByteLimit: wake.payload ?? defaults.backgroundWakePayloadByteLimit
         )
 
         var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
@@ -154,6 +170,29 @@ struct RunwaySettingsPlist: Decodable {
         daemon.operations = try OperationsPlist.load(file)
         try Self.applyRestartKeys(plist, settings: &settings, daemon: &daemon, file: file)
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
+    }
+
+    /// `BackgroundWakeBudget`, `BackgroundWakeLimitPerApp`, `BackgroundWakePayloadByteLimit` (W2, W5), checked.
+    private static func wakeSettings(
+        _ plist: RunwaySettingsPlist,
+        file: PlistFile
+    ) throws(ConfigError) -> (budget: TimeSpan?, limit: Int?, payload: Int?) {
+        let budget = try file.seconds(plist.backgroundWakeBudget, key: Key.backgroundWakeBudget)
+        if let limit = plist.backgroundWakeLimitPerApp, !(1...Self.backgroundWakeLimitPerAppMaximum).contains(limit) {
+            throw file.error(
+                at: .key(Key.backgroundWakeLimitPerApp.name),
+                expected: Key.backgroundWakeLimitPerApp.expected
+            )
+        }
+        if let limit = plist.backgroundWakePayloadByteLimit,
+            !(1...Self.backgroundWakePayloadByteLimitMaximum).contains(limit)
+        {
+            throw file.error(
+                at: .key(Key.backgroundWakePayloadByteLimit.name),
+                expected: Key.backgroundWakePayloadByteLimit.expected
+            )
+        }
+        return (budget, plist.backgroundWakeLimitPerApp, plist.backgroundWakePayloadByteLimit)
     }
 
     private static func daemonSettings(

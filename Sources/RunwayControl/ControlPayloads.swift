@@ -57,6 +57,10 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var ageSeconds: Double?
     /// The run history, oldest first (the current run last, without `ended`); `RunHistoryLimit` runs at most.
     package var history: [RunRecord]?
+    /// When the app's scheduled refresh is due (W7), in seconds since the daemon started; absent when none.
+    package var nextRefreshAtSeconds: Double?
+    /// Background wake-ups given and not yet completed in this background period (W4); absent when none.
+    package var outstandingWakes: Int?
 }
 
 /// What a reload changes (C3).
@@ -101,6 +105,8 @@ extension AppStatusPayload {
         self.crashLooping = status.restart.crashLooping
         self.nextRestart = status.restart.pending?.attempt
         self.nextRestartAtSeconds = status.restart.pending.map { Double($0.at.nanosecondsSinceOrigin) / 1e9 }
+        self.nextRefreshAtSeconds = status.nextRefresh.map { Double($0.nanosecondsSinceOrigin) / 1_000_000_000 }
+        self.outstandingWakes = status.outstandingWakes == 0 ? nil : status.outstandingWakes
     }
 }
 

@@ -45,7 +45,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var taskID: UInt64?
     /// For `notify`: the notification's name (N1).
     package var name: String?
-    /// For `notify`: the notification's payload, opaque text (the CLI sends JSON); absent means empty.
+    /// For `notify`: the notification's payload, opaque text (the CLI sends JSON); absent means empty. Also the
+    /// payload of `wake` (W5: at most `BackgroundWakePayloadByteLimit` bytes).
     package var payload: String?
     /// For `logs`: the last this many lines (0 or more); absent means every line in the ring.
     package var lines: Int?
@@ -55,6 +56,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var follow: Bool?
     /// For `logs`: only `stdout` or `stderr`; absent means both.
     package var stream: String?
+    /// For `wake`: `fetch`, `remote-notification` or `refresh` (W1).
+    package var reason: String?
 
     package init(
         command: String,
@@ -69,7 +72,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         lines: Int? = nil,
         previous: Bool? = nil,
         follow: Bool? = nil,
-        stream: String? = nil
+        stream: String? = nil,
+        reason: String? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -85,6 +89,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.previous = previous
         self.follow = follow
         self.stream = stream
+        self.reason = reason
     }
 }
 
@@ -106,6 +111,8 @@ package enum ControlCommand: Hashable, Sendable {
     case purge
     /// A process app's captured stdout and stderr (`runway logs`), optionally followed.
     case logs
+    /// Wake the app in the background for a fetch or a remote notification (W1).
+    case wake
     /// A lifecycle command of Behaviour.md section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of Behaviour.md section 4 (`home`, `lock`, ...).
@@ -124,6 +131,7 @@ package enum ControlCommand: Hashable, Sendable {
         case "memoryWarning": self = .memoryWarning
         case "purge": self = .purge
         case "logs": self = .logs
+        case "wake": self = .wake
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -139,6 +147,7 @@ package enum ControlCommand: Hashable, Sendable {
     package static var allNames: [String] {
         ["status", "events", "reload", "extend", "expire", "beginTask", "endTask", "notify", "memoryWarning", "purge"]
             + ["logs"]
+            + ["wake"]
             + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
@@ -149,6 +158,7 @@ package enum ControlCommand: Hashable, Sendable {
         case .userAction(let action): return DeviceEvent(rawValue: action.rawValue) == nil
         case .extend, .expire, .beginTask, .endTask, .notify, .lifecycle: return true
         case .logs: return true
+        case .wake: return true
         }
     }
 }
@@ -177,6 +187,8 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var subscribed: Bool?
     /// `logs`: the lines asked for and the ring's bounds.
     package var logs: AppLogsPayload?
+    /// `wake`: the wake-up's token, as the app receives it (W4).
+    package var wake: UInt64?
 
     package init(id: Int?, ok: Bool) {
         self.id = id

@@ -4,6 +4,7 @@ extension ControlRequest {
     private enum Field: String, CodingKey {
         case v, id, command, app, seconds, dryRun, task, taskID, name, payload
         case lines, previous, follow, stream
+        case reason
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -23,7 +24,8 @@ extension ControlRequest {
             lines: try container.decodeInteger(Int.self, forKey: .lines),
             previous: try container.decodeIfPresent(Bool.self, forKey: .previous),
             follow: try container.decodeIfPresent(Bool.self, forKey: .follow),
-            stream: try container.decodeIfPresent(String.self, forKey: .stream)
+            stream: try container.decodeIfPresent(String.self, forKey: .stream),
+            reason: try container.decodeIfPresent(String.self, forKey: .reason)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

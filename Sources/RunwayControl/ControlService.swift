@@ -179,6 +179,8 @@ final class ControlService: @unchecked Sendable {
                 return self.purgeReply(id: id)
             case .logs:
                 return self.logsReply(request, app: app!, connection: connection)
+            case .wake:
+                return try self.wakeReply(request, app: app!)
             case .beginTask:
                 // The name's length and the app's number of tasks are checked by the core, for every kind of
                 // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.

@@ -27,6 +27,8 @@ package struct Scenario: Sendable {
             case expire
             case purge
             case memoryWarning
+            /// A background wake-up (W1) with this reason and payload.
+            case wake(WakeReason, payload: String)
             /// Check the app's state (and, for `notRunning`, its last termination reason).
             case expect(AppState, reason: String?)
         }
@@ -49,8 +51,10 @@ package struct Scenario: Sendable {
     package var duration: Double { self.steps.last?.at ?? 0 }
 
     /// What `do` may name besides lifecycle commands and user actions.
-    static let operations = ["beginTask", "endTask", "extend", "expire", "purge", "memoryWarning"]
-    static let keys: Set<String> = ["at", "app", "do", "task", "seconds", "expect", "reason", "restarts"]
+    static let operations = ["beginTask", "endTask", "extend", "expire", "purge", "memoryWarning", "wake"]
+    static let keys: Set<String> = [
+        "at", "app", "do", "task", "seconds", "expect", "reason", "restarts", "payload",
+    ]
 
     /// Reads and checks a scenario against the apps of `configuration`.
     ///
@@ -128,7 +132,11 @@ package struct Scenario: Sendable {
             }
             action = .expect(state, reason: try string(raw.reason, "reason"))
         case (.some(let name), nil):
-            action = try self.action(name, task: try string(raw.task, "task"), seconds: raw.seconds, fail: fail)
+            if name == "wake" {
+                action = try self.wake(reason: try string(raw.reason, "reason"), payload: raw.payload, fail: fail)
+            } else {
+                action = try self.action(name, task: try string(raw.task, "task"), seconds: raw.seconds, fail: fail)
+            }
         }
         if let restarts = raw.restarts {
             guard case .expect = action, restarts >= 0 else {
@@ -148,6 +156,20 @@ package struct Scenario: Sendable {
                     + optional.joined(separator: ", ") + " may leave it out)"
             )
         }
+    }
+
+    /// `{"do": "wake", "reason": "fetch", "payload": "{}"}` (W1).
+    private static func wake(
+        reason: String?,
+        payload: String?,
+        fail: (String) -> ScenarioError
+    ) throws(ScenarioError) -> Step.Action {
+        let known = WakeReason.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let reason else { throw fail("field 'reason' is missing: wake needs one of \(known)") }
+        guard let wakeReason = WakeReason(rawValue: reason) else {
+            throw fail("field 'reason': unknown wake-up reason '\(reason)'; expected one of \(known)")
+        }
+        return .wake(wakeReason, payload: payload ?? "")
     }
 
     private static func action(
@@ -188,6 +210,7 @@ private struct RawStep: Decodable {
     var expect: String?
     var reason: String?
     var restarts: Int?
+    var payload: String?
 }
 
 /// A scenario file that cannot be played: where (`file:line`) and what is wrong.

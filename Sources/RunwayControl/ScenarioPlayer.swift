@@ -80,6 +80,10 @@ struct ScenarioPlayer: Sendable {
             case .memoryWarning:
                 timeline.note(nil, "> memory warning")
                 self.scheduler.memoryWarning()
+            case .wake(let reason, let payload):
+                timeline.note(step.app, "> wake for \(reason)" + (payload.isEmpty ? "" : " with payload \(payload)"))
+                let token = try self.scheduler.wake(app, for: reason, payload: payload)
+                timeline.note(step.app, "woken (\(token))")
             case .expect(let state, let reason):
                 if let restarts = step.restarts, let found = self.scheduler.status().first(where: { $0.app == app }),
                     found.restart.restarts != restarts

@@ -17,10 +17,11 @@ struct Timeline: Sendable {
     }
 
     /// A message the scheduler sent to an app, for the messages a transition line does not show: an expiration
-    /// warning to a process app about a task it began itself (B4), a memory warning, a notification.
+    /// warning to a process app about a task it began itself (B4), a memory warning, a notification, a background
+    /// wake-up (W1).
     func message(_ app: AppID, _ message: Message, at: Instant) {
         switch message {
-        case .backgroundTaskWillExpire, .didReceiveMemoryWarning, .notification:
+        case .backgroundTaskWillExpire, .didReceiveMemoryWarning, .notification, .backgroundWake:
             self.write(at, app, "sent \(message)")
         default:
             break

@@ -63,6 +63,8 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
     case terminated(TerminationReason)
     /// KeepAlive launched the app again; this is its n-th restart (Scheduler+Restart.swift).
     case restart(Int)
+    /// A background wake-up resumed the app or launched it into the background (W1).
+    case backgroundWake(WakeReason)
 
     public var description: String {
         switch self {
@@ -71,6 +73,7 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
         case .budgetExpired: return "budgetExpired"
         case .terminated(let reason): return "terminated(\(reason))"
         case .restart(let attempt): return "restart(\(attempt))"
+        case .backgroundWake(let reason): return "backgroundWake(\(reason))"
         }
     }
 }

@@ -89,6 +89,17 @@ package final class ActionRunner {
         self.perform(actions)
     }
 
+    /// Feeds one event that may be refused; `beforeActions` runs once the core accepted it and before its actions
+    /// run (a process app's answer is written before the suspension the event may cause).
+    package func attemptBefore(
+        _ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action],
+        beforeActions: () -> Void
+    ) throws(SchedulerError) {
+        let actions = try event(&self.core, self.now())
+        beforeActions()
+        self.perform(actions)
+    }
+
     /// The driver's wake-up fired (its one-shot timer is now disarmed) at `now`: fires the core's due deadlines.
     /// The wake-up is announced again after the queue drains even when the core's earliest deadline did not
     /// change, because a deadline re-armed at the instant that just fired (a zero grace) still needs a wake-up.

@@ -9,6 +9,8 @@ struct AppRecord {
     var lastExit: ProcessExit?
     /// KeepAlive: restarts, failures and the pending restart (Scheduler+Restart.swift).
     var restart = RestartRecord()
+    /// The pending scheduled refresh (W7), kept across runs; its timer is not among `timers`, which end with a run.
+    var refresh: RefreshRequest?
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor
@@ -53,6 +55,8 @@ enum TimerKind: Hashable, Sendable {
     case termination
     /// KeepAlive: launch a `notRunning` app again (Scheduler+Restart.swift).
     case restart
+    /// W7: a scheduled refresh is due.
+    case refresh
 }
 
 struct TimerKey: Hashable, Sendable {

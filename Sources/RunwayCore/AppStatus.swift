@@ -27,6 +27,10 @@ public struct AppStatus: Hashable, Sendable {
     public var lastExit: ProcessExit?
     /// KeepAlive: restarts so far, consecutive failures, crash-loop state and the pending restart.
     public var restart = RestartStatus()
+    /// When the app's pending scheduled refresh is due (W7), or nil.
+    public var nextRefresh: Instant?
+    /// Background wake-ups given and not yet completed in the current background period (W4).
+    public var outstandingWakes: Int
 }
 
 extension Scheduler {
@@ -48,7 +52,9 @@ extension Scheduler {
             messageInFlight: record.lifecycle.running?.outbox.inFlight?.message,
             heldNotifications: self.heldNotificationCount(record.lifecycle),
             lastTermination: record.lastTermination,
-            lastExit: record.lastExit
+            lastExit: record.lastExit,
+            nextRefresh: record.refresh?.due,
+            outstandingWakes: record.lifecycle.period?.wakes.count ?? 0
         )
         status.restart = record.restart.status
         return status

@@ -25,6 +25,9 @@ struct BackgroundPeriod {
     var entered: Instant
     var budget: Budget
     var entry: Entry
+    /// Background wake-ups not yet completed, in the order they came (W4): the app is not suspended for lack of
+    /// tasks while one is outstanding. Only in a limited budget; at most `backgroundWakeLimitPerApp`.
+    var wakes: [WakeToken] = []
 
     /// The budget deadline, or nil for background modes.
     var deadline: Instant? {

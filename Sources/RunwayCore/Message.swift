@@ -11,6 +11,9 @@ public enum Message: Hashable, Sendable, CustomStringConvertible {
     case didReceiveMemoryWarning
     /// A host notification (N1). `payload` is opaque to the scheduler.
     case notification(name: String, payload: String)
+    /// A background wake-up (W1): the app is to do its work and call completion with `token` (W4). `payload` is
+    /// opaque to the scheduler (a remote notification's JSON; empty for fetch and refresh).
+    case backgroundWake(reason: WakeReason, payload: String, token: WakeToken)
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum Message: Hashable, Sendable, CustomStringConvertible {
         case .backgroundTaskWillExpire(let id): return "backgroundTaskWillExpire(\(id))"
         case .didReceiveMemoryWarning: return "didReceiveMemoryWarning"
         case .notification(let name, _): return "notification(\(name))"
+        case .backgroundWake(let reason, _, let token): return "backgroundWake(\(reason), \(token))"
         }
     }
 }

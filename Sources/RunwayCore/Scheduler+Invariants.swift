@@ -22,6 +22,15 @@ extension Scheduler {
                 )
                 precondition(referenced.insert(handle).inserted, "app=\(id); a timer is referenced twice")
             }
+            if let refresh = record.refresh {
+                // W7: the pending refresh's timer is armed for this app and referenced once.
+                precondition(
+                    armed[refresh.timer]?.key == TimerKey(app: index, kind: .refresh)
+                        && armed[refresh.timer]?.deadline == refresh.due,
+                    "app=\(id); refresh due \(refresh.due) is not armed as such"
+                )
+                precondition(referenced.insert(refresh.timer).inserted, "app=\(id); a timer is referenced twice")
+            }
             self.checkShape(record, index: index, armed: armed.mapValues(\.deadline))
             let outstanding = self.outstandingTasks(index)
             let listed = record.lifecycle.running?.tasks.count ?? 0
@@ -54,6 +63,14 @@ extension Scheduler {
         }
         switch record.lifecycle {
         case .background(let period, _):
+            precondition(
+                period.wakes.isEmpty || period.deadline != nil,
+                "app=\(id) holds wake-ups without a budget"
+            )
+            precondition(
+                period.wakes.count <= self.settings.backgroundWakeLimitPerApp,
+                "app=\(id); wakes=\(period.wakes.count)"
+            )
             if case .limited(let deadline, let timer, let warning) = period.budget {
                 precondition(
                     armed[timer] == deadline,

@@ -109,11 +109,13 @@ extension Scheduler {
     }
 
     /// B5: a background app with no task, whose `didEnterBackground` returned and with nothing in flight, is
-    /// suspended at once (or terminated, E1). Background-mode apps stay (L7).
+    /// suspended at once (or terminated, E1). Background-mode apps stay (L7), and so does an app with a background
+    /// wake-up not yet completed (W4).
     mutating func settle(_ index: Int) {
         guard case .background(let period, let running) = self.apps[index].lifecycle,
             period.deadline != nil,
             !period.isAwaitingEntry,
+            period.wakes.isEmpty,
             running.tasks.isEmpty,
             running.outbox.isIdle
         else { return }

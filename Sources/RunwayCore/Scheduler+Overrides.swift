@@ -61,7 +61,7 @@ extension Scheduler {
 
     /// Re-arms the period's timers: the warning (only if it has not fired in this period, B4) at `warningAt`,
     /// then the deadline, so that at equal instants the warning fires first (B10).
-    private mutating func moveDeadline(_ index: Int, to deadline: Instant, warningAt: Instant) {
+    mutating func moveDeadline(_ index: Int, to deadline: Instant, warningAt: Instant) {
         guard case .limited(_, let timer, let warning) = self.apps[index].lifecycle.period?.budget else {
             preconditionFailure("\(self.apps[index].id) has no budget")
         }

@@ -65,6 +65,10 @@ extension Scheduler {
         case .termination:
             guard let termination = self.apps[index].lifecycle.termination, termination.timer == handle else { return }
             self.terminationGraceReached(index, termination)
+
+        case .refresh:
+            // W7: a scheduled refresh is due.
+            self.refreshDue(index, handle: handle)
         }
     }
 }

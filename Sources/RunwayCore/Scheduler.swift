@@ -29,6 +29,8 @@ public struct Scheduler {
     var taskTable = TaskTable()
     var nextTaskID: UInt64 = 1
     var nextToken: UInt64 = 1
+    /// The next background wake-up token (W4); 0 is never issued.
+    var nextWakeToken: UInt64 = 1
     var lastNow: Instant = .origin
     var announcedWakeup: Instant?
     var stopping = false

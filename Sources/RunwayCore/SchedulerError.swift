@@ -6,6 +6,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         private enum Base: String, Hashable, Sendable {
             case unknownApp, duplicateApp, illegalCommand, unknownTask, alreadyEnded, wrongApp
             case notRunning, stopping, unsupportedApp, noBudget
+            case notWakeable, tooManyWakes, payloadTooLarge, unknownWake
         }
 
         private var base: Base
@@ -33,6 +34,15 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         /// An operator override (`extend`, `expire`) for an app with no running background budget: not in the
         /// background, a background-mode app (L7), or terminating.
         public static let noBudget = Code(.noBudget)
+        /// A background wake-up the app's state does not allow (W3): `fetch` to an app in the foreground, any
+        /// wake-up to a terminating app or (outside the foreground) to an immediate-style exits-on-suspend app.
+        public static let notWakeable = Code(.notWakeable)
+        /// The app already has `backgroundWakeLimitPerApp` wake-ups outstanding (W5).
+        public static let tooManyWakes = Code(.tooManyWakes)
+        /// The wake-up payload is longer than `backgroundWakePayloadByteLimit` bytes (W5).
+        public static let payloadTooLarge = Code(.payloadTooLarge)
+        /// A completion named a wake-up token that was never issued (W4).
+        public static let unknownWake = Code(.unknownWake)
 
         public var description: String { self.base.rawValue }
     }
@@ -47,6 +57,12 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public var task: BackgroundTaskID?
     /// The app that owns `task`, for `wrongApp`.
     public var owner: AppID?
+    /// The limit that was exceeded, for `tooManyWakes` and `payloadTooLarge`.
+    public var limit: Int?
+    /// The wake-up's reason, for `notWakeable`.
+    public var wakeReason: WakeReason?
+    /// The token a completion named, for `unknownWake`.
+    public var wake: WakeToken?
     public var file: String
     public var line: Int
 
@@ -60,6 +76,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         command: Command? = nil,
         task: BackgroundTaskID? = nil,
         owner: AppID? = nil,
+        limit: Int? = nil,
+        wakeReason: WakeReason? = nil,
+        wake: WakeToken? = nil,
         file: String = #fileID,
         line: Int = #line
     ) {
@@ -70,6 +89,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         self.command = command
         self.task = task
         self.owner = owner
+        self.limit = limit
+        self.wakeReason = wakeReason
+        self.wake = wake
         self.file = file
         self.line = line
     }
@@ -93,6 +115,19 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         case .stopping: return "stopping: the scheduler is shutting down or stopped; the request for \(app) was refused"
         case .unsupportedApp: return "unsupportedApp: \(app) is a process app; this driver runs embedded apps only"
         case .noBudget: return "noBudget: \(app) has no running background budget in state \(state)"
+        case .notWakeable:
+            let reason = self.wakeReason.map { "\($0)" } ?? "?"
+            return "notWakeable: \(app) in state \(state) cannot be woken for \(reason) (W3)"
+        case .tooManyWakes:
+            let limit = self.limit.map { "\($0)" } ?? "?"
+            return "tooManyWakes: \(app) already has \(limit) background wake-ups outstanding, the limit "
+                + "(BackgroundWakeLimitPerApp)"
+        case .payloadTooLarge:
+            let limit = self.limit.map { "\($0)" } ?? "?"
+            return "payloadTooLarge: the wake-up payload for \(app) is longer than \(limit) bytes, the limit "
+                + "(BackgroundWakePayloadByteLimit)"
+        case .unknownWake:
+            return "unknownWake: \(app) completed \(self.wake.map { "\($0)" } ?? "?"), which was never issued"
         default: return "\(self.code): \(app)"
         }
     }

@@ -83,6 +83,15 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// KeepAlive: this many consecutive failures make an app crash-looping (`CrashLoopThreshold`). Default 5; at
     /// least 1.
     public var crashLoopThreshold: Int = 5
+    /// The budget a background wake-up gives (`BackgroundWakeBudget`, W2): the deadline of a woken app is at least
+    /// this long after the wake-up. Apps may override it. Default 30 s, as iOS gives a background fetch.
+    public var backgroundWakeBudget: TimeSpan
+    /// Most background wake-ups one app may have outstanding, not yet completed (`BackgroundWakeLimitPerApp`, W5).
+    /// One more is refused with `tooManyWakes`. Default 16; at least 1.
+    public var backgroundWakeLimitPerApp: Int
+    /// Longest wake-up payload in UTF-8 bytes (`BackgroundWakePayloadByteLimit`, W5). A longer one is refused with
+    /// `payloadTooLarge`; payloads are never cut. Default 4,096 (an APNs payload's limit); at least 1.
+    public var backgroundWakePayloadByteLimit: Int
 
     public init(
         backgroundTimeBudget: TimeSpan = .seconds(30),
@@ -96,17 +105,22 @@ public struct SchedulerSettings: Hashable, Sendable {
         lockBehavior: LockBehavior = .classic,
         memoryPressure: MemoryPressurePolicy = MemoryPressurePolicy(),
         taskLimitPerApp: Int = 1_000,
-        taskNameByteLimit: Int = 256
+        taskNameByteLimit: Int = 256,
+        backgroundWakeBudget: TimeSpan = .seconds(30),
+        backgroundWakeLimitPerApp: Int = 16,
+        backgroundWakePayloadByteLimit: Int = 4_096
     ) {
         for (name, limit) in [
             ("notificationQueueLimit", notificationQueueLimit), ("taskLimitPerApp", taskLimitPerApp),
-            ("taskNameByteLimit", taskNameByteLimit),
+            ("taskNameByteLimit", taskNameByteLimit), ("backgroundWakeLimitPerApp", backgroundWakeLimitPerApp),
+            ("backgroundWakePayloadByteLimit", backgroundWakePayloadByteLimit),
         ] {
             precondition(limit >= 1, "\(name) must be at least 1, got \(limit)")
         }
         for (name, span) in [
             ("backgroundTimeBudget", backgroundTimeBudget), ("expirationWarningLead", expirationWarningLead),
             ("backgroundEntryGrace", backgroundEntryGrace), ("terminationGrace", terminationGrace),
+            ("backgroundWakeBudget", backgroundWakeBudget),
         ] {
             precondition(span >= .zero, "\(name) must not be negative, got \(span)")
         }
@@ -122,6 +136,9 @@ public struct SchedulerSettings: Hashable, Sendable {
         self.memoryPressure = memoryPressure
         self.taskLimitPerApp = taskLimitPerApp
         self.taskNameByteLimit = taskNameByteLimit
+        self.backgroundWakeBudget = backgroundWakeBudget
+        self.backgroundWakeLimitPerApp = backgroundWakeLimitPerApp
+        self.backgroundWakePayloadByteLimit = backgroundWakePayloadByteLimit
     }
 }
 
@@ -186,6 +203,9 @@ public struct AppDescriptor: Hashable, Sendable {
     /// `RunwayBackgroundTimeBudget`: overrides the scheduler's `backgroundTimeBudget` for this app (B3).
     /// Must not be negative.
     public var backgroundTimeBudget: TimeSpan?
+    /// `RunwayBackgroundWakeBudget`: overrides the scheduler's `backgroundWakeBudget` for this app (W2). Must not
+    /// be negative.
+    public var backgroundWakeBudget: TimeSpan?
 
     public init(
         id: AppID,
@@ -194,9 +214,11 @@ public struct AppDescriptor: Hashable, Sendable {
         exitsOnSuspendStyle: ExitsOnSuspendStyle? = nil,
         lockBehavior: LockBehavior? = nil,
         backgroundModes: [String] = [],
-        backgroundTimeBudget: TimeSpan? = nil
+        backgroundTimeBudget: TimeSpan? = nil,
+        backgroundWakeBudget: TimeSpan? = nil
     ) {
         precondition((backgroundTimeBudget ?? .zero) >= .zero, "\(id): backgroundTimeBudget must not be negative")
+        precondition((backgroundWakeBudget ?? .zero) >= .zero, "\(id): backgroundWakeBudget must not be negative")
         self.id = id
         self.kind = kind
         self.exitsOnSuspend = exitsOnSuspend
@@ -204,6 +226,7 @@ public struct AppDescriptor: Hashable, Sendable {
         self.lockBehavior = lockBehavior
         self.backgroundModes = backgroundModes
         self.backgroundTimeBudget = backgroundTimeBudget
+        self.backgroundWakeBudget = backgroundWakeBudget
     }
 
     /// True for apps whose messages are awaited one at a time (L2): embedded apps and protocol processes.

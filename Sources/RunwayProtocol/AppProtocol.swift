@@ -3,7 +3,8 @@
 // Docs/AppProtocol.md is the schema for people writing clients in other languages.
 //
 // Each line is one JSON object with a `type` field. Runway → app: `hello`, `message`, `reply`, `error`.
-// App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`.
+// App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`,
+// `backgroundWakeCompleted`, `scheduleRefresh`.
 // Lines are at most `AppProtocol.maximumLineBytes` bytes (without the newline).
 
 import RunwayCore
@@ -35,7 +36,7 @@ package enum RunwayToApp: Hashable, Sendable {
     case message(token: UInt64, Message)
     /// `beginBackgroundTask` answered: the new task's id, or 0 (`invalid`) with the refusal's reason.
     case taskBegun(request: Int64, task: UInt64, refusal: String?)
-    /// `endBackgroundTask` succeeded.
+    /// `endBackgroundTask` succeeded; also the plain reply of `backgroundWakeCompleted` and `scheduleRefresh`.
     case taskEnded(request: Int64)
     /// `backgroundTimeRemaining` answered in seconds; nil means unlimited (foreground, background modes).
     case timeRemaining(request: Int64, seconds: Double?)
@@ -50,13 +51,18 @@ package enum AppToRunway: Hashable, Sendable {
     case beginBackgroundTask(request: Int64, name: String)
     case endBackgroundTask(request: Int64, task: UInt64)
     case backgroundTimeRemaining(request: Int64)
+    /// Completion of the background wake-up with this token (W4).
+    case backgroundWakeCompleted(request: Int64, wake: UInt64)
+    /// A refresh no earlier than `seconds` from now (W7); a negative number withdraws the pending request.
+    case scheduleRefresh(request: Int64, seconds: Double)
 
     /// The request id, for the error reply to a request that failed.
     package var request: Int64? {
         switch self {
         case .ack: return nil
         case .beginBackgroundTask(let request, _), .endBackgroundTask(let request, _),
-            .backgroundTimeRemaining(let request):
+            .backgroundTimeRemaining(let request), .backgroundWakeCompleted(let request, _),
+            .scheduleRefresh(let request, _):
             return request
         }
     }
@@ -96,6 +102,9 @@ struct WireLine: Codable {
     var unlimited: Bool?
     var code: String?
     var error: String?
+    /// A background wake-up's reason and token (W1, W4).
+    var reason: String?
+    var wake: UInt64?
 }
 
 /// Encodes and decodes protocol lines. Stateless and thread-safe.
@@ -132,6 +141,10 @@ package enum AppProtocolCodec {
             return Self.encodeWire(WireLine(type: "endBackgroundTask", task: task, request: request))
         case .backgroundTimeRemaining(let request):
             return Self.encodeWire(WireLine(type: "backgroundTimeRemaining", request: request))
+        case .backgroundWakeCompleted(let request, let wake):
+            return Self.encodeWire(WireLine(type: "backgroundWakeCompleted", request: request, wake: wake))
+        case .scheduleRefresh(let request, let seconds):
+            return Self.encodeWire(WireLine(type: "scheduleRefresh", request: request, seconds: seconds))
         }
     }
 
@@ -156,11 +169,28 @@ package enum AppProtocolCodec {
             return .backgroundTimeRemaining(
                 request: try Self.require(wire.request, "request", "a request id (integer)", wire)
             )
+        case "backgroundWakeCompleted":
+            let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
+            return .backgroundWakeCompleted(
+                request: request,
+                wake: try Self.require(wire.wake, "wake", "the wake-up's token (integer)", wire)
+            )
+        case "scheduleRefresh":
+            let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
+            let seconds = try Self.require(wire.seconds, "seconds", "a number of seconds (negative: cancel)", wire)
+            guard seconds.isFinite else {
+                throw AppProtocolError(
+                    code: "invalidField",
+                    message: "field 'seconds' should be a finite number",
+                    request: request
+                )
+            }
+            return .scheduleRefresh(request: request, seconds: seconds)
         default:
             throw AppProtocolError(
                 code: "unknownType",
                 message: "type '\(wire.type)' is not one of ack, beginBackgroundTask, endBackgroundTask, "
-                    + "backgroundTimeRemaining",
+                    + "backgroundTimeRemaining, backgroundWakeCompleted, scheduleRefresh",
                 request: wire.request
             )
         }
@@ -204,6 +234,11 @@ package enum AppProtocolCodec {
             wire.message = "notification"
             wire.name = name
             wire.payload = payload
+        case .backgroundWake(let reason, let payload, let token):
+            wire.message = "backgroundWake"
+            wire.reason = reason.rawValue
+            wire.payload = payload
+            wire.wake = token.rawValue
         default:
             wire.message = message.description
         }
@@ -227,6 +262,16 @@ package enum AppProtocolCodec {
             return .notification(
                 name: try Self.require(wire.name, "name", "a string", wire),
                 payload: wire.payload ?? ""
+            )
+        case "backgroundWake":
+            let reason = try Self.require(wire.reason, "reason", "a wake-up reason", wire)
+            guard let known = WakeReason(rawValue: reason) else {
+                throw AppProtocolError(code: "invalidField", message: "reason '\(reason)' is not a wake-up reason")
+            }
+            return .backgroundWake(
+                reason: known,
+                payload: wire.payload ?? "",
+                token: WakeToken(rawValue: try Self.require(wire.wake, "wake", "a wake-up token", wire))
             )
         default:
             throw AppProtocolError(code: "invalidField", message: "message '\(name)' is not a lifecycle message")

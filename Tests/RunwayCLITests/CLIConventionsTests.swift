@@ -36,7 +36,7 @@ import Testing
         #expect(
             groups["APPS SUBCOMMANDS"] == [
                 "launch", "launch-background", "foreground", "background", "resign", "activate", "terminate",
-                "extend", "expire", "begin-task", "end-task", "notify", "memory-warning", "purge",
+                "extend", "expire", "begin-task", "end-task", "notify", "memory-warning", "purge", "wake",
             ],
             "\(result)"
         )

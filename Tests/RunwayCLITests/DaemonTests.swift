@@ -340,7 +340,7 @@ import Testing
     @Test func K3_everyShippedScenarioHolds() throws {
         let scenarios = try FileManager.default.contentsOfDirectory(atPath: RunwayBinary.shippedConfig + "/Scenarios")
             .filter { $0.hasSuffix(".jsonl") }.sorted()
-        #expect(scenarios.count == 15, "S1-S14 and demo: \(scenarios)")
+        #expect(scenarios.count == 16, "S1-S14, demo and wake: \(scenarios)")
         // In parallel (each daemon on its own socket): the longest scenario bounds the test's time.
         let runs = try scenarios.map { name in
             let socket = "/tmp/runway-scenario-\(UUID().uuidString.prefix(8)).sock"

@@ -11,7 +11,7 @@ import Testing
         #expect(subcommands.contains("demo"), "\(result)")
         for daemonCommand in [
             "run", "status", "events", "reload", "extend", "expire", "home", "lock", "launch", "notify",
-            "memory-warning", "purge",
+            "memory-warning", "purge", "wake",
         ] {
             #expect(subcommands.contains("  \(daemonCommand) "), "missing \(daemonCommand)\n\(result)")
         }

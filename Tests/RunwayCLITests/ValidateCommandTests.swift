@@ -6,14 +6,14 @@ import Testing
 @Suite struct ValidateCommandTests {
     static let shippedIdentifiers = [
         "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
-        "com.example.watcher", "com.example.worker",
+        "com.example.watcher", "com.example.weather", "com.example.worker",
     ]
 
     @Test func C2_validateShippedConfigExitsZero() throws {
         let result = try RunwayBinary.run("validate", "--config", RunwayBinary.shippedConfig)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("valid"), "\(result)")
-        #expect(result.stdout.contains("6 apps"), "\(result)")
+        #expect(result.stdout.contains("7 apps"), "\(result)")
         #expect(result.stdout.contains("RunAtLoad (launchInBackground)"), "\(result)")
         #expect(result.stdout.contains("KeepAlive SuccessfulExit=false, ThrottleInterval 1.000s"), "\(result)")
         for identifier in Self.shippedIdentifiers {

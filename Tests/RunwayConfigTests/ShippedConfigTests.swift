@@ -15,7 +15,7 @@ struct ShippedConfigTests {
         #expect(
             configuration.apps.map(\.descriptor.id) == [
                 "com.example.notes", "com.example.player", "com.example.sync", "com.example.uploader",
-                "com.example.watcher", "com.example.worker",
+                "com.example.watcher", "com.example.weather", "com.example.worker",
             ]
         )
         #expect(
@@ -91,6 +91,21 @@ struct ShippedConfigTests {
                     watcher.runAtLoad = true
                     return watcher
                 }(),
+                AppDescriptor(
+                    id: "com.example.weather",
+                    kind: .process(
+                        ProcessSpec(
+                            arguments: ["Programs/sample_app.py"],
+                            environment: [
+                                "SAMPLE_TASK_SECONDS": "0.5", "SAMPLE_WAKE_SECONDS": "1.5",
+                                "SAMPLE_REFRESH_SECONDS": "6",
+                            ],
+                            speaksProtocol: true
+                        )
+                    ),
+                    lockBehavior: .modern,
+                    backgroundWakeBudget: .seconds(4)
+                ),
                 {
                     // RunAtLoad, and KeepAlive {SuccessfulExit = NO} with ThrottleInterval 1.
                     var worker = AppDescriptor(
@@ -106,10 +121,10 @@ struct ShippedConfigTests {
                 }(),
             ]
         )
-        // The plain apps get signals only; the two protocol apps are awaited (L2, A4).
+        // The plain apps get signals only; the three protocol apps are awaited (L2, A4).
         #expect(
             configuration.apps.filter(\.descriptor.awaitsMessages).map(\.descriptor.id) == [
-                "com.example.sync", "com.example.uploader",
+                "com.example.sync", "com.example.uploader", "com.example.weather",
             ]
         )
     }

@@ -9,6 +9,8 @@ struct AppProtocolCodecTests {
         .message(token: 7, .didEnterBackground),
         .message(token: 8, .backgroundTaskWillExpire(BackgroundTaskID(rawValue: 12))),
         .message(token: 9, .notification(name: "sync", payload: "{\"x\":1}")),
+        .message(token: 10, .backgroundWake(reason: .remoteNotification, payload: "{}", token: WakeToken(rawValue: 4))),
+        .message(token: 11, .backgroundWake(reason: .refresh, payload: "", token: WakeToken(rawValue: 5))),
         .taskBegun(request: 1, task: 12, refusal: nil),
         .taskBegun(request: 2, task: 0, refusal: "suspended"),
         .taskEnded(request: 3),
@@ -28,10 +30,31 @@ struct AppProtocolCodecTests {
         arguments: [
             AppToRunway.ack(token: 3), .beginBackgroundTask(request: 1, name: "upload"),
             .endBackgroundTask(request: 2, task: 9), .backgroundTimeRemaining(request: 3),
+            .backgroundWakeCompleted(request: 4, wake: 2), .scheduleRefresh(request: 5, seconds: 3.5),
+            .scheduleRefresh(request: 6, seconds: -1),
         ]
     )
     func A4_appLinesRoundTrip(line: AppToRunway) throws {
         #expect(try AppProtocolCodec.decodeAppLine(AppProtocolCodec.encode(line)) == line)
+    }
+
+    @Test("W1: the documented wire form of a backgroundWake message and the app's answers")
+    func W1_wakeWireForm() throws {
+        let wake = Message.backgroundWake(reason: .fetch, payload: "{}", token: WakeToken(rawValue: 1))
+        let text = String(decoding: AppProtocolCodec.encode(.message(token: 9, wake)), as: UTF8.self)
+        #expect(
+            text == #"{"message":"backgroundWake","payload":"{}","reason":"fetch","token":9,"type":"message","wake":1}"#
+        )
+        let completed = #"{"type":"backgroundWakeCompleted","request":5,"wake":1}"#
+        #expect(
+            try AppProtocolCodec.decodeAppLine(Array(completed.utf8)) == .backgroundWakeCompleted(request: 5, wake: 1)
+        )
+        #expect(throws: AppProtocolError.self) {
+            _ = try AppProtocolCodec.decodeAppLine(Array(#"{"type":"scheduleRefresh","request":6}"#.utf8))
+        }
+        #expect(throws: AppProtocolError.self) {
+            _ = try AppProtocolCodec.decodeAppLine(Array(#"{"type":"backgroundWakeCompleted","request":7}"#.utf8))
+        }
     }
 
     @Test("A4: the documented wire form of a message line")
