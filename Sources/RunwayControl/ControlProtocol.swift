@@ -200,6 +200,9 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
     package var atSeconds: Double
     package var messages: [String]
     package var exit: String?
+    /// The user action that was asked (`home`, `lock`, ...) when the transition is its doing; absent otherwise.
+    /// `cause` still names the command it stood for (`command(enterBackground)` for `home`).
+    package var userAction: String?
 
     package init(_ event: TransitionEvent) {
         self.app = event.app.bundleIdentifier
@@ -210,5 +213,6 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
         self.atSeconds = Double(event.at.nanosecondsSinceOrigin) / 1_000_000_000
         self.messages = event.messages.map(\.description)
         self.exit = event.exit?.description
+        self.userAction = event.userAction?.rawValue
     }
 }

@@ -85,7 +85,24 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     public var messages: [Message]
     /// For a process app that exited: how it ended.
     public var exit: ProcessExit?
+    /// The user action that was asked, when the transition is that action's doing (section 4): `cause` says the
+    /// command it stood for, this says what was asked. `home` arrives as `cause == .command(.enterBackground)`
+    /// with `userAction == .home`; a device event (`DeviceEvent`) as its `userAction`. Set on every transition of
+    /// the app that the action caused in the same step (an exits-on-suspend app's termination after `home` too);
+    /// nil for a command, a deadline, a message's return or anything else not asked as a user action.
+    public var userAction: UserAction?
 
+    /// An event with every field given; the core makes them, tests and simulations compare with them.
+    ///
+    /// - Parameters:
+    ///   - app: The app that moved.
+    ///   - from: Its state before.
+    ///   - to: Its state after.
+    ///   - cause: Why it moved.
+    ///   - at: The instant of the transition (the driver's clock reading for the step).
+    ///   - messages: The lifecycle messages of this transition, in delivery order.
+    ///   - exit: How a process app ended, when it exited.
+    ///   - userAction: The user action that was asked, when the transition is its doing.
     public init(
         app: AppID,
         from: AppState,
@@ -93,7 +110,8 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
         cause: TransitionCause,
         at: Instant,
         messages: [Message],
-        exit: ProcessExit? = nil
+        exit: ProcessExit? = nil,
+        userAction: UserAction? = nil
     ) {
         self.app = app
         self.from = from
@@ -102,11 +120,15 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
         self.at = at
         self.messages = messages
         self.exit = exit
+        self.userAction = userAction
     }
 
+    /// One line: instant, app, `from -> to`, `[cause]`, the user action asked (`(home)`) if any, the messages in
+    /// braces and a process's exit.
     public var description: String {
         let list = self.messages.map(\.description).joined(separator: ", ")
         let exit = self.exit.map { " \($0)" } ?? ""
-        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)] {\(list)}\(exit)"
+        let asked = self.userAction.map { " (\($0.rawValue))" } ?? ""
+        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)]\(asked) {\(list)}\(exit)"
     }
 }
