@@ -6,7 +6,7 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs test clean
+.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs docs-check test clean
 
 all: build
 
@@ -67,6 +67,12 @@ example-check: deps snippet-check
 # --coverage-summary-level detailed"` lists the symbols without documentation.
 docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target Runway --target RunwayCore $(DOCC_FLAGS)
+
+# `make docs` with DocC's coverage report, then fails on any public symbol of Runway or RunwayCore declared without
+# a doc comment (file:line for each) and on any DocC warning (Scripts/check-doc-coverage.py). About 30 s after a
+# build, a minute more the first time; not part of `make test` for that reason: .ci/run runs it after the tests.
+docs-check: deps
+	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
 # `make lint` (about 2 s), the README snippet check and `make example-check` (about a minute on a new clone) first,
 # so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the

@@ -33,6 +33,8 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     /// A state transition happened (L8): publish it on the event stream.
     case publish(TransitionEvent)
 
+    /// The action and its arguments on one line, for simulation logs and test failures:
+    /// `deliver(com.example.mail, didEnterBackground, msg#3)`.
     public var description: String {
         switch self {
         case .deliver(let app, let message, let token): return "deliver(\(app), \(message), \(token))"
@@ -62,6 +64,7 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
     /// The app is gone (`to` is `notRunning`).
     case terminated(TerminationReason)
 
+    /// `command(<command>)`, `noOutstandingTasks`, `budgetExpired` or `terminated(<reason>)`, as in event lines.
     public var description: String {
         switch self {
         case .command(let command): return "command(\(command))"
@@ -74,9 +77,13 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
 
 /// One transition on the scheduler's event stream (L8).
 public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
+    /// The app that moved.
     public var app: AppID
+    /// Its state before the transition.
     public var from: AppState
+    /// Its state after the transition.
     public var to: AppState
+    /// Why it moved: a command (the one a user action stood for), a rule, or a termination and its reason.
     public var cause: TransitionCause
     /// The monotonic instant of the transition.
     public var at: Instant
