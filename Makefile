@@ -6,7 +6,8 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo simulate validate lint format snippet-check example-check docs docs-check test clean
+.PHONY: all deps build demo simulate validate lint format snippet-check refs-check example-check docs docs-check test \
+	clean
 
 all: build
 
@@ -55,6 +56,11 @@ format:
 snippet-check:
 	python3 Scripts/check-readme-snippets.py
 
+# Every rule id cited in the tracked files (L3, B4, S12, ...) is defined in Docs/Behaviour.md, and no path leads to
+# the specification's old home beside the clone (Scripts/check-rule-references.py). Well under a second.
+refs-check:
+	python3 Scripts/check-rule-references.py
+
 # README.md's embedding example, unchanged, built by a package of its own in a temporary directory outside the
 # repository that depends on Runway by path (Scripts/example-check.sh). Its build folder is .build-example: about a
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
@@ -74,11 +80,12 @@ docs: deps
 docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
-# `make lint` (about 2 s), the README snippet check and `make example-check` (about a minute on a new clone) first,
-# so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the
-# shared cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short) budgets. The
+# `make lint` (about 2 s), the README snippet and rule-id checks and `make example-check` (about a minute on a new
+# clone) first, so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate
+# calls on the shared cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short)
+# budgets. The
 # whole suite takes a few seconds either way.
-test: deps lint snippet-check example-check
+test: deps lint snippet-check refs-check example-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
