@@ -95,8 +95,9 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     /// The user action that was asked, when the transition is that action's doing (section 4): `cause` says the
     /// command it stood for, this says what was asked. `home` arrives as `cause == .command(.enterBackground)`
     /// with `userAction == .home`; a device event (`DeviceEvent`) as its `userAction`. Set on every transition of
-    /// the app that the action caused in the same step (an exits-on-suspend app's termination after `home` too);
-    /// nil for a command, a deadline, a message's return or anything else not asked as a user action.
+    /// the app that the action caused in the same step (the start of an exits-on-suspend app's termination after
+    /// `home`, a plain process app's immediate suspension); nil for a command, a deadline, a message's return (the
+    /// suspension once `didEnterBackground` returns) or anything else not asked as a user action.
     public var userAction: UserAction?
 
     /// An event with every field given; the core makes them, tests and simulations compare with them.
