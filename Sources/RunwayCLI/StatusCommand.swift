@@ -181,7 +181,8 @@ struct EventsCommand: ParsableCommand {
         }
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
+        let asked = event.userAction.map { "  (\($0))" } ?? ""
         let at = String(format: "t=%.3fs", event.atSeconds)
-        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)"
+        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(asked)\(messages)\(exit)"
     }
 }

@@ -10,6 +10,9 @@ import Testing
     @Test func L8_eventLinesCarryTheUserActionAsked() throws {
         let daemon = try DaemonProcess()
         defer { daemon.close() }
+        let text = try BackgroundCommand(try RunwayBinary.executable(), ["events", "--socket", daemon.socket])
+        defer { text.close() }
+        try waitUntil("runway events to subscribe\n\(text.output)") { text.output.contains("subscribed") }
         let subscriber = try daemon.client()
         #expect(try subscriber.request(ControlRequest(command: "events")).subscribed == true)
         #expect(try daemon.cli("launch", Self.alpha).status == 0)
@@ -35,5 +38,16 @@ import Testing
         #expect(lines.count == 4)
         #expect(lines.dropFirst().first?.contains(#""userAction":"home""#) == true, "\(lines)")
         #expect(lines.first?.contains("userAction") == false, "\(lines)")
+        // `runway events` without --json shows it after the cause.
+        try waitUntil("four transitions on `runway events`\n\(text.output)") {
+            text.output.split(separator: "\n").filter { $0.hasPrefix("t=") }.count >= 4
+        }
+        let shown = text.output.split(separator: "\n").filter { $0.hasPrefix("t=") }
+        #expect(
+            shown[1].hasSuffix(
+                "active -> background  [command(enterBackground)]  (home)  {willResignActive, didEnterBackground}"
+            )
+        )
+        #expect(shown[0].hasSuffix("[command(launch)]  {didFinishLaunching, didBecomeActive}"), "\(shown[0])")
     }
 }
