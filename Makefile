@@ -6,7 +6,8 @@ CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
 SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
 
-.PHONY: all deps build demo demo-wake simulate validate lint format snippet-check example-check docs man test clean install
+.PHONY: all deps build demo demo-wake simulate validate lint format snippet-check refs-check example-check docs \
+	docs-check man test clean install
 
 all: build
 
@@ -60,6 +61,11 @@ format:
 snippet-check:
 	python3 Scripts/check-readme-snippets.py
 
+# Every rule id cited in the tracked files (L3, B4, S12, ...) is defined in Docs/Behaviour.md, and no path leads to
+# the specification's old home beside the clone (Scripts/check-rule-references.py). Well under a second.
+refs-check:
+	python3 Scripts/check-rule-references.py
+
 # README.md's embedding example, unchanged, built by a package of its own in a temporary directory outside the
 # repository that depends on Runway by path (Scripts/example-check.sh). Its build folder is .build-example: about a
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
@@ -87,11 +93,17 @@ man: deps
 		|| { echo "make man: .build/man/man1/runway.1 is not the runway(1) page expected"; exit 1; }
 	@echo "wrote .build/man/man1/runway.1"
 
-# `make lint` (about 2 s), the README snippet check and `make example-check` (about a minute on a new clone) first,
-# so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the
-# shared cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short) budgets. The
-# whole suite takes a few seconds either way.
-test: deps lint snippet-check example-check
+# `make docs` with DocC's coverage report, then fails on any public symbol of Runway or RunwayCore declared without
+# a doc comment (file:line for each) and on any DocC warning (Scripts/check-doc-coverage.py). About 30 s after a
+# build, a minute more the first time; not part of `make test` for that reason: .ci/run runs it after the tests.
+docs-check: deps
+	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
+
+# `make lint` (about 2 s), the README snippet and rule-id checks and `make example-check` (about a minute on a new
+# clone) first, so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate
+# calls on the shared cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short)
+# budgets. The whole suite takes a few seconds either way.
+test: deps lint snippet-check refs-check example-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel

@@ -11,14 +11,17 @@ import ServiceLifecycle
 final class MailApp: RunwayAppDelegate {
     func didEnterBackground(_ application: RunwayApplication) async {
         // Ask for time before returning: an app that enters the background with no task is suspended at once.
-        let task = application.beginBackgroundTask(withName: "send-outbox") {
-            // The expiration handler: on the scheduler's loop thread, ExpirationWarningLead before the deadline.
-            print("mail: still sending when time ran out")
+        let task = application.beginBackgroundTask(withName: "send-outbox") { task in
+            // The expiration handler, on the scheduler's loop thread, ExpirationWarningLead before the deadline. It
+            // is given its task's id, so it can end the task without capturing a mutable variable.
+            print("mail: still sending when time ran out; ending \(task)")
+            try? application.endBackgroundTask(task)
         }
         // The app's executor holds work while the app is suspended and cancels it when the app terminates.
         application.executor.submit {
             await sendOutbox()
-            try? application.endBackgroundTask(task)  // its last task: the app is suspended now
+            // Its last task: the app is suspended now. If the handler ended it first, this throws alreadyEnded.
+            try? application.endBackgroundTask(task)
         }
     }
 }
@@ -67,8 +70,8 @@ let group = ServiceGroup(
 )
 // What a user would do: launch both apps, press Home on each, and later stop the service.
 let user = Task {
-    try scheduler.send(.launch, to: mail)
-    try scheduler.send(.launch, to: sync)
+    try scheduler.perform(.launch, on: mail)
+    try scheduler.perform(.launch, on: sync)
     try await Task.sleep(for: .milliseconds(100))
     try scheduler.perform(.home, on: mail)
     try scheduler.perform(.home, on: sync)

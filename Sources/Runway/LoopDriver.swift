@@ -123,7 +123,7 @@ final class LoopDriver: @unchecked Sendable {
 
     /// Begins a task (B1); the grant's refusal says why its id is `.invalid`. A refused name is logged cut to
     /// 256 bytes (it may be far over `TaskNameByteLimit`).
-    func beginTask(name: String, app: AppID, handler: (@Sendable () -> Void)?) -> TaskGrant {
+    func beginTask(name: String, app: AppID, handler: (@Sendable (BackgroundTaskID) -> Void)?) -> TaskGrant {
         self.assertOnLoop()
         let grant = self.runner.beginTask(name: name, app: app, handler: handler)
         if let refusal = grant.refusal {
@@ -139,13 +139,16 @@ final class LoopDriver: @unchecked Sendable {
         return grant
     }
 
-    /// `endBackgroundTask`; `beforeActions` runs once the core accepted it and before its actions run.
+    /// `endBackgroundTask`; `beforeActions` runs once the core accepted it and before its actions run. A refusal is
+    /// thrown to the caller and logged: `alreadyEnded` at debug (the expected race of work that outlived its task,
+    /// ended by its expiration handler, a suspension or a termination), the others at info.
     func endTask(_ id: BackgroundTaskID, app: AppID, beforeActions: () -> Void = {}) throws(SchedulerError) {
         self.assertOnLoop()
         do {
             try self.runner.endTask(id, app: app, beforeActions: beforeActions)
         } catch {
-            self.logger.info(
+            self.logger.log(
+                level: error.code == .alreadyEnded ? .debug : .info,
                 "endBackgroundTask failed",
                 metadata: ["app": "\(app)", "task": "\(id)", "error": "\(error)"]
             )

@@ -31,6 +31,7 @@ public enum LoopThreadPriority: Hashable, Sendable, CustomStringConvertible {
     /// The SCHED_FIFO priorities Linux accepts, 1 ... 99 (the config loader checks the same bounds).
     public static let realtimePriorities: ClosedRange<Int32> = LoopLimits.realtimePriorities
 
+    /// `inherited` or `SCHED_FIFO <priority>`, for logs and reports.
     public var description: String {
         switch self {
         case .inherited: "inherited"
@@ -49,6 +50,8 @@ public enum LoopThreadPriorityOutcome: Hashable, Sendable, CustomStringConvertib
     /// thread runs at its creator's policy.
     case refused(priority: Int32, errno: Int32)
 
+    /// For logs and `runway bench` reports: `inherited policy`, `SCHED_FIFO <priority>`, or the refusal with the
+    /// error's text and, for EPERM, what would allow it.
     public var description: String {
         switch self {
         case .inherited:

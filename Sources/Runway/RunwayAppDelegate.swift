@@ -13,12 +13,28 @@ import RunwayCore
 ///
 /// Every method has an empty default implementation.
 public protocol RunwayAppDelegate: AnyObject, Sendable {
+    /// The app was launched (`launch` or `launchInBackground`): the first message of every run. Followed by
+    /// `didBecomeActive` (launched in the foreground) or `didEnterBackground` (launched in the background).
     func didFinishLaunching(_ application: RunwayApplication) async
+    /// The app is leaving the active state (`resignActive`, the first half of Home, a lock, an alert, the app
+    /// switcher). It keeps running; it should pause what needs the user's attention.
     func willResignActive(_ application: RunwayApplication) async
+    /// The app is active: in the foreground and receiving user events. After launch, after an interruption ends
+    /// (unlock, an alert ignored) and after `willEnterForeground`.
     func didBecomeActive(_ application: RunwayApplication) async
+    /// The app is in the background (Home, `enterBackground`, a modern lock). Begin a background task before
+    /// returning to keep running (B1); an app that returns with no task is suspended at once (B5). Must return
+    /// within `BackgroundEntryGrace` (L3), measured from when the call starts, or the app is terminated.
     func didEnterBackground(_ application: RunwayApplication) async
+    /// The app is returning to the foreground from the background or from suspension; `didBecomeActive`
+    /// follows (with held notifications in between, N1). Its executor's held work has been released.
     func willEnterForeground(_ application: RunwayApplication) async
+    /// The app is being terminated (a `terminate` command, an accepted shutdown, the scheduler's shutdown, an
+    /// exits-on-suspend app leaving the foreground). Must return within `TerminationGrace` (L4); its executor's
+    /// running work is cancelled once the app is gone.
     func willTerminate(_ application: RunwayApplication) async
+    /// Memory is short (P3): free what can be rebuilt. Sent to running apps, at most one pending per app;
+    /// suspended apps are not woken for it and are the first to be purged.
     func didReceiveMemoryWarning(_ application: RunwayApplication) async
     /// A host notification (N1). Notifications posted while the app was suspended arrive after
     /// `willEnterForeground` and before `didBecomeActive`, coalesced by name.
@@ -34,14 +50,23 @@ public protocol RunwayAppDelegate: AnyObject, Sendable {
     ) async
 }
 
+// Empty defaults, so that a delegate implements only the methods it needs.
 extension RunwayAppDelegate {
+    /// Does nothing: the app needs no set-up.
     public func didFinishLaunching(_ application: RunwayApplication) async {}
+    /// Does nothing.
     public func willResignActive(_ application: RunwayApplication) async {}
+    /// Does nothing.
     public func didBecomeActive(_ application: RunwayApplication) async {}
+    /// Does nothing, so the app begins no task and is suspended as soon as this returns (B5).
     public func didEnterBackground(_ application: RunwayApplication) async {}
+    /// Does nothing.
     public func willEnterForeground(_ application: RunwayApplication) async {}
+    /// Does nothing: the app is gone when this returns.
     public func willTerminate(_ application: RunwayApplication) async {}
+    /// Does nothing.
     public func didReceiveMemoryWarning(_ application: RunwayApplication) async {}
+    /// Does nothing: the notification is dropped.
     public func didReceive(notification name: String, payload: String, _ application: RunwayApplication) async {}
     public func didReceiveBackgroundWake(
         reason: WakeReason,

@@ -23,18 +23,29 @@ extension RunwayScheduler {
         for app: AppID,
         expirationHandler: (@Sendable () -> Void)? = nil
     ) -> BackgroundTaskID {
-        self.bridge.sync { $0.beginTask(name: name, app: app, handler: expirationHandler).id } ?? .invalid
+        let handler = expirationHandler.map { handler in { @Sendable (_: BackgroundTaskID) in handler() } }
+        return self.bridge.sync { $0.beginTask(name: name, app: app, handler: handler).id } ?? .invalid
     }
 
     /// `beginBackgroundTask(withName:for:expirationHandler:)` that says why it refused: the task's id, or the
     /// refusal (which names the limit for `tooManyTasks` and `nameTooLong`); nil when the scheduler has stopped.
     /// On the loop thread it runs inline; from another thread it blocks until the loop thread answered.
+    ///
+    /// The task's expiration handler is the scheduler's own: at the warning (B4) it logs one info line,
+    /// "expiration warning for a task held on the app's behalf", and the app is not told (Decisions 51).
     package func requestBackgroundTask(
         withName name: String,
         for app: AppID
     ) -> Result<BackgroundTaskID, TaskRefusal>? {
-        self.bridge.sync { driver in
-            let grant = driver.beginTask(name: name, app: app, handler: nil)
+        let logger = self.logger
+        let handler: @Sendable (BackgroundTaskID) -> Void = { task in
+            logger.info(
+                "expiration warning for a task held on the app's behalf",
+                metadata: ["app": "\(app)", "task": "\(task)", "task.name": "\(name)"]
+            )
+        }
+        return self.bridge.sync { driver in
+            let grant = driver.beginTask(name: name, app: app, handler: handler)
             return grant.refusal.map { .failure($0) } ?? .success(grant.id)
         }
     }

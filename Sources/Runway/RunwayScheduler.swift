@@ -105,44 +105,6 @@ public final class RunwayScheduler: Sendable {
         return application
     }
 
-    /// Sends a command (Behaviour.md section 2). Returns once the scheduler accepted it; the messages it causes are
-    /// delivered afterwards, one at a time per app.
-    ///
-    /// - Throws: `unknownApp`, `illegalCommand` (naming the app, its state and the command; nothing
-    ///   changes), `stopping`.
-    public func send(_ command: Command, to app: AppID) throws(SchedulerError) {
-        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in try driver.command(command, for: app)
-        }
-    }
-
-    /// Sends one command to many apps in a single hop to the loop, for example `launch` to every configured app.
-    /// Each app is handled on its own, in the order given, exactly as by `send(_:to:)`: one refusal does not
-    /// stop the others.
-    ///
-    /// - Returns: The refusals by app; empty when every app accepted the command.
-    @discardableResult
-    public func send(_ command: Command, toEach apps: [AppID]) -> [AppID: SchedulerError] {
-        let refusals: [AppID: SchedulerError]? = self.bridge.sync { driver in
-            var refusals: [AppID: SchedulerError] = [:]
-            for app in apps {
-                do throws(SchedulerError) { try driver.command(command, for: app) } catch { refusals[app] = error }
-            }
-            return refusals
-        }
-        return refusals
-            ?? Dictionary(
-                apps.map { ($0, SchedulerError(.stopping, app: $0)) },
-                uniquingKeysWith: { first, _ in first }
-            )
-    }
-
-    /// Performs a user action of section 4 on one app (with the app's lock behaviour for `lock` and `unlock`, S7).
-    public func perform(_ action: UserAction, on app: AppID) throws(SchedulerError) {
-        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
-            try driver.userAction(action, for: app)
-        }
-    }
-
     /// Performs a device-wide user event (S7, S8, S10): it reaches every app in the foreground (an opening event:
     /// lock, offerShutdown, alert) or the apps the matching opening event reached (unlock, cancelShutdown,
     /// acceptShutdown, alertIgnored, alertAnswered). The lock behaviour (`SchedulerSettings.lockBehavior`, or the

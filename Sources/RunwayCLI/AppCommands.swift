@@ -132,8 +132,9 @@ struct BeginTaskCommand: ParsableCommand {
         abstract: "Begin a background task on an app's behalf; prints its id.",
         discussion: """
             The daemon holds the task until `runway end-task APP ID` (or until the app stops). Its expiration \
-            warning shows in the daemon's timeline. Refused (exit 1, code taskRefused) when the app may not begin \
-            one: suspended, not running, terminating or out of budget (B1); refused with code tooManyTasks or \
+            warning is logged by the daemon; the app is not told. Refused (exit 1, code taskRefused) when the app \
+            may not begin one: suspended, not running, terminating or out of budget (B1); refused with code \
+            tooManyTasks or \
             nameTooLong, naming the limit, when the app already holds TaskLimitPerApp tasks (default 1000) or the \
             name is longer than TaskNameByteLimit bytes (default 256).
             """

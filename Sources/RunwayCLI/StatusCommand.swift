@@ -193,10 +193,12 @@ struct EventsCommand: ParsableCommand {
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
         let at = (event.wallTime.map { $0 + "  " } ?? "") + String(format: "t=%.3fs", event.atSeconds)
+        let asked = event.userAction.map { "  (\($0))" } ?? ""
         let restart = event.restart.map { attempt in
             "  restart #\(attempt) at " + String(format: "t=%.3fs", event.restartAtSeconds ?? 0)
                 + (event.crashLooping == true ? ", crash-looping" : "")
         }
-        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)\(restart ?? "")"
+        return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(asked)"
+            + "\(messages)\(exit)\(restart ?? "")"
     }
 }

@@ -242,6 +242,9 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
     package var restart: Int?
     package var restartAtSeconds: Double?
     package var crashLooping: Bool?
+    /// The user action that was asked (`home`, `lock`, ...) when the transition is its doing; absent otherwise.
+    /// `cause` still names the command it stood for (`command(enterBackground)` for `home`).
+    package var userAction: String?
 
     package init(_ event: TransitionEvent) {
         self.app = event.app.bundleIdentifier
@@ -255,5 +258,6 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
         self.restart = event.restart?.attempt
         self.restartAtSeconds = event.restart.map { Double($0.at.nanosecondsSinceOrigin) / 1_000_000_000 }
         self.crashLooping = event.restart?.crashLooping
+        self.userAction = event.userAction?.rawValue
     }
 }

@@ -163,7 +163,7 @@ final class ControlService: @unchecked Sendable {
                 self.startReload(dryRun: request.dryRun ?? false, id: id, connection: connection)
                 return nil
             case .lifecycle(let lifecycle):
-                try self.scheduler.send(lifecycle, to: app!)
+                try self.scheduler.perform(lifecycle, on: app!)
             case .userAction(let action):
                 // Without an app (`needsApp` allows that for device events only): device-wide (S7, S8, S10).
                 guard let app else { return self.deviceEventReply(action, command: request.command, id: id) }

@@ -44,7 +44,7 @@ struct ScenarioPlayer: Sendable {
             switch step.action {
             case .lifecycle(let command):
                 timeline.note(step.app, "> \(command)")
-                try self.scheduler.send(command, to: app)
+                try self.scheduler.perform(command, on: app)
             case .userAction(let action):
                 // lock and unlock stand for a command that depends on the app's LockBehavior (S7).
                 let lock = action == .lock || action == .unlock

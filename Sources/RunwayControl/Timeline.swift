@@ -43,11 +43,13 @@ struct Timeline: Sendable {
 
 /// Timeline texts shared by the daemon and `runway demo`'s simulated timeline.
 package enum TimelineText {
-    /// `active -> background  [command(enterBackground)]  {willResignActive, didEnterBackground}`
+    /// `active -> background  [command(enterBackground)]  (home)  {willResignActive, didEnterBackground}`: the user
+    /// action asked, in parentheses, when there was one (L8).
     package static func transition(_ event: TransitionEvent) -> String {
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.map(\.description).joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
-        return "\(event.from) -> \(event.to)  [\(event.cause)]\(messages)\(exit)\(self.restart(event))"
+        let asked = event.userAction.map { "  (\($0.rawValue))" } ?? ""
+        return "\(event.from) -> \(event.to)  [\(event.cause)]\(asked)\(messages)\(exit)\(self.restart(event))"
     }
 
     /// `  restart #3 at t=4.000s (in 0.800s)`, with `crash-looping` once the app is (KeepAlive); empty otherwise.

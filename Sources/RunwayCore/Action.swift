@@ -33,6 +33,8 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     /// A state transition happened (L8): publish it on the event stream.
     case publish(TransitionEvent)
 
+    /// The action and its arguments on one line, for simulation logs and test failures:
+    /// `deliver(com.example.mail, didEnterBackground, msg#3)`.
     public var description: String {
         switch self {
         case .deliver(let app, let message, let token): return "deliver(\(app), \(message), \(token))"
@@ -66,6 +68,8 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
     /// A background wake-up resumed the app or launched it into the background (W1).
     case backgroundWake(WakeReason)
 
+    /// `command(<command>)`, `noOutstandingTasks`, `budgetExpired`, `terminated(<reason>)`, `restart(<n>)` or
+    /// `backgroundWake(<reason>)`, as in event lines.
     public var description: String {
         switch self {
         case .command(let command): return "command(\(command))"
@@ -80,9 +84,13 @@ public enum TransitionCause: Hashable, Sendable, CustomStringConvertible {
 
 /// One transition on the scheduler's event stream (L8).
 public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
+    /// The app that moved.
     public var app: AppID
+    /// Its state before the transition.
     public var from: AppState
+    /// Its state after the transition.
     public var to: AppState
+    /// Why it moved: a command (the one a user action stood for), a rule, or a termination and its reason.
     public var cause: TransitionCause
     /// The monotonic instant of the transition.
     public var at: Instant
@@ -93,7 +101,25 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     public var exit: ProcessExit?
     /// On a transition to `notRunning`: the restart KeepAlive armed, if any (Scheduler+Restart.swift).
     public var restart: PendingRestart?
+    /// The user action that was asked, when the transition is that action's doing (section 4): `cause` says the
+    /// command it stood for, this says what was asked. `home` arrives as `cause == .command(.enterBackground)`
+    /// with `userAction == .home`; a device event (`DeviceEvent`) as its `userAction`. Set on every transition of
+    /// the app that the action caused in the same step (the start of an exits-on-suspend app's termination after
+    /// `home`, a plain process app's immediate suspension); nil for a command, a deadline, a message's return (the
+    /// suspension once `didEnterBackground` returns) or anything else not asked as a user action.
+    public var userAction: UserAction?
 
+    /// An event with every field given; the core makes them, tests and simulations compare with them.
+    ///
+    /// - Parameters:
+    ///   - app: The app that moved.
+    ///   - from: Its state before.
+    ///   - to: Its state after.
+    ///   - cause: Why it moved.
+    ///   - at: The instant of the transition (the driver's clock reading for the step).
+    ///   - messages: The lifecycle messages of this transition, in delivery order.
+    ///   - exit: How a process app ended, when it exited.
+    ///   - userAction: The user action that was asked, when the transition is its doing.
     public init(
         app: AppID,
         from: AppState,
@@ -101,7 +127,8 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
         cause: TransitionCause,
         at: Instant,
         messages: [Message],
-        exit: ProcessExit? = nil
+        exit: ProcessExit? = nil,
+        userAction: UserAction? = nil
     ) {
         self.app = app
         self.from = from
@@ -110,12 +137,16 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
         self.at = at
         self.messages = messages
         self.exit = exit
+        self.userAction = userAction
     }
 
+    /// One line: instant, app, `from -> to`, `[cause]`, the user action asked (`(home)`) if any, the messages in
+    /// braces and a process's exit.
     public var description: String {
         let list = self.messages.map(\.description).joined(separator: ", ")
         let exit = self.exit.map { " \($0)" } ?? ""
         let restart = self.restart.map { " restart #\($0.attempt) at \($0.at)" + ($0.crashLooping ? " crashLoop" : "") }
-        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)] {\(list)}\(exit)\(restart ?? "")"
+        let asked = self.userAction.map { " (\($0.rawValue))" } ?? ""
+        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)]\(asked) {\(list)}\(exit)\(restart ?? "")"
     }
 }

@@ -36,7 +36,7 @@ package final class ActionRunner {
     package var onDrained: () -> Void = {}
 
     private let now: () -> Instant
-    private var handlers: [BackgroundTaskID: () -> Void] = [:]
+    private var handlers: [BackgroundTaskID: (BackgroundTaskID) -> Void] = [:]
     private var pending = FIFO<[Action]>()
     private var running = false
     /// The process apps, for picking a host without reading the core for every action.
@@ -109,8 +109,9 @@ package final class ActionRunner {
     }
 
     /// `beginBackgroundTask` (B1); `handler`, if any, is kept until the task ends and is called on this thread
-    /// for the task's `backgroundTaskWillExpire` (B4).
-    package func beginTask(name: String, app: AppID, handler: (() -> Void)?) -> TaskGrant {
+    /// for the task's `backgroundTaskWillExpire` (B4), with the task's id (also when it runs before this returns,
+    /// for a task begun after the warning instant).
+    package func beginTask(name: String, app: AppID, handler: ((BackgroundTaskID) -> Void)?) -> TaskGrant {
         let grant = self.core.backgroundTaskRequested(name: name, by: app, now: self.now())
         if grant.refusal == nil, let handler { self.handlers[grant.id] = handler }
         self.perform(grant.actions)
@@ -187,7 +188,7 @@ package final class ActionRunner {
             // B4: the handler of a task begun here runs on this thread, like UIKit's on the main thread; the
             // message returns when it does.
             self.onHandlerCalled()
-            self.handlers[id]?()
+            self.handlers[id]?(id)
             self.run { $0.messageReturned(token, from: app, now: $1) }
         case .deliver(let app, let message, let token):
             self.onMessage(app, message, self.now())

@@ -1,16 +1,24 @@
 /// A snapshot of one app for `runway status` (K2). Values are computed for the `now` passed in.
 public struct AppStatus: Hashable, Sendable {
+    /// One outstanding background task.
     public struct Task: Hashable, Sendable {
+        /// The id `beginBackgroundTask` returned.
         public var id: BackgroundTaskID
+        /// The name it was begun with (at most `TaskNameByteLimit` bytes).
         public var name: String
+        /// How long ago it began, at the snapshot's `now`.
         public var age: TimeSpan
     }
 
+    /// The app.
     public var app: AppID
+    /// True for a process app (`AppKind.process`), false for an embedded one.
     public var isProcess: Bool
+    /// Its lifecycle state.
     public var state: AppState
     /// The reason of the termination in progress (the `terminating` flag), or nil.
     public var terminating: TerminationReason?
+    /// How long it has been in `state`, at the snapshot's `now`.
     public var timeInState: TimeSpan
     /// Outstanding tasks in the order they began.
     public var tasks: [Task]
@@ -24,6 +32,7 @@ public struct AppStatus: Hashable, Sendable {
     public var heldNotifications: Int
     /// How the last run ended, if the app ran before.
     public var lastTermination: TerminationReason?
+    /// How the last run's process ended (process apps), if it ran before.
     public var lastExit: ProcessExit?
     /// KeepAlive: restarts so far, consecutive failures, crash-loop state and the pending restart.
     public var restart = RestartStatus()

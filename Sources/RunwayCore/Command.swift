@@ -15,6 +15,7 @@ public enum Command: String, Hashable, Sendable, CaseIterable, CustomStringConve
     /// Any running state -> notRunning, by the `terminate` rows of the table.
     case terminate
 
+    /// The command's name (`launch`, `enterBackground`, ...), as in logs and event lines.
     public var description: String { self.rawValue }
 }
 

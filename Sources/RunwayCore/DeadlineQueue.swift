@@ -74,11 +74,13 @@ public struct DeadlineQueue<Payload> {
     @usableFromInline var heap: [HeapEntry] = []
     @usableFromInline var nextSequence: UInt64 = 0
 
+    /// An empty queue.
     @inlinable public init() {}
 
     /// Number of armed deadlines.
     @inlinable public var count: Int { self.heap.count }
 
+    /// True when no deadline is armed.
     @inlinable public var isEmpty: Bool { self.heap.isEmpty }
 
     /// The earliest deadline, or nil when empty. O(1).
@@ -126,7 +128,9 @@ public struct DeadlineQueue<Payload> {
 
     /// One entry removed because it was due.
     public struct DueEntry {
+        /// The deadline the entry was armed at (not when it was popped).
         public var deadline: Instant
+        /// What was armed.
         public var payload: Payload
         /// The handle `insert` returned for this entry (now stale), so owners can tell which entry fired.
         public var handle: DeadlineHandle

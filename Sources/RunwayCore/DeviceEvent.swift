@@ -3,13 +3,21 @@
 /// `alert` open one; `unlock`, `cancelShutdown`/`acceptShutdown` and `alertIgnored`/`alertAnswered` close it again
 /// for the apps it interrupted.
 public enum DeviceEvent: String, Hashable, Sendable, CaseIterable {
+    /// S7: the device is locked; opens an interruption of every foreground app (by the lock behaviour).
     case lock
+    /// S7: the device is unlocked; closes `lock` for the apps it reached.
     case unlock
+    /// S8: the power button is held and the shutdown offer shows; opens an interruption.
     case offerShutdown
+    /// S8: the offer is cancelled; closes `offerShutdown`, the apps become active again.
     case cancelShutdown
+    /// S9: the offer is accepted; closes `offerShutdown` by terminating the apps it reached.
     case acceptShutdown
+    /// S10: an alert (a call, an SMS) appears; opens an interruption.
     case alert
+    /// S10: the alert is ignored; closes `alert`, the apps become active again.
     case alertIgnored
+    /// S10: the alert is answered; closes `alert` by sending the apps it reached to the background.
     case alertAnswered
 
     /// The same event for one app.

@@ -7,8 +7,10 @@ public enum MemoryPressureLevel: Int, Hashable, Sendable, Comparable, CustomStri
     /// At or above the critical threshold: one app is purged per sample, longest-suspended first.
     case critical
 
+    /// Orders by severity: `normal < warning < critical`.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// `normal`, `warning` or `critical`.
     public var description: String {
         switch self {
         case .normal: return "normal"
@@ -27,6 +29,7 @@ public enum MemoryPressureSample: Hashable, Sendable, CustomStringConvertible {
     /// The source could not be read or parsed: the level stays as it was and nothing is done.
     case unreadable
 
+    /// The reading for logs: `psi(12.5%)`, `resident(<bytes> of <ceiling> bytes)` or `unreadable`.
     public var description: String {
         switch self {
         case .psi(let percent): return "psi(\(percent)%)"

@@ -6,6 +6,8 @@ extension Scheduler {
     /// - Parameters:
     ///   - token: the token of the `deliver` action. A token that is not the one in flight (a late return of a
     ///     message the scheduler abandoned, or a duplicate) is ignored.
+    ///   - app: the app the message was delivered to.
+    ///   - now: the driver's clock reading for this event; never earlier than the previous call's.
     /// - Returns: the actions to run; the next queued message, if any, is among them.
     public mutating func messageReturned(_ token: MessageToken, from app: AppID, now: Instant) -> [Action] {
         self.begin(now)

@@ -13,7 +13,7 @@ extension Scheduler {
     ) throws(SchedulerError) -> [Action] {
         self.begin(now)
         let index = try self.index(of: app)
-        try self.apply(self.command(for: action, self.apps[index].descriptor), to: index)
+        try self.apply(action, to: index)
         return self.finish()
     }
 
@@ -34,7 +34,7 @@ extension Scheduler {
         var reached: [Int] = []
         for index in candidates {
             do throws(SchedulerError) {
-                try self.apply(self.command(for: event.userAction, self.apps[index].descriptor), to: index)
+                try self.apply(event.userAction, to: index)
                 reached.append(index)
             } catch {
                 continue
@@ -46,6 +46,21 @@ extension Scheduler {
             self.interrupted[event] = known + reached.filter { !known.contains($0) }
         }
         return (reached.map { self.apps[$0].id }, self.finish())
+    }
+
+    /// Applies the command `action` stands for to one app and marks the transitions of that app it published with
+    /// the action (`TransitionEvent.userAction`), so that an event reports what was asked beside the command.
+    ///
+    /// - Throws: as `apply(_:to:)`; nothing changes and nothing is published when it throws.
+    mutating func apply(_ action: UserAction, to index: Int) throws(SchedulerError) {
+        let first = self.actions.count
+        try self.apply(self.command(for: action, self.apps[index].descriptor), to: index)
+        let app = self.apps[index].id
+        for position in first..<self.actions.count {
+            guard case .publish(var event) = self.actions[position], event.app == app else { continue }
+            event.userAction = action
+            self.actions[position] = .publish(event)
+        }
     }
 
     /// The command a user action stands for, for this app (S7's lock behaviour).

@@ -21,6 +21,7 @@
 ///   first `clockAdvanced(to:)` whose `now` reaches it, never before (B9), and timers with equal deadlines
 ///   fire in the order they were armed (B10).
 public struct Scheduler {
+    /// The settings given to `init`; fixed for the scheduler's lifetime.
     public private(set) var settings: SchedulerSettings
 
     var apps: [AppRecord] = []
@@ -41,6 +42,7 @@ public struct Scheduler {
     /// Actions produced by the current call, returned by `finish()`.
     var actions: [Action] = []
 
+    /// A scheduler with no app registered, at `Instant.origin` (the first input may be at any instant).
     public init(settings: SchedulerSettings = SchedulerSettings()) {
         self.settings = settings
     }

@@ -2,6 +2,8 @@
 ///
 /// `code` is opaque so that new codes can be added; compare against the static members.
 public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, one of the static members (`unknownApp`, `illegalCommand`, ...); opaque so that codes can
+    /// be added without breaking a `switch`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unknownApp, duplicateApp, illegalCommand, unknownTask, alreadyEnded, wrongApp
@@ -44,16 +46,22 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         /// A completion named a wake-up token that was never issued (W4).
         public static let unknownWake = Code(.unknownWake)
 
+        /// The code's name (`unknownApp`, `alreadyEnded`, ...), as in the control socket's and the app protocol's
+        /// error replies.
         public var description: String { self.base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// The app the call named, when it named one.
     public var app: AppID?
     /// The app's state when the error happened.
     public var state: AppState?
     /// True when the app was terminating when the error happened.
     public var terminating: Bool
+    /// The refused command, for `illegalCommand`.
     public var command: Command?
+    /// The task the call named, for `unknownTask`, `alreadyEnded` and `wrongApp`.
     public var task: BackgroundTaskID?
     /// The app that owns `task`, for `wrongApp`.
     public var owner: AppID?
@@ -63,7 +71,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public var wakeReason: WakeReason?
     /// The token a completion named, for `unknownWake`.
     public var wake: WakeToken?
+    /// The source file (`#fileID`) where the error was raised, for bug reports; not part of the message.
     public var file: String
+    /// The line in `file` where the error was raised.
     public var line: Int
 
     /// An error raised by the core or a driver of this package; `file` and `line` name where. Callers outside
@@ -96,6 +106,8 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         self.line = line
     }
 
+    /// One line for people and logs: the code, then what it concerns, naming the app, its state, the command or
+    /// the task (`illegalCommand: com.example.mail cannot enterForeground in state notRunning`).
     public var description: String {
         let app = self.app.map { "\($0)" } ?? "?"
         let state = (self.state.map { "\($0)" } ?? "?") + (self.terminating ? " (terminating)" : "")
@@ -136,9 +148,13 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
 /// Why `backgroundTaskRequested` returned `.invalid` (B1, E1), or which limit it hit. Drivers log it and
 /// pass its `description` to whoever asked (the app protocol's `refusal`, the control socket's error).
 public enum TaskRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No app with this bundle identifier is registered.
     case unknownApp
+    /// The app is not running.
     case notRunning
+    /// The app is suspended: only an app that runs may ask for time.
     case suspended
+    /// The app is being terminated.
     case terminating
     /// The budget of the current background period has run out.
     case budgetExhausted

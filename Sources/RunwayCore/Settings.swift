@@ -93,6 +93,13 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// `payloadTooLarge`; payloads are never cut. Default 4,096 (an APNs payload's limit); at least 1.
     public var backgroundWakePayloadByteLimit: Int
 
+    /// Settings with every value given or defaulted; each parameter sets the property of the same name, whose
+    /// documentation gives its meaning, its `Runway.plist` key and its default. The defaults are iOS's: a 30 s
+    /// budget, a 5 s warning lead and 5 s graces. Read by the scheduler when it is created (`Scheduler.init`,
+    /// `RunwayScheduler.init`); a later change to a copy has no effect.
+    ///
+    /// - Precondition: The limits (`notificationQueueLimit`, `taskLimitPerApp`, `taskNameByteLimit`) are at
+    ///   least 1, and no span is negative. The config loader reports these as errors naming the key instead.
     public init(
         backgroundTimeBudget: TimeSpan = .seconds(30),
         expirationWarningLead: TimeSpan = .seconds(5),
@@ -165,6 +172,9 @@ public struct ProcessSpec: Hashable, Sendable {
     /// Files its stdout and stderr lines are appended to, besides the daemon's ring; none by default.
     public var outputFiles: ProcessOutputFiles
 
+    /// A program to start; each parameter sets the property of the same name.
+    ///
+    /// - Precondition: `arguments` is not empty.
     public init(
         arguments: [String],
         environment: [String: String] = [:],
@@ -183,7 +193,9 @@ public struct ProcessSpec: Hashable, Sendable {
 
 /// One app as the core sees it: validated values from its Info.plist (C1), or from the embedding host.
 public struct AppDescriptor: Hashable, Sendable {
+    /// The app's bundle identifier (`CFBundleIdentifier`), unique within one scheduler.
     public var id: AppID
+    /// Embedded in the host process, or a child process with its program (`ProgramArguments`). Default embedded.
     public var kind: AppKind
     /// `UIApplicationExitsOnSuspend` (E1).
     public var exitsOnSuspend: Bool
@@ -207,6 +219,11 @@ public struct AppDescriptor: Hashable, Sendable {
     /// be negative.
     public var backgroundWakeBudget: TimeSpan?
 
+    /// An app with the given identity and keys; each parameter sets the property of the same name. The defaults
+    /// are those of a plist without the key: embedded, not exits-on-suspend, the scheduler's styles and budget,
+    /// no background modes.
+    ///
+    /// - Precondition: `backgroundTimeBudget`, when given, is not negative.
     public init(
         id: AppID,
         kind: AppKind = .embedded,
@@ -237,6 +254,7 @@ public struct AppDescriptor: Hashable, Sendable {
         }
     }
 
+    /// True for a process app (`AppKind.process`), false for an embedded one.
     public var isProcess: Bool {
         if case .process = self.kind { return true }
         return false

@@ -21,6 +21,7 @@ public enum TerminationReason: Hashable, Sendable, CustomStringConvertible {
     /// A process app was ended by this signal without the scheduler asking (L6).
     case signaled(Int32)
 
+    /// The reason's name as in logs, status and event lines: `budgetOverrun`, `exited(0)`, `signaled(9)`, ...
     public var description: String {
         switch self {
         case .requested: return "requested"
@@ -39,9 +40,12 @@ public enum TerminationReason: Hashable, Sendable, CustomStringConvertible {
 
 /// How a process app ended, as the driver observed it.
 public enum ProcessExit: Hashable, Sendable, CustomStringConvertible {
+    /// The process exited with this status.
     case exited(Int32)
+    /// The process was ended by this signal.
     case signaled(Int32)
 
+    /// `exited(<status>)` or `signaled(<signal>)`.
     public var description: String {
         switch self {
         case .exited(let status): return "exited(\(status))"

@@ -21,6 +21,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// An instant later than any reachable reading; used for "never".
     public static let distantFuture = Instant(nanosecondsSinceOrigin: .max)
 
+    /// Earlier instants are smaller.
     public static func < (lhs: Instant, rhs: Instant) -> Bool {
         lhs.nanosecondsSinceOrigin < rhs.nanosecondsSinceOrigin
     }
@@ -64,21 +65,27 @@ public struct TimeSpan: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The length in nanoseconds; negative spans are allowed in arithmetic, never in configuration.
     public var nanoseconds: Int64
 
+    /// A span of exactly `nanoseconds`.
     public init(nanoseconds: Int64) {
         self.nanoseconds = nanoseconds
     }
 
+    /// No time at all.
     public static let zero = TimeSpan(nanoseconds: 0)
     /// The longest span; used as "infinite" (for example `backgroundTimeRemaining` in the foreground).
     public static let max = TimeSpan(nanoseconds: .max)
 
+    /// `value` nanoseconds: `.nanoseconds(500)`.
     public static func nanoseconds(_ value: Int64) -> TimeSpan { TimeSpan(nanoseconds: value) }
+    /// `value` microseconds, saturating at `TimeSpan.max` (and its negative).
     public static func microseconds(_ value: Int64) -> TimeSpan {
         TimeSpan(nanoseconds: value.multipliedSaturating(by: 1_000))
     }
+    /// `value` milliseconds, saturating at `TimeSpan.max` (and its negative).
     public static func milliseconds(_ value: Int64) -> TimeSpan {
         TimeSpan(nanoseconds: value.multipliedSaturating(by: 1_000_000))
     }
+    /// `value` whole seconds, saturating at `TimeSpan.max` (and its negative).
     public static func seconds(_ value: Int64) -> TimeSpan {
         TimeSpan(nanoseconds: value.multipliedSaturating(by: 1_000_000_000))
     }
@@ -96,8 +103,10 @@ public struct TimeSpan: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The span in seconds, as a `Double` (for display and config round trips).
     public var seconds: Double { Double(self.nanoseconds) / 1_000_000_000 }
 
+    /// Shorter spans are smaller.
     public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
+    /// The sum, saturating at `TimeSpan.max` (and its negative) instead of overflowing.
     public static func + (lhs: TimeSpan, rhs: TimeSpan) -> TimeSpan {
         let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(rhs.nanoseconds)
         if overflow { return TimeSpan(nanoseconds: rhs.nanoseconds > 0 ? .max : -.max) }

@@ -117,13 +117,13 @@ import Testing
         }
         let expected = [
             "notRunning -> active  [command(launch)]",
-            "active -> background  [command(enterBackground)]  {willResignActive, didEnterBackground}",
+            "active -> background  [command(enterBackground)]  (lock)  {willResignActive, didEnterBackground}",
             "background -> suspended  [noOutstandingTasks]",
             "suspended -> background  [backgroundWake(fetch)]  {backgroundWake(fetch, wake#1)}",
             "background -> suspended  [noOutstandingTasks]",
             "suspended -> background  [backgroundWake(refresh)]  {backgroundWake(refresh, wake#2)}",
             "background -> suspended  [noOutstandingTasks]",
-            "suspended -> active  [command(enterForeground)]  {willEnterForeground, didBecomeActive}",
+            "suspended -> active  [command(enterForeground)]  (unlock)  {willEnterForeground, didBecomeActive}",
             "active -> notRunning  [terminated(shutdown)]",
         ]
         #expect(transitions.count == expected.count, "\(result)")

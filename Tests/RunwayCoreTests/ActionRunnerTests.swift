@@ -73,13 +73,13 @@ import Testing
         self.returnMessage(mail)
         self.returnMessage(mail)
         var handlerCalls = 0
-        var task = BackgroundTaskID.invalid
-        let grant = self.runner.beginTask(name: "upload", app: mail) {
+        var handled: [BackgroundTaskID] = []
+        let grant = self.runner.beginTask(name: "upload", app: mail) { task in
             handlerCalls += 1
+            handled.append(task)
             // Re-entrant: the runner feeds the end now and queues its actions behind the current ones.
             try? self.runner.endTask(task, app: mail)
         }
-        task = grant.id
         try self.runner.attempt { core, now throws(SchedulerError) in
             try core.commandReceived(.enterBackground, for: mail, now: now)
         }
@@ -91,6 +91,8 @@ import Testing
         self.clock.now = at(25)
         self.runner.run { core, now in core.clockAdvanced(to: now) }
         #expect(handlerCalls == 1)
+        // The handler is given its own task's id.
+        #expect(handled == [grant.id])
         // The delegate never sees the expiration message; the task's end suspends the app (B5).
         #expect(!self.embedded.calls.contains { $0.contains("backgroundTaskWillExpire") })
         #expect(self.embedded.calls.suffix(2) == ["suspend \(mail)", "\(mail) background->suspended"])

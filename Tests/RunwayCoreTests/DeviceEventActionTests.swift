@@ -26,7 +26,15 @@ import Testing
         #expect(lock.apps == [mail])
         #expect(
             lock.actions == [
-                published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+                published(
+                    mail,
+                    .active,
+                    .inactive,
+                    .command(.resignActive),
+                    at: at(10),
+                    [.willResignActive],
+                    asked: .lock
+                ),
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: lock.actions)),
             ]
         )
@@ -38,7 +46,15 @@ import Testing
         #expect(unlock.apps == [mail])
         #expect(
             unlock.actions == [
-                published(mail, .inactive, .active, .command(.activate), at: at(20), [.didBecomeActive]),
+                published(
+                    mail,
+                    .inactive,
+                    .active,
+                    .command(.activate),
+                    at: at(20),
+                    [.didBecomeActive],
+                    asked: .unlock
+                ),
                 .deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: unlock.actions)),
             ]
         )
@@ -60,7 +76,15 @@ import Testing
         #expect(alert.apps == [mail])
         #expect(
             alert.actions == [
-                published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+                published(
+                    mail,
+                    .active,
+                    .inactive,
+                    .command(.resignActive),
+                    at: at(10),
+                    [.willResignActive],
+                    asked: .alert
+                ),
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: alert.actions)),
             ]
         )
@@ -84,7 +108,8 @@ import Testing
                     .background,
                     .command(.enterBackground),
                     at: at(10),
-                    [.willResignActive, .didEnterBackground]
+                    [.willResignActive, .didEnterBackground],
+                    asked: .lock
                 ),
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: lock.actions)),
                 .armWakeup(at(35)),
@@ -104,7 +129,8 @@ import Testing
                     .active,
                     .command(.enterForeground),
                     at: at(20),
-                    [.willEnterForeground, .didBecomeActive]
+                    [.willEnterForeground, .didBecomeActive],
+                    asked: .unlock
                 ),
                 .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: unlock.actions)),
             ]
@@ -146,7 +172,15 @@ import Testing
         #expect(answered.apps == [mail])
         #expect(
             answered.actions == [
-                published(mail, .inactive, .background, .command(.enterBackground), at: at(11), [.didEnterBackground]),
+                published(
+                    mail,
+                    .inactive,
+                    .background,
+                    .command(.enterBackground),
+                    at: at(11),
+                    [.didEnterBackground],
+                    asked: .alertAnswered
+                ),
                 .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: answered.actions)),
                 .armWakeup(at(16)),
             ]

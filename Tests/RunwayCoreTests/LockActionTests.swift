@@ -19,7 +19,15 @@ import Testing
         // Expected: publish active -> inactive, willResignActive; no wake-up (no budget, nothing to suspend).
         #expect(
             lock == [
-                published(mail, .active, .inactive, .command(.resignActive), at: at(10), [.willResignActive]),
+                published(
+                    mail,
+                    .active,
+                    .inactive,
+                    .command(.resignActive),
+                    at: at(10),
+                    [.willResignActive],
+                    asked: .lock
+                ),
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: lock)),
             ]
         )
@@ -33,7 +41,15 @@ import Testing
         // Expected: publish inactive -> active, didBecomeActive.
         #expect(
             unlock == [
-                published(mail, .inactive, .active, .command(.activate), at: at(100), [.didBecomeActive]),
+                published(
+                    mail,
+                    .inactive,
+                    .active,
+                    .command(.activate),
+                    at: at(100),
+                    [.didBecomeActive],
+                    asked: .unlock
+                ),
                 .deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: unlock)),
             ]
         )
@@ -57,7 +73,8 @@ import Testing
                     .background,
                     .command(.enterBackground),
                     at: at(10),
-                    [.willResignActive, .didEnterBackground]
+                    [.willResignActive, .didEnterBackground],
+                    asked: .lock
                 ),
                 .deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: lock)),
                 .armWakeup(at(15)),
@@ -98,7 +115,8 @@ import Testing
                     .active,
                     .command(.enterForeground),
                     at: at(30),
-                    [.willEnterForeground, .didBecomeActive]
+                    [.willEnterForeground, .didBecomeActive],
+                    asked: .unlock
                 ),
                 .deliver(mail, .willEnterForeground, token(.willEnterForeground, to: mail, in: unlock)),
             ]

@@ -54,9 +54,21 @@ func published(
     _ cause: TransitionCause,
     at instant: Instant,
     _ messages: [Message] = [],
-    exit: ProcessExit? = nil
+    exit: ProcessExit? = nil,
+    asked userAction: UserAction? = nil
 ) -> Action {
-    .publish(TransitionEvent(app: app, from: from, to: to, cause: cause, at: instant, messages: messages, exit: exit))
+    .publish(
+        TransitionEvent(
+            app: app,
+            from: from,
+            to: to,
+            cause: cause,
+            at: instant,
+            messages: messages,
+            exit: exit,
+            userAction: userAction
+        )
+    )
 }
 
 extension Scheduler {

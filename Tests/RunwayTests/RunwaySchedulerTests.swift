@@ -16,7 +16,7 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let delegate = RecordingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         let suspended = await watcher.first { $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
@@ -32,7 +32,7 @@ import Testing
         let sent = Recorder<String>()
         scheduler.observeMessages { app, message, _ in sent.append("\(app) \(message)") }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
         #expect(
@@ -56,7 +56,7 @@ import Testing
             }
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         let suspended = await watcher.first { $0.to == .suspended || $0.to == .notRunning }
         #expect(suspended?.to == .suspended)
@@ -74,7 +74,7 @@ import Testing
             }
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         let entered = await watcher.first { $0.to == .background }
         let killed = await watcher.first { $0.to == .notRunning }
@@ -92,7 +92,7 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let delegate = RecordingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail, exitsOnSuspend: true), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         let gone = await watcher.first { $0.to == .notRunning }
         #expect(gone?.cause == .terminated(.exitsOnSuspend))
@@ -111,8 +111,8 @@ import Testing
         let maps: AppID = "com.example.maps"
         try scheduler.register(AppDescriptor(id: self.mail), delegate: active)
         try scheduler.register(AppDescriptor(id: maps, backgroundModes: ["location"]), delegate: background)
-        try scheduler.send(.launch, to: self.mail)
-        try scheduler.send(.launch, to: maps)
+        try scheduler.perform(.launch, on: self.mail)
+        try scheduler.perform(.launch, on: maps)
         try scheduler.perform(.home, on: maps)
         _ = await watcher.first { $0.app == maps && $0.to == .background }
 
@@ -134,13 +134,13 @@ import Testing
         #expect(active.messages.suffix(3) == ["willResignActive", "didEnterBackground", "willTerminate"])
         #expect(background.messages.last == "willTerminate")
         // After shutdown the scheduler refuses work.
-        #expect(throws: SchedulerError.self) { try scheduler.send(.launch, to: self.mail) }
+        #expect(throws: SchedulerError.self) { try scheduler.perform(.launch, on: self.mail) }
     }
 
     @Test func B1_beginBackgroundTaskFrom100TasksGives100DistinctIDs() async throws {
         let scheduler = try RunwayScheduler(settings: shortSettings)
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         let ids = await withTaskGroup(of: BackgroundTaskID.self) { group in
             for index in 0..<100 {
                 group.addTask { application.beginBackgroundTask(withName: "t\(index)") }
@@ -163,7 +163,7 @@ import Testing
     @Test func B8_endBackgroundTaskTwiceIsAnError() async throws {
         let scheduler = try RunwayScheduler(settings: shortSettings)
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         let id = application.beginBackgroundTask(withName: "once")
         try application.endBackgroundTask(id)
         do {
@@ -181,7 +181,7 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
         #expect(!application.executor.submit {}, "work is refused while not running")
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         _ = await watcher.first { $0.to == .suspended }
         let ran = Latch(count: 1)
@@ -198,12 +198,12 @@ import Testing
         let scheduler = try RunwayScheduler(settings: shortSettings)
         let watcher = TransitionWatcher(scheduler)
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         _ = await watcher.first { $0.to == .suspended }
         let ran = Atomic<Bool>(false)
         application.executor.submit { ran.store(true, ordering: .relaxed) }
-        try scheduler.send(.terminate, to: self.mail)
+        try scheduler.perform(.terminate, on: self.mail)
         _ = await watcher.first { $0.to == .notRunning }
         #expect(application.executor.heldCount == 0)
         #expect(!application.executor.submit {})
@@ -216,12 +216,12 @@ import Testing
         let scheduler = try RunwayScheduler(settings: shortSettings)
         try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
         do {
-            try scheduler.send(.enterForeground, to: self.mail)
+            try scheduler.perform(.enterForeground, on: self.mail)
             Issue.record("enterForeground on a not-running app was accepted")
         } catch {
             #expect(error.description == "illegalCommand: com.example.mail cannot enterForeground in state notRunning")
         }
-        #expect(throws: SchedulerError.self) { try scheduler.send(.launch, to: "com.example.unknown") }
+        #expect(throws: SchedulerError.self) { try scheduler.perform(.launch, on: "com.example.unknown") }
         let process = AppDescriptor(id: "com.example.proc", kind: .process(ProcessSpec(arguments: ["/bin/true"])))
         do {
             try scheduler.register(process, delegate: RecordingDelegate())
@@ -240,7 +240,7 @@ import Testing
             _ = application.beginBackgroundTask(withName: "stuck") {}
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         _ = await watcher.first { $0.to == .notRunning }
         await scheduler.shutdown()
@@ -260,7 +260,7 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let delegate = RecordingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         async let waited: Void = scheduler.waitUntilStopped()
         async let first: Void = scheduler.shutdown()
         async let second: Void = scheduler.shutdown()
@@ -279,7 +279,7 @@ import Testing
         scheduler.observeTransitions { event in seen.append("\(event.from)->\(event.to)") }
         let watcher = TransitionWatcher(scheduler)
         try scheduler.register(AppDescriptor(id: "com.example.mail"), delegate: RecordingDelegate())
-        try scheduler.send(.launch, to: "com.example.mail")
+        try scheduler.perform(.launch, on: "com.example.mail")
         try scheduler.perform(.home, on: "com.example.mail")
         _ = await watcher.first { $0.to == .suspended }
         await scheduler.shutdown()

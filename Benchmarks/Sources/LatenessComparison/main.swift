@@ -149,7 +149,7 @@ func measureRunway() async throws -> [Int64] {
     for index in 0..<count {
         let descriptor = AppDescriptor(id: appID(index), backgroundTimeBudget: .nanoseconds(offsetsNanoseconds[index]))
         applications.append(try scheduler.register(descriptor, delegate: Quiet()))
-        try scheduler.send(.launch, to: appID(index))
+        try scheduler.perform(.launch, on: appID(index))
     }
     for (index, application) in applications.enumerated() {
         let task = application.beginBackgroundTask(withName: "never-ends")

@@ -48,22 +48,22 @@ for round in 0..<rounds {
     var phases: [(String, Double)] = []
 
     var start = clock.now
-    precondition(scheduler.send(.launch, toEach: apps).isEmpty)
+    precondition(scheduler.perform(.launch, onEach: apps).isEmpty)
     await waitUntil { scheduler.processes().values.filter { $0.pid != nil }.count == count }
     phases.append(("spawn", milliseconds(clock.now - start)))
 
     start = clock.now
-    precondition(scheduler.send(UserAction.home.command, toEach: apps).isEmpty)
+    precondition(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
     await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
     phases.append(("suspend", milliseconds(clock.now - start)))
 
     start = clock.now
-    precondition(scheduler.send(UserAction.summon.command, toEach: apps).isEmpty)
+    precondition(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
     await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
     phases.append(("resume", milliseconds(clock.now - start)))
 
     start = clock.now
-    precondition(scheduler.send(.terminate, toEach: apps).isEmpty)
+    precondition(scheduler.perform(.terminate, onEach: apps).isEmpty)
     await waitUntil { scheduler.status().allSatisfy { $0.state == .notRunning } }
     phases.append(("terminate", milliseconds(clock.now - start)))
 

@@ -5,6 +5,7 @@ import RunwayCore
 /// Where memory pressure is read from and how often (Behaviour.md P3). The thresholds are the core's:
 /// `SchedulerSettings.memoryPressure` (a `MemoryPressurePolicy`).
 public struct MemoryPressureOptions: Sendable, Hashable {
+    /// What a reading of memory pressure measures.
     public enum Source: Sendable, Hashable {
         /// A PSI file (`some avg10=` is the pressure in percent): `/proc/pressure/memory` by default, or a
         /// cgroup's `memory.pressure`.
@@ -14,10 +15,16 @@ public struct MemoryPressureOptions: Sendable, Hashable {
         case rss(ceilingBytes: UInt64)
     }
 
+    /// Where pressure is read from. Default `.psi(path: "/proc/pressure/memory")`.
     public var source: Source
     /// How often pressure is read. Default 1 s; at least 1 ms.
     public var pollInterval: TimeSpan
 
+    /// Options for the scheduler's memory-pressure sampling (`ProcessOptions.memoryPressure`).
+    ///
+    /// - Parameters:
+    ///   - source: Where pressure is read from; default the system-wide PSI file.
+    ///   - pollInterval: How often it is read, on the loop thread; at least 1 ms (a precondition).
     public init(source: Source = .psi(path: "/proc/pressure/memory"), pollInterval: TimeSpan = .seconds(1)) {
         precondition(pollInterval >= .milliseconds(1), "pollInterval must be at least 1 ms")
         self.source = source

@@ -87,6 +87,9 @@ public struct ProcessOptions: Sendable {
     /// least `outputLineLimitBytes`, so that no line has to be cut for it.
     public var appLogByteLimit: Int = 262_144
 
+    /// Options with every field given or defaulted; each parameter sets the property of the same name, whose
+    /// documentation gives its meaning and default. Read by the scheduler once, in `RunwayScheduler.init`; later
+    /// changes to a copy have no effect.
     public init(
         baseDirectory: String? = nil,
         searchDirectories: [String] = [],
@@ -142,6 +145,7 @@ public enum ResolvedSuspensionMechanism: String, Hashable, Sendable, CustomStrin
     /// SIGSTOP/SIGCONT to the process group, confirmed by state `T` in `/proc/PID/stat`.
     case signal
 
+    /// `freezer` or `signal`, as in status rows and logs.
     public var description: String { self.rawValue }
 }
 

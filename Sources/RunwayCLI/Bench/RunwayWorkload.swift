@@ -113,7 +113,7 @@ struct RunwayWorkload {
         applications.reserveCapacity(ids.count)
         for (index, id) in ids.enumerated() {
             applications.append(try scheduler.register(AppDescriptor(id: id), delegate: BenchApp()))
-            try scheduler.send(.launch, to: id)
+            try scheduler.perform(.launch, on: id)
             self.progress?.update("setup: apps ", done: index + 1, total: ids.count)
         }
         // The bench's own per-task array exists before the baseline, so that only the scheduler's memory counts.

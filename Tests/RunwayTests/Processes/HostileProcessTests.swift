@@ -59,7 +59,7 @@ struct HostileProcessTests {
         )
         let app: AppID = "com.test.escaper.suspend"
         try scheduler.register(process: Self.escaper(app, pidFile: file))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let main = try #require(scheduler.processes()[app]?.pid)
         let escapee = try #require(await Self.pids(in: file).first)
         #expect(await eventually { Self.hasEscaped(escapee, from: main) })
@@ -94,12 +94,12 @@ struct HostileProcessTests {
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.escaper.terminate"
         try scheduler.register(process: Self.escaper(app, pidFile: file))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let main = try #require(scheduler.processes()[app]?.pid)
         let escapee = try #require(await Self.pids(in: file).first)
         #expect(await eventually { Self.hasEscaped(escapee, from: main) && ProcessTestSupport.ignoresSIGTERM(escapee) })
 
-        try scheduler.send(.terminate, to: app)
+        try scheduler.perform(.terminate, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
         // Gone means reaped too: a zombie still answers kill(pid, 0).
         #expect(await eventually(timeout: .seconds(3)) { ProcessTestSupport.isGone(escapee) }, "escapee survived")
@@ -121,7 +121,7 @@ struct HostileProcessTests {
         )
         let app: AppID = "com.test.escaper.shutdown"
         try scheduler.register(process: Self.escaper(app, pidFile: file, ignoresTERM: ignoresTERM))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let main = try #require(scheduler.processes()[app]?.pid)
         let escapee = try #require(await Self.pids(in: file).first)
         #expect(await eventually { Self.hasEscaped(escapee, from: main) })
@@ -147,13 +147,13 @@ struct HostileProcessTests {
         try scheduler.register(process: Self.escaper(app, pidFile: file))
         var zombies: [Int32] = []
         for cycle in 1...7 {
-            try scheduler.send(.launch, to: app)
+            try scheduler.perform(.launch, on: app)
             let main = try #require(scheduler.processes()[app]?.pid)
             let escapee = try #require(await Self.pids(in: file, count: cycle).last)
             #expect(await eventually { Self.hasEscaped(escapee, from: main) })
             try scheduler.perform(.home, on: app)
             #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
-            try scheduler.send(.terminate, to: app)
+            try scheduler.perform(.terminate, on: app)
             #expect(await eventually { watcher.events.filter { $0.app == app && $0.to == .notRunning }.count >= cycle })
             if !(await eventually(timeout: .seconds(2)) { ProcessTestSupport.isGone(escapee) }) {
                 zombies.append(escapee)
@@ -187,7 +187,7 @@ struct HostileProcessTests {
                     + ProcessTestSupport.idleLoop
             )
         )
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         var listed: [String] = []
         #expect(
             await eventually {

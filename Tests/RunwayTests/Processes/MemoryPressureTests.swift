@@ -46,7 +46,7 @@ struct MemoryPressureTests {
             try scheduler.register(process: ProcessTestSupport.shell(app, ProcessTestSupport.idleLoop))
         }
         try scheduler.register(process: ProcessTestSupport.sample(listener, environment: [:]))
-        for app in [first, second, active, listener] { try scheduler.send(.launch, to: app) }
+        for app in [first, second, active, listener] { try scheduler.perform(.launch, on: app) }
         try scheduler.perform(.home, on: first)
         #expect(await watcher.first { $0.app == first && $0.to == .suspended } != nil)
         try scheduler.perform(.home, on: second)

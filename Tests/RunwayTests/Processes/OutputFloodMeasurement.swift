@@ -93,14 +93,14 @@ struct OutputFloodMeasurement {
             try scheduler.register(
                 process: AppDescriptor(id: "measure.yes", kind: .process(ProcessSpec(arguments: ["/usr/bin/yes"])))
             )
-            try scheduler.send(.launch, to: "measure.yes")
+            try scheduler.perform(.launch, on: "measure.yes")
             try await Task.sleep(for: .milliseconds(300))
         }
         var applications: [RunwayApplication] = []
         for (app, position) in index.sorted(by: { $0.value < $1.value }) {
             let descriptor = AppDescriptor(id: app, backgroundTimeBudget: budgets[position])
             applications.append(try scheduler.register(descriptor, delegate: QuietDelegate()))
-            try scheduler.send(.launch, to: app)
+            try scheduler.perform(.launch, on: app)
         }
         for application in applications {
             #expect(application.beginBackgroundTask(withName: "never-ends") != .invalid)

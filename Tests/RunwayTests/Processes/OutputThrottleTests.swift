@@ -31,10 +31,10 @@ struct OutputThrottleTests {
         // Numbered lines first (to check that none is lost), then `yes` for ever.
         try scheduler.register(process: ProcessTestSupport.shell(flooder, "seq 1 \(count); exec yes"))
         try scheduler.register(process: ProcessTestSupport.shell(neighbour, ProcessTestSupport.idleLoop))
-        try scheduler.send(.launch, to: neighbour)
+        try scheduler.perform(.launch, on: neighbour)
         #expect(await watcher.first { $0.app == neighbour && $0.to == .active } != nil)
         #expect(scheduler.beginBackgroundTask(withName: "never-ends", for: neighbour) != .invalid)
-        try scheduler.send(.launch, to: flooder)
+        try scheduler.perform(.launch, on: flooder)
         #expect(await eventually { output.lineCount > 0 })
         try scheduler.perform(.home, on: neighbour)
 

@@ -71,7 +71,7 @@ struct ProcessProtocolTests {
             try self.scheduler.register(
                 process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend)
             )
-            try self.scheduler.send(.launch, to: app)
+            try self.scheduler.perform(.launch, on: app)
             #expect(await ProcessProtocolTests.printed(self.log, app, "received didBecomeActive"))
             try self.scheduler.perform(.home, on: app)
         }
@@ -150,7 +150,7 @@ struct ProcessProtocolTests {
             while :; do sleep 0.05; done
             """#
         try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         #expect(await Self.printed(log, app, "hello: {\"app\":\"com.test.garbage\",\"type\":\"hello\",\"version\":1}"))
         #expect(await Self.printed(log, app, "reply1: {\"code\":\"invalidJSON\""))
         #expect(await Self.printed(log, app, "reply2: {\"code\":\"lineTooLong\""))
@@ -174,8 +174,8 @@ struct ProcessProtocolTests {
         let app: AppID = "com.test.abuser"
         try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
         try scheduler.register(process: ProcessTestSupport.shell("com.test.neighbour", ProcessTestSupport.idleLoop))
-        try scheduler.send(.launch, to: app)
-        try scheduler.send(.launch, to: "com.test.neighbour")
+        try scheduler.perform(.launch, on: app)
+        try scheduler.perform(.launch, on: "com.test.neighbour")
         let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
         #expect(gone?.cause == .terminated(.protocolViolation))
         #expect(scheduler.status().first { $0.app == "com.test.neighbour" }?.state == .active)

@@ -26,7 +26,7 @@ struct ProcessSuspensionTests {
         try scheduler.register(
             process: ProcessTestSupport.shell(app, "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done")
         )
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         // stdout is logged line by line under the app's identifier; "ready" also says the TERM trap is set.
         #expect(await eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains("line=ready") } })
@@ -57,7 +57,7 @@ struct ProcessSuspensionTests {
         }
         #expect(ProcFS.oomScoreAdjust(pid) == 0)
 
-        try scheduler.send(.terminate, to: app)
+        try scheduler.perform(.terminate, on: app)
         let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
         #expect(gone?.cause == .terminated(.requested))
         #expect(gone?.exit == .exited(0))
@@ -79,7 +79,7 @@ struct ProcessSuspensionTests {
         // The grandchild ignores SIGTERM and outlives its parent unless Runway kills it.
         let script = "(trap '' TERM; exec sleep 1000) & echo $! > /dev/null; while :; do sleep 0.05; done"
         try scheduler.register(process: ProcessTestSupport.shell(app, script))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         var members: [Int32] = []
         #expect(
@@ -107,7 +107,7 @@ struct ProcessSuspensionTests {
         }
 
         // L5: terminating a suspended app kills it at once, grandchildren included.
-        try scheduler.send(.terminate, to: app)
+        try scheduler.perform(.terminate, on: app)
         let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
         #expect(gone?.exit == .signaled(SIGKILL))
         #expect(await eventually { grandchildren.allSatisfy(ProcessTestSupport.isGone) })

@@ -20,13 +20,13 @@ struct ProcessTerminationTests {
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.stubborn"
         try scheduler.register(process: ProcessTestSupport.shell(app, "trap '' TERM; while :; do sleep 0.05; done"))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         #expect(await watcher.first { $0.app == app && $0.to == .active } != nil)
         // A plain process is active as soon as it is spawned: wait until the shell has run its `trap`, or SIGTERM
         // can arrive first and end it (seen in full serial runs).
         #expect(await eventually { ProcessTestSupport.ignoresSIGTERM(pid) })
-        try scheduler.send(.terminate, to: app)
+        try scheduler.perform(.terminate, on: app)
         let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.requested))
         #expect(gone.exit == .signaled(SIGKILL))
@@ -49,7 +49,7 @@ struct ProcessTerminationTests {
         try scheduler.register(process: ProcessTestSupport.shell("com.test.exit3", "sleep 0.1; exit 3"))
         try scheduler.register(process: ProcessTestSupport.shell("com.test.bystander", ProcessTestSupport.idleLoop))
         for app: AppID in ["com.test.crash", "com.test.exit3", "com.test.bystander"] {
-            try scheduler.send(.launch, to: app)
+            try scheduler.perform(.launch, on: app)
         }
         let crash = await watcher.first { $0.app == "com.test.crash" && $0.to == .notRunning }
         #expect(crash?.cause == .terminated(.signaled(SIGSEGV)))
@@ -71,7 +71,7 @@ struct ProcessTerminationTests {
         try scheduler.register(
             process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/nonexistent/tool"])))
         )
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
         guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
             Issue.record("expected spawnFailed, got \(String(describing: gone))")
@@ -93,7 +93,7 @@ struct ProcessTerminationTests {
         }
         let app: AppID = "com.test.fifo.child"
         try scheduler.register(process: ProcessTestSupport.shell(app, "sleep 1000 & " + ProcessTestSupport.idleLoop))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         var family: [Int32] = []
         #expect(
@@ -119,7 +119,7 @@ struct ProcessTerminationTests {
             try scheduler.register(
                 process: ProcessTestSupport.shell(app, "sleep 1000 & " + ProcessTestSupport.idleLoop)
             )
-            try scheduler.send(.launch, to: app)
+            try scheduler.perform(.launch, on: app)
         }
         try scheduler.perform(.home, on: apps[0])
         let pids = apps.compactMap { scheduler.processes()[$0]?.pid }

@@ -90,7 +90,7 @@ struct ProtocolChannelEndTests {
         let watcher = TransitionWatcher(scheduler)
         let app = AppID("com.test.channel-end.\(ending)")
         try scheduler.register(process: ending.descriptor(app))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .active } != nil)
         try scheduler.perform(.home, on: app)
 
@@ -123,7 +123,7 @@ struct ProtocolChannelEndTests {
         scheduler.observeMessages { app, message, _ in sent.append((app, message)) }
         let app = AppID("com.test.channel-end.modes.\(ending)")
         try scheduler.register(process: ending.descriptor(app, backgroundModes: ["audio"]))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .active } != nil)
         try scheduler.perform(.home, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .background } != nil)

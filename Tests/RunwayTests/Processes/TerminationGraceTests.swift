@@ -33,11 +33,11 @@ struct TerminationGraceTests {
             done
             """#
         try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         #expect(await eventually { ProcessTestSupport.ignoresSIGTERM(pid) })
         #expect(await eventually { scheduler.status().first { $0.app == app }?.messageInFlight == nil })
-        try scheduler.send(.terminate, to: app)
+        try scheduler.perform(.terminate, on: app)
         let gone = try #require(await watcher.first { $0.app == app && $0.to == .notRunning })
         #expect(gone.exit == .signaled(SIGKILL))
         #expect(gone.messages == [.willResignActive, .didEnterBackground, .willTerminate])
