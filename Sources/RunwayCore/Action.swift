@@ -147,6 +147,7 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
         let exit = self.exit.map { " \($0)" } ?? ""
         let restart = self.restart.map { " restart #\($0.attempt) at \($0.at)" + ($0.crashLooping ? " crashLoop" : "") }
         let asked = self.userAction.map { " (\($0.rawValue))" } ?? ""
-        return "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)]\(asked) {\(list)}\(exit)\(restart ?? "")"
+        return
+            "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)]\(asked) {\(list)}\(exit)\(restart ?? "")"
     }
 }
