@@ -12,6 +12,7 @@ extension RunwayScheduler {
     /// foreground app receives a remote notification with no budget change and is never sent a fetch (W3).
     ///
     /// - Parameters:
+    ///   - app: The app to wake.
     ///   - reason: `fetch` or `remoteNotification` (`refresh` is what a scheduled refresh sends, W7; it is
     ///     accepted here too).
     ///   - payload: Opaque text for the app, at most `backgroundWakePayloadByteLimit` UTF-8 bytes.

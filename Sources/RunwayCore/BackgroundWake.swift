@@ -9,6 +9,7 @@ public enum WakeReason: String, Hashable, Sendable, CaseIterable, CustomStringCo
     /// A scheduled refresh the app asked for (`BGAppRefreshTask`), run no earlier than the instant it named.
     case refresh
 
+    /// The raw value: `fetch`, `remote-notification` or `refresh`.
     public var description: String { self.rawValue }
 }
 
@@ -16,14 +17,18 @@ public enum WakeReason: String, Hashable, Sendable, CaseIterable, CustomStringCo
 ///
 /// Tokens are issued in increasing order from 1 for the scheduler's lifetime and never reused; 0 is never issued.
 public struct WakeToken: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The token's number, as the protocols carry it (`wake` fields).
     public var rawValue: UInt64
 
+    /// The token with this number; the scheduler issues them, other code only rebuilds one it was given.
     public init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
 
+    /// Issue order: a smaller token was issued earlier.
     public static func < (lhs: WakeToken, rhs: WakeToken) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// `wake#N`, as in the timeline and test output.
     public var description: String { "wake#\(self.rawValue)" }
 }
 

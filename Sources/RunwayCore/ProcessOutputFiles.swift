@@ -6,7 +6,9 @@ public struct ProcessOutputFiles: Hashable, Sendable {
     public static let fileSizeLimits = 65_536...(1 << 30)
     /// Bounds of `fileCount`.
     public static let fileCounts = 1...100
+    /// `LogFileSizeLimit` when the Info.plist does not set it: 10 MiB.
     public static let defaultFileSizeLimit = 10 << 20
+    /// `LogFileCount` when the Info.plist does not set it: 3 files.
     public static let defaultFileCount = 3
 
     /// `StandardOutPath`: an absolute path, or nil when stdout goes to the ring only.
@@ -18,6 +20,13 @@ public struct ProcessOutputFiles: Hashable, Sendable {
     /// `LogFileCount`: files kept per path, the current one included (`app.log`, `app.log.1`, ...).
     public var fileCount: Int
 
+    /// Output files with these paths and rotation bounds (the defaults are the settings' defaults).
+    ///
+    /// - Parameters:
+    ///   - standardOutPath: Where stdout lines are appended, or nil.
+    ///   - standardErrorPath: Where stderr lines are appended, or nil; may equal `standardOutPath`.
+    ///   - fileSizeLimit: Bytes a file may reach before it is rotated; within `fileSizeLimits`.
+    ///   - fileCount: Files kept per path, the current one included; within `fileCounts`.
     public init(
         standardOutPath: String? = nil,
         standardErrorPath: String? = nil,

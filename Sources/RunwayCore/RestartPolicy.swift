@@ -44,6 +44,11 @@ public struct RestartPolicy: Hashable, Sendable {
     /// failure up to `SchedulerSettings.restartBackoffLimit`. Positive.
     public var throttleInterval: TimeSpan
 
+    /// A policy that restarts when any of `conditions` holds, first after `throttleInterval`.
+    ///
+    /// - Parameters:
+    ///   - conditions: launchd's `KeepAlive` conditions; at least one (a precondition).
+    ///   - throttleInterval: The first delay; positive (a precondition).
     public init(conditions: [Condition] = [.always], throttleInterval: TimeSpan = Self.defaultThrottleInterval) {
         precondition(!conditions.isEmpty, "a restart policy needs at least one condition")
         precondition(throttleInterval > .zero, "throttleInterval must be positive, got \(throttleInterval)")
@@ -81,6 +86,13 @@ public struct PendingRestart: Hashable, Sendable {
     /// after each start (kubectl's CrashLoopBackOff). Restarts go on at the backoff limit.
     public var crashLooping: Bool
 
+    /// A pending restart with every field given (the core makes them; tests compare with them).
+    ///
+    /// - Parameters:
+    ///   - at: When the restart is due.
+    ///   - attempt: Its number (n for the n-th restart).
+    ///   - consecutiveFailures: The failures that led to it.
+    ///   - crashLooping: Whether the app is crash-looping.
     public init(at: Instant, attempt: Int, consecutiveFailures: Int, crashLooping: Bool) {
         self.at = at
         self.attempt = attempt
@@ -103,6 +115,7 @@ public struct RestartStatus: Hashable, Sendable {
     /// When the current run began (a launch or a restart); nil while the app is `notRunning`.
     public var runStarted: Instant?
 
+    /// No restarts, no failures, nothing pending: an app that has not failed yet.
     public init() {}
 }
 

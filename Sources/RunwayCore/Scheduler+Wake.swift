@@ -18,6 +18,8 @@ extension Scheduler {
     /// (`backgroundWakeCompleted`) and B5 holds, or until the deadline (B6), whichever is first (W4).
     ///
     /// - Parameters:
+    ///   - app: The app to wake.
+    ///   - reason: Why it is woken: `fetch`, `remoteNotification` or `refresh`.
     ///   - payload: Opaque text for the app (a remote notification's JSON); at most
     ///     `backgroundWakePayloadByteLimit` UTF-8 bytes.
     ///   - now: The driver's reading for this turn.
