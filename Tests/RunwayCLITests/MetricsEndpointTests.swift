@@ -71,6 +71,48 @@ import Testing
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
 
+    @Test func restartsAndTheCrashLoopAreCountedAsStatusShowsThem() throws {
+        // A child that exits 3 at once, restarted after 0.2 s, 0.4 s, 0.8 s (the cap) ...; crash-looping from the
+        // second failure.
+        let app = "com.example.crasher"
+        let daemon = try DaemonProcess(
+            apps: [
+                app: "<key>ProgramArguments</key><array><string>/bin/sh</string><string>-c</string>"
+                    + "<string>exit 3</string></array>"
+                    + "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0.2</real>"
+            ],
+            settings: "<key>RestartBackoffLimit</key><real>0.8</real><key>CrashLoopThreshold</key><integer>2</integer>",
+            arguments: ["--metrics-address", "127.0.0.1:0"]
+        )
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        #expect(sample(try httpGet(port: port).body, "runway_app_crash_looping{app=\"\(app)\"}") == 0)
+        // The launch itself succeeds (the program starts); its run ends at once with exit 3.
+        #expect(try daemon.cli("launch", app).status == 0)
+        try waitUntil("two restarts and a crash loop\n\(daemon.output)") {
+            let status = try daemon.status(app)
+            return status.crashLooping == true && (status.restarts ?? 0) >= 2
+        }
+        let looping = try httpGet(port: port).body
+        #expect(sample(looping, "runway_app_crash_looping{app=\"\(app)\"}") == 1, "\(looping)")
+        #expect((sample(looping, "runway_app_restarts_total{app=\"\(app)\"}") ?? 0) >= 2, "\(looping)")
+
+        // Once the operator's terminate has cancelled the pending restart, the counter stops where status says.
+        try waitUntil("a pending restart\n\(daemon.output)") { try daemon.status(app).nextRestart != nil }
+        #expect(try daemon.cli("terminate", app).status == 0)
+        let stopped = try daemon.status(app)
+        let text = try httpGet(port: port).body
+        #expect(sample(text, "runway_app_restarts_total{app=\"\(app)\"}") == Double(stopped.restarts ?? -1), "\(text)")
+        #expect(sample(text, "runway_app_crash_looping{app=\"\(app)\"}") == 0, "\(text)")
+        #expect(
+            (sample(text, "runway_transitions_total{from=\"notRunning\",to=\"active\",cause=\"restart\"}") ?? 0)
+                == Double(stopped.restarts ?? -1),
+            "\(text)"
+        )
+        try Self.promtoolCheck(text)
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
     @Test func onlyGetMetricsIsServedAndEveryLimitIsNamed() throws {
         // The endpoint and its limits from Runway.plist this time.
         let daemon = try DaemonProcess(

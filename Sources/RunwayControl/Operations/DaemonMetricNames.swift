@@ -17,6 +17,7 @@ enum DaemonMetricNames {
     static let appExpirations = "runway_app_budget_expirations_total"
     static let appOverruns = "runway_app_budget_overruns_total"
     static let appRestarts = "runway_app_restarts_total"
+    static let appCrashLooping = "runway_app_crash_looping"
     static let apps = "runway_apps"
     static let loopBusy = "runway_loop_busy_seconds_total"
     static let scrapes = "runway_metrics_scrapes_total"
@@ -37,6 +38,8 @@ enum DaemonMetricNames {
             + "budgetExpired) or terminated (budgetOverrun).",
         appOverruns: "Runs of the app terminated for overrunning the budget (reason budgetOverrun).",
         appRestarts: "Times the daemon restarted the app after an exit it did not cause (KeepAlive).",
+        appCrashLooping: "1 while the app is crash-looping (CrashLoopThreshold consecutive fast failures under "
+            + "KeepAlive; it is still restarted), else 0.",
         apps: "Apps registered with the daemon.",
         loopBusy: "Seconds the scheduler's loop thread spent outside its kernel wait since the daemon started: "
             + "its rate is the loop's utilisation (0 to 1).",

@@ -94,6 +94,8 @@ final class DaemonMetrics: Sendable {
                     .set(to: state == status.state ? 1.0 : 0.0)
             }
             self.factory.gauge(DaemonMetricNames.appTasks, labels: [("app", app)]).set(to: Double(status.tasks.count))
+            self.factory.gauge(DaemonMetricNames.appCrashLooping, labels: [("app", app)])
+                .set(to: status.restart.crashLooping ? 1.0 : 0.0)
         }
         // Read on the loop thread, where the kernel wait that woke it has been counted (EventLoopThread+Metrics).
         guard
