@@ -139,6 +139,25 @@ install:
 		install -d "$(DESTDIR)$(MANDIR)/man1" && install -m 0644 .build/man/man1/runway.1 "$(DESTDIR)$(MANDIR)/man1/runway.1"; \
 	fi && \
 	echo "installed $(DESTDIR)$(BINDIR)/runway, $(DESTDIR)$(UNITDIR)/runway.service, $(DESTDIR)$(SYSCONFDIR)/runway/"
+# The floor under Runway's process lifecycle: Benchmarks/Probes/lifecycle.c, the whole lifecycle of PROBE_CHILDREN
+# `sleep` children on raw libuv (spawn, suspend + confirm, resume + confirm, terminate + reap), PROBE_ROUNDS rounds,
+# one JSON line per round in milliseconds. PROBE_MODE=freezer uses one cgroup v2 per child instead of SIGSTOP/SIGCONT
+# (root or a delegated subtree). gcc and libuv through pkg-config; the binary goes to .build/probes/.
+PROBE_CHILDREN ?= 200
+PROBE_MODE ?= signal
+PROBE_ROUNDS ?= 3
+.PHONY: probe bench-check
+probe: deps
+	mkdir -p .build/probes
+	gcc -O2 -Wall -Wextra -o .build/probes/lifecycle Benchmarks/Probes/lifecycle.c $$(pkg-config --cflags --libs libuv)
+	.build/probes/lifecycle $(PROBE_CHILDREN) $(PROBE_MODE) $(PROBE_ROUNDS)
+
+# package-benchmark's check of every benchmark in Benchmarks/ against the p90s recorded in Benchmarks/Thresholds/,
+# within the tolerances of Benchmarks/Benchmarks/DeadlineBenchmarks/Benchmarks.swift (`checkTolerances`); fails
+# naming each metric worse than its threshold. Builds the Benchmarks package in release first: about 6 minutes the
+# first time on 2 cores, then the run takes 30 to 40 s (Benchmarks/README.md, "Names and thresholds").
+bench-check: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark thresholds check
 
 clean:
 	rm -rf .build .build-example

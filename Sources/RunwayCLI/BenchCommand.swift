@@ -35,9 +35,24 @@ struct BenchCommand: AsyncParsableCommand {
             clock for the rest: deadlines are served about that much less late, for up to that much CPU per \
             wake-up. swift-nio has no equivalent; its half is unchanged.
 
-            Exit codes: 0 passed; 1 an event fired early, was lost or was not in the plan, a call failed, or \
-            the bench fell behind its plan; 64 bad usage. Timings depend on the machine; only the counts are \
-            reproducible.
+            Every report names the version, the commit (of the checkout the binary runs from, read with git at \
+            run time; `unknown` outside one), the build type, the host (cores, kernel, cgroup mode) and the date. \
+            A debug build prints a warning on standard error and in the report: its timings are not \
+            representative (build with `swift build -c release`).
+
+            --runs N repeats the whole workload N times and reports each figure's median, minimum and maximum \
+            over the runs; the sections show the last run. --baseline FILE.json compares Runway's medians with a \
+            previous --json report of the same workload and build type: a lateness quantile (p50, p90, p99), \
+            rate or bytes-per-task figure worse by more than --threshold (default 10%) is a regression, named \
+            on standard error (swift-nio's figures are shown, not judged).
+
+            With --compare nio, the ratios are printed only when every run of both sides served every planned \
+            event exactly once and none early; otherwise they are withheld and the run fails.
+
+            Exit codes: 0 passed; 1 an event fired early, was lost, repeated or not in the plan (on either side), \
+            a call failed, or the bench fell behind its plan; 2 a figure regressed against --baseline; 64 bad \
+            usage, or a --baseline file that cannot be compared. Timings depend on the machine; only the counts \
+            are reproducible.
             """
     )
 
@@ -86,6 +101,30 @@ struct BenchCommand: AsyncParsableCommand {
     )
     var wakeupSpin = 0
 
+    @Option(
+        help: ArgumentHelp("Run the whole workload this many times and report the spread, 1 to 100.", valueName: "n")
+    )
+    var runs = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "Compare the figures with a previous --json report of the same workload; exit 2 on a regression.",
+            valueName: "file.json"
+        )
+    )
+    var baseline: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --baseline: how much worse a figure may be before it regresses (default 10%).",
+            valueName: "percent"
+        )
+    )
+    var threshold: BenchThreshold?
+
+    /// `--threshold` when not given: 10%, what Benchmarks/README.md calls noise on the project's shared machine.
+    static let defaultThreshold = BenchThreshold(percent: 10)
+
     @Flag(help: "Print the report as JSON (schema in README.md) instead of a table.")
     var json = false
 
@@ -127,6 +166,10 @@ struct BenchCommand: AsyncParsableCommand {
         guard (0...maximumSpin).contains(Int64(self.wakeupSpin)) else {
             throw ValidationError("--wakeup-spin must be 0 to \(maximumSpin) microseconds")
         }
+        guard (1...100).contains(self.runs) else { throw ValidationError("--runs must be 1 to 100") }
+        if self.baseline == nil, self.threshold != nil {
+            throw ValidationError("--threshold needs --baseline FILE.json")
+        }
         if let plot = self.plot, !plot.lowercased().hasSuffix(".svg") {
             throw ValidationError("--plot writes SVG: the file name must end in .svg")
         }
@@ -146,13 +189,21 @@ struct BenchCommand: AsyncParsableCommand {
                 wakeupSpinMicroseconds: self.wakeupSpin
             )
         )
+        let environment = BenchEnvironment.current()
+        if environment.isDebugBuild { printError(BenchEnvironment.debugWarning) }
+        let baseline = try self.loadBaseline(plan: plan, environment: environment)
         let progress = ProgressBar.forStandardError()
-        let runway = try await RunwayWorkload(plan: plan, progress: progress).run()
-        var nio: NIORunResult?
-        if self.compare == .nio {
-            nio = try await NIOWorkload(plan: plan, progress: progress).run()
+        var runs: [BenchRun] = []
+        for _ in 0..<self.runs {
+            let runway = try await RunwayWorkload(plan: plan, progress: progress).run()
+            let nio = self.compare == .nio ? try await NIOWorkload(plan: plan, progress: progress).run() : nil
+            runs.append(BenchRun(runway: runway, nio: nio))
         }
-        let report = BenchReport(plan: plan, runway: runway, nio: nio)
+        var report = BenchReport(plan: plan, runs: runs, environment: environment)
+        report.baseline = baseline?.compare(
+            report.figures,
+            thresholdPercent: (self.threshold ?? Self.defaultThreshold).percent
+        )
         if self.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -160,65 +211,28 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             print(report.table)
         }
-        if let plot = self.plot {
-            try Self.writePlot(to: plot, plan: plan, runway: runway, nio: nio)
+        if let plot = self.plot, let last = runs.last {
+            try Self.writePlot(to: plot, plan: plan, runway: last.runway, nio: last.nio)
         }
-        if !report.passed {
-            for failure in report.failures { printError("bench failed: \(failure)") }
-            throw ExitCode(1)
-        }
+        let status = report.exitStatus
+        for line in report.exitLines { printError(line) }
+        if status != 0 { throw ExitCode(status) }
     }
 
-    private static func writePlot(to path: String, plan: BenchPlan, runway: RunwayRunResult, nio: NIORunResult?) throws
-    {
-        let configuration = plan.configuration
-        var series = [
-            LatenessPlot.Series(
-                name: "Runway warnings",
-                color: "#1f77b4",
-                dashed: false,
-                statistics: runway.events.warnings
-            ),
-            LatenessPlot.Series(
-                name: "Runway suspensions",
-                color: "#2ca02c",
-                dashed: false,
-                statistics: runway.events.suspensions
-            ),
-            LatenessPlot.Series(
-                name: "Runway terminations",
-                color: "#d62728",
-                dashed: false,
-                statistics: runway.events.terminations
-            ),
-        ]
-        if let nio {
-            series.append(
-                LatenessPlot.Series(
-                    name: "NIO warnings",
-                    color: "#1f77b4",
-                    dashed: true,
-                    statistics: nio.events.warnings
-                )
-            )
-            series.append(
-                LatenessPlot.Series(
-                    name: "NIO terminations",
-                    color: "#d62728",
-                    dashed: true,
-                    statistics: nio.events.terminations
-                )
-            )
-        }
-        let title =
-            "runway bench: \(configuration.apps) apps x \(configuration.tasksPerApp) tasks, "
-            + "budget \(configuration.budget), lead \(configuration.warningLead), seed \(configuration.seed)"
-        let svg = LatenessPlot(title: title, series: series).svg
+    /// `--baseline`: the file, checked against this run's workload and build type; nil without the option.
+    /// Prints the refusal and exits 64 when the file cannot serve.
+    private func loadBaseline(plan: BenchPlan, environment: BenchEnvironment) throws -> BenchBaseline? {
+        guard let path = self.baseline else { return nil }
         do {
-            try svg.write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            printError("error: cannot write the plot to \(path): \(error)")
-            throw ExitCode(1)
+            let baseline = try BenchBaseline.load(path)
+            let configuration = BenchReport.Configuration(plan.configuration)
+            if let mismatch = baseline.mismatch(configuration: configuration, buildType: environment.buildType) {
+                throw BenchBaseline.Refusal(message: mismatch)
+            }
+            return baseline
+        } catch let refusal as BenchBaseline.Refusal {
+            ErrorOutput.report(code: "usage", message: refusal.message)
+            throw ExitCode.validationFailure
         }
     }
 }

@@ -29,6 +29,23 @@ enum BenchSchema {
         [
             "schemaVersion": .integer,
             "version": .string,
+            "commit": .string,
+            "buildType": .string,
+            "date": .string,
+            "host": .object(["cores": .integer, "kernel": .string, "cgroupMode": .string]),
+            "runs": .integer,
+            "figures": .array(figure),
+            "ratiosWithheld": .string,
+            "baseline": .object([
+                "file": .string, "commit": .string, "date": .string, "thresholdPercent": .number,
+                "compared": .integer,
+                "regressions": .array(
+                    .object([
+                        "figure": .string, "unit": .string, "baseline": .number, "current": .number,
+                        "changePercent": .number,
+                    ])
+                ),
+            ]),
             "configuration": .object(
                 [
                     "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,
@@ -84,8 +101,12 @@ enum BenchSchema {
             "passed": .boolean,
             "failures": .array(.string),
         ],
-        optional: ["nio", "ratios"]
+        optional: ["nio", "ratios", "ratiosWithheld", "baseline"]
     )
+    static let figure: Field = .object([
+        "name": .string, "unit": .string, "lowerIsBetter": .boolean, "runs": .integer, "median": .number,
+        "min": .number, "max": .number,
+    ])
 
     /// Every key name of the schema.
     static var fieldNames: Set<String> {

@@ -1,75 +1,72 @@
+/// One run of the workload: Runway's half and, with `--compare nio`, swift-nio's.
+struct BenchRun: Sendable {
+    var runway: RunwayRunResult
+    var nio: NIORunResult?
+}
+
 extension BenchReport {
-    /// The report of a run: the figures, and the failures that make `runway bench` exit 1.
-    init(plan: BenchPlan, runway: RunwayRunResult, nio: NIORunResult?) {
+    /// The report of `runs` (at least one) of `plan`: the last run's sections, every figure's spread over the
+    /// runs, and the failures of every run, which make `runway bench` exit 1 and withhold the ratios.
+    init(plan: BenchPlan, runs: [BenchRun], environment: BenchEnvironment) {
+        precondition(!runs.isEmpty, "a report needs at least one run")
         let configuration = plan.configuration
-        self.configuration = Configuration(
-            apps: configuration.apps,
-            tasksPerApp: configuration.tasksPerApp,
-            budgetSeconds: configuration.budget.seconds,
-            warningLeadSeconds: configuration.warningLead.seconds,
-            endFraction: configuration.endFraction,
-            durationSeconds: configuration.duration.seconds,
-            seed: configuration.seed,
-            realtimePriority: configuration.realtimePriority,
-            wakeupSpinMicroseconds: configuration.wakeupSpinMicroseconds > 0
-                ? configuration.wakeupSpinMicroseconds : nil
-        )
+        self.version = environment.version
+        self.commit = environment.commit
+        self.buildType = environment.buildType
+        self.date = environment.date
+        self.host = environment.host
+        self.configuration = Configuration(configuration)
         self.plan = Plan(
             finisherApps: plan.finisherCount,
             overrunnerApps: plan.overrunnerCount,
             tasks: plan.taskCount,
             tasksEndingBeforeWarning: plan.finisherCount * configuration.tasksPerApp
         )
-        let before = runway.residentBeforeTasksBytes
-        let with = runway.residentWithTasksBytes
-        let outstanding = runway.tasksBegun
-        let bytesPerTask = before.flatMap { before in
-            with.map { outstanding > 0 ? (Double($0) - Double(before)) / Double(outstanding) : 0 }
+        self.runs = runs.count
+        var samples: [[BenchFigure.Sample]] = []
+        var failures: [String] = []
+        var lastSections: (RunwaySection, NIOSection?)?
+        for (index, run) in runs.enumerated() {
+            let sections = (RunwaySection(run.runway), run.nio.map(NIOSection.init))
+            samples.append(BenchFigure.samples(runway: sections.0, nio: sections.1))
+            let prefix = runs.count > 1 ? "run \(index + 1) of \(runs.count): " : ""
+            let problems = Self.failures(of: run.runway) + (run.nio.map(Self.failures(ofNIO:)) ?? [])
+            failures += problems.map { prefix + $0 }
+            lastSections = sections
         }
-        self.runway = RunwaySection(
-            expirationWarnings: Events(runway.events.warnings),
-            suspensions: Events(runway.events.suspensions),
-            terminations: Events(runway.events.terminations),
-            setup: Setup(
-                seconds: runway.setupSeconds,
-                tasksBegun: runway.tasksBegun,
-                tasksRefused: runway.tasksRefused,
-                beginCallsPerSecond: rate(runway.tasksBegun, runway.beginSeconds)
-            ),
-            ends: Ends(
-                calls: runway.ends.calls,
-                errors: runway.ends.errors,
-                callsPerSecond: rate(runway.ends.calls, Double(runway.ends.nanoseconds) / 1e9),
-                requestsAfterWarning: runway.ends.afterWarning
-            ),
-            deadlinePhaseSeconds: runway.deadlineSeconds,
-            finished: runway.finished,
-            memory: Memory(
-                peakResidentBytes: runway.peakResidentBytes,
-                residentBeforeTasksBytes: before,
-                residentWithTasksBytes: with,
-                outstandingTasks: outstanding,
-                bytesPerOutstandingTask: bytesPerTask
-            ),
-            loop: Loop(setup: runway.setupLoop, deadlines: runway.deadlineLoop, priority: "\(runway.loopPriority)")
-        )
-        if let nio {
-            self.nio = NIOSection(
-                expirationWarnings: Events(nio.events.warnings),
-                terminations: Events(nio.events.terminations),
-                scheduledTasks: nio.scheduled,
-                cancelledTasks: nio.cancelled,
-                deadlinePhaseSeconds: nio.deadlineSeconds,
-                finished: nio.finished,
-                loopPriority: "\(nio.loopPriority)"
-            )
-            self.ratios = Ratios(
-                expirationWarnings: QuantileRatios(nio: nio.events.warnings, runway: runway.events.warnings),
-                terminations: QuantileRatios(nio: nio.events.terminations, runway: runway.events.terminations)
-            )
+        guard let (runway, nio) = lastSections else { preconditionFailure("a report needs at least one run") }
+        self.runway = runway
+        self.nio = nio
+        self.figures = BenchFigure.spread(samples)
+        self.failures = failures
+        self.passed = failures.isEmpty
+        if runs.contains(where: { $0.nio != nil }) {
+            if self.passed {
+                self.ratios = Ratios(figures: self.figures)
+            } else {
+                self.ratiosWithheld =
+                    "a run failed (see failures): ratios of lateness are meaningful only when both sides served "
+                    + "every planned event exactly once and none early"
+            }
         }
-        self.failures = Self.failures(of: runway)
-        self.passed = self.failures.isEmpty
+    }
+
+    /// What makes swift-nio's half fail: an event early, lost (never observed: the half gave up waiting) or
+    /// unexpected (repeated, or not in the plan).
+    private static func failures(ofNIO nio: NIORunResult) -> [String] {
+        var failures: [String] = []
+        for (name, statistics) in [
+            ("expiration warnings", nio.events.warnings), ("terminations", nio.events.terminations),
+        ] {
+            if statistics.early > 0 { failures.append("swift-nio: \(statistics.early) \(name) earlier than expected") }
+            if statistics.lost > 0 {
+                failures.append("swift-nio: \(statistics.lost) \(name) lost (expected, never observed)")
+            }
+            if statistics.unexpected > 0 {
+                failures.append("swift-nio: \(statistics.unexpected) \(name) repeated or not in the plan")
+            }
+        }
+        return failures
     }
 
     /// Everything that makes the run fail: an event early, lost or unexpected, or a refused call.
@@ -94,6 +91,80 @@ extension BenchReport {
         }
         if runway.homeErrors > 0 { failures.append("\(runway.homeErrors) home commands refused") }
         return failures
+    }
+}
+
+extension BenchReport.Configuration {
+    /// The options of a run as the report records them.
+    init(_ configuration: BenchConfiguration) {
+        self.init(
+            apps: configuration.apps,
+            tasksPerApp: configuration.tasksPerApp,
+            budgetSeconds: configuration.budget.seconds,
+            warningLeadSeconds: configuration.warningLead.seconds,
+            endFraction: configuration.endFraction,
+            durationSeconds: configuration.duration.seconds,
+            seed: configuration.seed,
+            realtimePriority: configuration.realtimePriority,
+            wakeupSpinMicroseconds: configuration.wakeupSpinMicroseconds > 0
+                ? configuration.wakeupSpinMicroseconds : nil
+        )
+    }
+}
+
+extension BenchReport.RunwaySection {
+    init(_ runway: RunwayRunResult) {
+        let before = runway.residentBeforeTasksBytes
+        let with = runway.residentWithTasksBytes
+        let outstanding = runway.tasksBegun
+        let bytesPerTask = before.flatMap { before in
+            with.map { outstanding > 0 ? (Double($0) - Double(before)) / Double(outstanding) : 0 }
+        }
+        self.init(
+            expirationWarnings: BenchReport.Events(runway.events.warnings),
+            suspensions: BenchReport.Events(runway.events.suspensions),
+            terminations: BenchReport.Events(runway.events.terminations),
+            setup: BenchReport.Setup(
+                seconds: runway.setupSeconds,
+                tasksBegun: runway.tasksBegun,
+                tasksRefused: runway.tasksRefused,
+                beginCallsPerSecond: rate(runway.tasksBegun, runway.beginSeconds)
+            ),
+            ends: BenchReport.Ends(
+                calls: runway.ends.calls,
+                errors: runway.ends.errors,
+                callsPerSecond: rate(runway.ends.calls, Double(runway.ends.nanoseconds) / 1e9),
+                requestsAfterWarning: runway.ends.afterWarning
+            ),
+            deadlinePhaseSeconds: runway.deadlineSeconds,
+            finished: runway.finished,
+            memory: BenchReport.Memory(
+                peakResidentBytes: runway.peakResidentBytes,
+                residentBeforeTasksBytes: before,
+                residentWithTasksBytes: with,
+                outstandingTasks: outstanding,
+                bytesPerOutstandingTask: bytesPerTask
+            ),
+            loop: BenchReport.Loop(
+                setup: runway.setupLoop,
+                deadlines: runway.deadlineLoop,
+                priority: "\(runway.loopPriority)"
+            )
+        )
+    }
+}
+
+extension BenchReport.NIOSection {
+    init(_ nio: NIORunResult) {
+        self.init(
+            expirationWarnings: BenchReport.Events(nio.events.warnings),
+            terminations: BenchReport.Events(nio.events.terminations),
+            scheduledTasks: nio.scheduled,
+            cancelledTasks: nio.cancelled,
+            deadlinePhaseSeconds: nio.deadlineSeconds,
+            finished: nio.finished,
+            loopPriority: "\(nio.loopPriority)"
+        )
     }
 }
 
@@ -122,17 +193,30 @@ extension BenchReport.Quantiles {
     var values: [UInt64] { [self.p50, self.p90, self.p99, self.p99_9, self.max] }
 }
 
-extension BenchReport.QuantileRatios {
-    init(nio: LatenessStatistics, runway: LatenessStatistics) {
-        let ratios = BenchReport.Quantiles.percentiles.map { percentile -> Double? in
-            guard let theirs = nio.nanoseconds(atPercentile: percentile),
-                let ours = runway.nanoseconds(atPercentile: percentile), ours > 0
-            else { return nil }
-            return Double(theirs) / Double(ours)
+extension BenchReport.Ratios {
+    /// swift-nio's median ÷ Runway's median per quantile, from the report's figures.
+    init(figures: [BenchFigure]) {
+        let medians = Dictionary(figures.map { ($0.name, $0.median) }, uniquingKeysWith: { first, _ in first })
+        func ratios(_ kind: String) -> BenchReport.QuantileRatios {
+            let values = ["p50", "p90", "p99", "p99_9", "max"].map { quantile -> Double? in
+                guard let theirs = medians["nio.\(kind).\(quantile)"],
+                    let ours = medians["runway.\(kind).\(quantile)"], ours > 0
+                else { return nil }
+                return theirs / ours
+            }
+            return BenchReport.QuantileRatios(
+                p50: values[0],
+                p90: values[1],
+                p99: values[2],
+                p99_9: values[3],
+                max: values[4]
+            )
         }
-        self.init(p50: ratios[0], p90: ratios[1], p99: ratios[2], p99_9: ratios[3], max: ratios[4])
+        self.init(expirationWarnings: ratios("expirationWarnings"), terminations: ratios("terminations"))
     }
+}
 
+extension BenchReport.QuantileRatios {
     var values: [Double?] { [self.p50, self.p90, self.p99, self.p99_9, self.max] }
 }
 

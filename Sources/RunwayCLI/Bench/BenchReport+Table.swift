@@ -6,6 +6,7 @@ extension BenchReport {
     var table: String {
         let configuration = self.configuration
         var lines: [String] = []
+        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
         lines.append(
             "runway bench: \(grouped(configuration.apps)) apps x \(grouped(configuration.tasksPerApp)) tasks, "
                 + "budget \(seconds(configuration.budgetSeconds)), "
@@ -51,8 +52,8 @@ extension BenchReport {
         )
         let spin = configuration.wakeupSpinMicroseconds.map { ", wake-up spin \($0) us" } ?? ""
         lines.append("loop thread: \(self.runway.loop.priority)\(spin)")
-        lines.append("version: runway \(self.version)")
-        if let nio = self.nio, let ratios = self.ratios {
+        lines.append(contentsOf: self.environmentLines)
+        if let nio = self.nio {
             lines.append("")
             lines.append(
                 "swift-nio, the same deadlines with scheduleTask(deadline:) on one MultiThreadedEventLoopGroup loop:"
@@ -64,16 +65,31 @@ extension BenchReport {
             )
             lines.append("loop thread: \(nio.loopPriority)")
             lines.append("")
-            lines.append("ratio swift-nio / Runway (above 1: Runway less late):")
-            lines.append(Self.row(["", "p50", "p90", "p99", "p99.9", "max"]))
-            for (name, ratio) in [
-                ("expiration warnings", ratios.expirationWarnings), ("terminations", ratios.terminations),
-            ] {
-                lines.append(Self.row([name] + ratio.values.map { $0.map { String(format: "%.2fx", $0) } ?? "-" }))
+            if let ratios = self.ratios {
+                let over = self.runs > 1 ? ", medians over \(self.runs) runs" : ""
+                lines.append("ratio swift-nio / Runway (above 1: Runway less late\(over)):")
+                lines.append(Self.row(["", "p50", "p90", "p99", "p99.9", "max"]))
+                for (name, ratio) in [
+                    ("expiration warnings", ratios.expirationWarnings), ("terminations", ratios.terminations),
+                ] {
+                    lines.append(
+                        Self.row([name] + ratio.values.map { $0.map { String(format: "%.2fx", $0) } ?? "-" })
+                    )
+                }
+            } else {
+                lines.append("ratios WITHHELD: \(self.ratiosWithheld ?? "a run failed")")
             }
         }
+        lines.append(contentsOf: self.spreadLines)
+        lines.append(contentsOf: self.baselineLines)
         lines.append("")
-        if self.passed {
+        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
+        if self.passed, let baseline = self.baseline, !baseline.regressions.isEmpty {
+            lines.append(
+                "result: REGRESSED (no event early, lost or unexpected, but \(baseline.regressions.count) figures "
+                    + "worse than the baseline)"
+            )
+        } else if self.passed {
             lines.append("result: passed (no event early, lost or unexpected)")
         } else {
             lines.append("result: FAILED")
@@ -102,7 +118,7 @@ extension BenchReport {
     }
 
     /// The first column left-aligned in 20 characters, the others right-aligned in 9.
-    private static func row(_ cells: [String]) -> String {
+    static func row(_ cells: [String]) -> String {
         guard let first = cells.first else { return "" }
         let name = first.padding(toLength: max(20, first.count), withPad: " ", startingAt: 0)
         return name + cells.dropFirst().map { String(repeating: " ", count: max(1, 9 - $0.count)) + $0 }.joined()

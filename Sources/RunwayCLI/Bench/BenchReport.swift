@@ -8,17 +8,57 @@ struct BenchReport: Codable, Sendable {
     var schemaVersion = BenchReport.currentSchemaVersion
     /// The `runway` that made the report (`RunwayVersion.string`, as `runway --version` prints it).
     var version = RunwayVersion.string
+    /// The commit of the checkout the binary ran from, `-dirty` when tracked files differed, or `unknown`
+    /// (`BenchEnvironment.commit(nearExecutable:)`).
+    var commit: String
+    /// `debug` or `release`. A debug build's timings are not representative.
+    var buildType: String
+    /// When the run started, ISO 8601 UTC.
+    var date: String
+    var host: BenchEnvironment.Host
     var configuration: Configuration
     var plan: Plan
+    /// `--runs`: how many times the workload (both halves with `--compare nio`) ran.
+    var runs: Int
+    /// The last run's figures and counts.
     var runway: RunwaySection
-    /// Only with `--compare nio`.
+    /// Only with `--compare nio`: the last run's.
     var nio: NIOSection?
-    /// swift-nio ÷ Runway per quantile, only with `--compare nio`.
+    /// swift-nio ÷ Runway per quantile of the medians over the runs, only with `--compare nio`, and only when every
+    /// run passed (no side lost, repeated or fired early an event): a ratio over different events means nothing.
     var ratios: Ratios?
+    /// With `--compare nio` when `ratios` is absent: why.
+    var ratiosWithheld: String?
+    /// Every figure's median, minimum and maximum over the runs.
+    var figures: [BenchFigure]
+    /// Only with `--baseline`.
+    var baseline: BaselineComparison?
     var passed: Bool
     var failures: [String]
 
-    struct Configuration: Codable, Sendable {
+    /// The comparison with `--baseline FILE.json`: the figures worse than the baseline's by more than the threshold.
+    struct BaselineComparison: Codable, Sendable {
+        var file: String
+        /// The baseline's `commit` and `date`.
+        var commit: String
+        var date: String
+        var thresholdPercent: Double
+        /// How many figures both reports had and were judged (`BenchFigure.isCompared`).
+        var compared: Int
+        var regressions: [Regression]
+    }
+
+    struct Regression: Codable, Sendable {
+        var figure: String
+        var unit: String
+        /// Medians.
+        var baseline: Double
+        var current: Double
+        /// (current - baseline) / baseline, in percent: positive when the figure grew.
+        var changePercent: Double
+    }
+
+    struct Configuration: Codable, Sendable, Equatable {
         var apps: Int
         var tasksPerApp: Int
         var budgetSeconds: Double

@@ -1,0 +1,213 @@
+// The floor under Runway's process lifecycle: the whole lifecycle of N `/bin/sleep 1000` children on raw libuv,
+// phase by phase, with the same confirmations as Benchmarks/Sources/ProcessLifecycle:
+//   spawn      uv_spawn every child (libuv returns once the child has exec'd); freezer: mkdir one cgroup v2 per
+//              child first, and write the pid to its cgroup.procs after uv_spawn (Runway joins before exec)
+//   suspend    signal: SIGSTOP each, done when every /proc/PID/stat shows state T;
+//              freezer: write 1 to each cgroup.freeze, done when every cgroup.events shows "frozen 1"
+//   resume     SIGCONT (state no longer T), or 0 to cgroup.freeze ("frozen 0")
+//   terminate  SIGTERM each (uv_process_kill), done when libuv has reaped every child (all exit callbacks ran);
+//              the freezer's cgroups are removed after the timed phase
+// Confirmations poll without sleeping, over the children not yet confirmed.
+//
+// Build and run (or `make probe` at the repository root):
+//   gcc -O2 -o /tmp/lifecycle Benchmarks/Probes/lifecycle.c $(pkg-config --cflags --libs libuv)
+//   /tmp/lifecycle [children=200] [signal|freezer] [rounds=3]
+// Prints one JSON object per round with each phase's wall time in milliseconds, in ProcessLifecycle's shape.
+// The freezer needs a writable cgroup v2 hierarchy (root, or a delegated subtree): the cgroup2 mount is read from
+// /proc/self/mountinfo and this process's own cgroup from /proc/self/cgroup (the "0::" line).
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+
+enum { MAX_CHILDREN = 100000 };
+
+typedef struct {
+    uv_process_t process;
+    int pid;
+    int exited;
+    int confirmed;
+    char cgroup[512];
+} child_t;
+
+static child_t *children;
+static int count;
+static int exited;
+static int use_freezer;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void fail(const char *what, const char *detail) {
+    fprintf(stderr, "lifecycle: %s: %s\n", what, detail);
+    exit(1);
+}
+
+// Reads up to size - 1 bytes of path into buffer; returns the length, or -1.
+static int read_file(const char *path, char *buffer, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buffer, size - 1);
+    close(fd);
+    if (n < 0) return -1;
+    buffer[n] = 0;
+    return (int)n;
+}
+
+static void write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, text, strlen(text)) < 0) fail(path, strerror(errno));
+    close(fd);
+}
+
+// The state letter of /proc/PID/stat (the field after the last ')'), or 0.
+static char process_state(int pid) {
+    char path[64], buffer[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    if (read_file(path, buffer, sizeof buffer) < 0) return 0;
+    char *paren = strrchr(buffer, ')');
+    return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+// True when cgroup.events of the child's cgroup shows "frozen <want>".
+static int is_frozen(child_t *child, int want) {
+    char path[600], buffer[256], line[16];
+    snprintf(path, sizeof path, "%s/cgroup.events", child->cgroup);
+    if (read_file(path, buffer, sizeof buffer) < 0) fail(path, strerror(errno));
+    snprintf(line, sizeof line, "frozen %d", want);
+    return strstr(buffer, line) != NULL;
+}
+
+// The folder under which the probe makes its cgroups: <cgroup2 mount><own cgroup>/lifecycle-probe-<pid>.
+static void cgroup_parent(char *parent, size_t size) {
+    char *info = malloc(1 << 20), own[256] = "";
+    char mount[256] = "";
+    if (read_file("/proc/self/mountinfo", info, 1 << 20) < 0) fail("/proc/self/mountinfo", strerror(errno));
+    for (char *line = strtok(info, "\n"); line; line = strtok(NULL, "\n")) {
+        char *dash = strstr(line, " - cgroup2 ");
+        if (!dash) continue;
+        char point[256];
+        if (sscanf(line, "%*s %*s %*s %*s %255s", point) == 1) snprintf(mount, sizeof mount, "%s", point);
+        break;
+    }
+    if (!mount[0]) fail("freezer", "no cgroup2 mount in /proc/self/mountinfo");
+    if (read_file("/proc/self/cgroup", info, 1 << 20) < 0) fail("/proc/self/cgroup", strerror(errno));
+    char *unified = strstr(info, "0::");
+    if (unified) sscanf(unified + 3, "%255[^\n]", own);
+    if (strcmp(own, "/") == 0) own[0] = 0;
+    snprintf(parent, size, "%s%s/lifecycle-probe-%d", mount, own, (int)getpid());
+    free(info);
+}
+
+static void on_exit_cb(uv_process_t *process, int64_t status, int signal) {
+    (void)status;
+    (void)signal;
+    child_t *child = process->data;
+    child->exited = 1;
+    exited += 1;
+    uv_close((uv_handle_t *)process, NULL);
+}
+
+static double round_trip(uv_loop_t *loop, int round, const char *parent) {
+    char *args[] = {"/bin/sleep", "1000", NULL};
+    uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
+    uv_process_options_t options = {
+        .exit_cb = on_exit_cb, .file = args[0], .args = args, .stdio_count = 3, .stdio = stdio};
+    memset(children, 0, sizeof(child_t) * (size_t)count);
+    exited = 0;
+    double phases[4];
+
+    double start = now_ms();
+    for (int i = 0; i < count; i++) {
+        child_t *child = &children[i];
+        if (use_freezer) {
+            snprintf(child->cgroup, sizeof child->cgroup, "%s/c%d", parent, i);
+            if (mkdir(child->cgroup, 0755) < 0) fail(child->cgroup, strerror(errno));
+        }
+        child->process.data = child;
+        int error = uv_spawn(loop, &child->process, &options);
+        if (error) fail("uv_spawn", uv_strerror(error));
+        child->pid = child->process.pid;
+        if (use_freezer) {
+            char path[600], pid[32];
+            snprintf(path, sizeof path, "%s/cgroup.procs", child->cgroup);
+            snprintf(pid, sizeof pid, "%d", child->pid);
+            write_file(path, pid);
+        }
+    }
+    phases[0] = now_ms() - start;
+
+    for (int phase = 1; phase <= 2; phase++) {
+        int suspend = phase == 1;
+        start = now_ms();
+        for (int i = 0; i < count; i++) {
+            children[i].confirmed = 0;
+            if (use_freezer) {
+                char path[600];
+                snprintf(path, sizeof path, "%s/cgroup.freeze", children[i].cgroup);
+                write_file(path, suspend ? "1" : "0");
+            } else if (kill(children[i].pid, suspend ? SIGSTOP : SIGCONT) < 0) {
+                fail("kill", strerror(errno));
+            }
+        }
+        for (int left = count; left > 0;) {
+            for (int i = 0; i < count; i++) {
+                child_t *child = &children[i];
+                if (child->confirmed) continue;
+                int done = use_freezer ? is_frozen(child, suspend) : (process_state(child->pid) == 'T') == suspend;
+                if (done) {
+                    child->confirmed = 1;
+                    left -= 1;
+                }
+            }
+        }
+        phases[phase] = now_ms() - start;
+    }
+
+    start = now_ms();
+    for (int i = 0; i < count; i++) uv_process_kill(&children[i].process, SIGTERM);
+    while (exited < count) uv_run(loop, UV_RUN_ONCE);
+    uv_run(loop, UV_RUN_NOWAIT);  // the close callbacks
+    phases[3] = now_ms() - start;
+    if (use_freezer) {
+        for (int i = 0; i < count; i++) rmdir(children[i].cgroup);
+    }
+
+    double total = phases[0] + phases[1] + phases[2] + phases[3];
+    printf(
+        "{\"tool\": \"c-libuv-%s\", \"apps\": %d, \"round\": %d, \"spawn\": %.2f, \"suspend\": %.2f, "
+        "\"resume\": %.2f, \"terminate\": %.2f, \"total\": %.2f}\n",
+        use_freezer ? "freezer" : "signal", count, round, phases[0], phases[1], phases[2], phases[3], total);
+    fflush(stdout);
+    return total;
+}
+
+int main(int argc, char **argv) {
+    count = argc > 1 ? atoi(argv[1]) : 200;
+    use_freezer = argc > 2 && strcmp(argv[2], "freezer") == 0;
+    int rounds = argc > 3 ? atoi(argv[3]) : 3;
+    if (count < 1 || count > MAX_CHILDREN || rounds < 1 || (argc > 2 && !use_freezer && strcmp(argv[2], "signal")))
+        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|freezer] [rounds=3]");
+    children = calloc((size_t)count, sizeof(child_t));
+    char parent[400] = "";
+    if (use_freezer) {
+        cgroup_parent(parent, sizeof parent);
+        if (mkdir(parent, 0755) < 0) fail(parent, strerror(errno));
+    }
+    uv_loop_t *loop = uv_default_loop();
+    for (int round = 0; round < rounds; round++) round_trip(loop, round, parent);
+    if (use_freezer) rmdir(parent);
+    uv_loop_close(loop);
+    free(children);
+    return 0;
+}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+
+/// A previous `runway bench --json` report given with `--baseline FILE.json`, and the comparison of a new run's
+/// figures with it.
+///
+/// Only a report made by a runway that writes `figures` (0.2.0-dev of 2026-11-23 on) serves; only one made with
+/// the same workload (every `configuration` field) and the same build type can be compared; a failed one is
+/// refused (its figures are not the plan's). Threading: a value, loaded on the calling thread before the run.
+struct BenchBaseline: Sendable {
+    let path: String
+    let report: File
+
+    /// The part of a report the comparison reads.
+    struct File: Decodable, Sendable {
+        var schemaVersion: Int
+        var configuration: BenchReport.Configuration
+        var commit: String
+        var buildType: String
+        var date: String
+        var host: BenchEnvironment.Host
+        var runs: Int
+        var figures: [BenchFigure]
+        var passed: Bool
+    }
+
+    /// Why a file cannot serve as a baseline; `message` names the file and what was expected.
+    struct Refusal: Error, Sendable {
+        var message: String
+    }
+
+    /// Reads and checks `path`.
+    static func load(_ path: String) throws(Refusal) -> BenchBaseline {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw Refusal(message: "--baseline \(path): cannot read the file (\(error.localizedDescription))")
+        }
+        struct Version: Decodable { var schemaVersion: Int }
+        guard let version = try? JSONDecoder().decode(Version.self, from: data) else {
+            throw Refusal(
+                message: "--baseline \(path): not a `runway bench --json` report (expected a JSON object with "
+                    + "`schemaVersion`)"
+            )
+        }
+        guard version.schemaVersion == BenchReport.currentSchemaVersion else {
+            throw Refusal(
+                message: "--baseline \(path): a report of schema version \(version.schemaVersion); expected "
+                    + "\(BenchReport.currentSchemaVersion): make the baseline again with this runway's `bench --json`"
+            )
+        }
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: data)
+        } catch DecodingError.keyNotFound(let key, let context) where context.codingPath.isEmpty {
+            throw Refusal(
+                message: "--baseline \(path): no `\(key.stringValue)`: a report made by an older runway; make the "
+                    + "baseline again with this runway's `bench --json`"
+            )
+        } catch {
+            throw Refusal(message: "--baseline \(path): not a `runway bench --json` report: \(Self.describe(error))")
+        }
+        guard file.passed else {
+            throw Refusal(
+                message: "--baseline \(path): that run failed (`passed` is false): its figures are not the plan's"
+            )
+        }
+        return BenchBaseline(path: path, report: file)
+    }
+
+    /// Why this baseline cannot be compared with a run of `configuration` by a `buildType` build, or nil.
+    func mismatch(configuration: BenchReport.Configuration, buildType: String) -> String? {
+        if self.report.buildType != buildType {
+            return "--baseline \(self.path) was made by a \(self.report.buildType) build and this runway is a "
+                + "\(buildType) build: their timings are not comparable"
+        }
+        if self.report.configuration != configuration {
+            return "--baseline \(self.path) was made with another workload (configuration "
+                + "\(Self.describe(self.report.configuration))) than this run (\(Self.describe(configuration))): "
+                + "run with the baseline's options"
+        }
+        return nil
+    }
+
+    /// Every compared figure (`BenchFigure.isCompared`) present in both, by median: a regression is a figure
+    /// worse than the baseline's by more than `thresholdPercent`.
+    func compare(_ figures: [BenchFigure], thresholdPercent: Double) -> BenchReport.BaselineComparison {
+        let previous = Dictionary(self.report.figures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var compared = 0
+        var regressions: [BenchReport.Regression] = []
+        for figure in figures where figure.isCompared {
+            guard let old = previous[figure.name], old.median > 0 else { continue }
+            compared += 1
+            let change = (figure.median - old.median) / old.median * 100
+            let worse = figure.lowerIsBetter ? change : -change
+            if worse > thresholdPercent {
+                regressions.append(
+                    BenchReport.Regression(
+                        figure: figure.name,
+                        unit: figure.unit,
+                        baseline: old.median,
+                        current: figure.median,
+                        changePercent: change
+                    )
+                )
+            }
+        }
+        return BenchReport.BaselineComparison(
+            file: self.path,
+            commit: self.report.commit,
+            date: self.report.date,
+            thresholdPercent: thresholdPercent,
+            compared: compared,
+            regressions: regressions
+        )
+    }
+
+    private static func describe(_ configuration: BenchReport.Configuration) -> String {
+        var parts = [
+            "apps \(configuration.apps)", "tasksPerApp \(configuration.tasksPerApp)",
+            "budget \(configuration.budgetSeconds)", "lead \(configuration.warningLeadSeconds)",
+            "endFraction \(configuration.endFraction)", "duration \(configuration.durationSeconds)",
+            "seed \(configuration.seed)",
+        ]
+        if let priority = configuration.realtimePriority { parts.append("realtimePriority \(priority)") }
+        if let spin = configuration.wakeupSpinMicroseconds { parts.append("wakeupSpin \(spin)") }
+        return parts.joined(separator: ", ")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing key `\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))`"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "`\(path)`: \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// `--threshold`: a percentage, `10%` or `10`, more than 0 and at most 1000.
+struct BenchThreshold: ExpressibleByArgument, Sendable {
+    var percent: Double
+
+    init(percent: Double) {
+        self.percent = percent
+    }
+
+    init?(argument: String) {
+        let digits = argument.hasSuffix("%") ? String(argument.dropLast()) : argument
+        guard let value = Double(digits), value.isFinite, value > 0, value <= 1_000 else { return nil }
+        self.percent = value
+    }
+
+    var defaultValueDescription: String { "\(Self.formatted(self.percent))%" }
+
+    static func formatted(_ percent: Double) -> String {
+        percent.rounded() == percent ? String(Int(percent)) : String(percent)
+    }
+}

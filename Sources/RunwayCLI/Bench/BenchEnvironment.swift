@@ -1,0 +1,140 @@
+import Foundation
+import RunwayCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What made a `runway bench` report and where: version, commit, build type, host and date. A figure means little
+/// without them: a debug build is several times slower than a release build, and a shared 2-core VM is not a
+/// quiet 16-core server.
+///
+/// Threading: a value; `current()` reads files and runs `git` once, on the calling thread (before the run).
+struct BenchEnvironment: Codable, Sendable, Equatable {
+    /// `RunwayVersion.string`.
+    var version: String
+    /// The commit of the checkout the binary sits in (see `commit(nearExecutable:)`), or `unknown`.
+    var commit: String
+    /// `debug` or `release`: the build configuration of this `runway` (`#if DEBUG`).
+    var buildType: String
+    /// When the run started, ISO 8601 in UTC (`2026-11-23T12:00:00Z`).
+    var date: String
+    var host: Host
+
+    struct Host: Codable, Sendable, Equatable {
+        /// Online processors (`sysconf(_SC_NPROCESSORS_ONLN)`).
+        var cores: Int
+        /// `uname`: system name and kernel release, `Linux 6.8.0-49-generic`.
+        var kernel: String
+        /// From `/proc/self/mountinfo`: `v2` (only a cgroup2 mount), `v1` (only cgroup v1 mounts), `hybrid` (both)
+        /// or `none`.
+        var cgroupMode: String
+    }
+
+    /// `debug` or `release`, fixed when this binary was compiled: SwiftPM defines `DEBUG` in debug builds.
+    static var buildType: String {
+        #if DEBUG
+        return "debug"
+        #else
+        return "release"
+        #endif
+    }
+
+    /// True for a debug build, whose timings are not representative.
+    var isDebugBuild: Bool { self.buildType == "debug" }
+
+    /// The environment of this process, now.
+    static func current(date: Date = Date()) -> BenchEnvironment {
+        BenchEnvironment(
+            version: RunwayVersion.string,
+            commit: Self.commit(nearExecutable: Self.executablePath()),
+            buildType: Self.buildType,
+            date: date.ISO8601Format(),
+            host: Host(
+                cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+                kernel: Self.kernel(),
+                cgroupMode: Self.cgroupMode(
+                    mountinfo: (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+                )
+            )
+        )
+    }
+
+    /// The banner `runway bench` prints on standard error, and the report's warning line, for a debug build.
+    static let debugWarning =
+        "WARNING: this runway is a DEBUG build: its timings are several times worse than a release build's and "
+        + "say nothing about Runway's performance. Build with `swift build -c release` and run .build/release/runway."
+
+    /// The commit of the git checkout that holds `executable` (the nearest parent folder with a `.git`), read
+    /// with `git rev-parse HEAD` at run time, with `-dirty` when tracked files differ from it; `unknown` when the
+    /// binary is not inside a checkout or git cannot answer. SwiftPM has no build-time hook to embed it, and the
+    /// binary a developer benchmarks is nearly always `.build/release/runway` inside the clone it was built from.
+    static func commit(nearExecutable executable: String?) -> String {
+        guard let executable else { return "unknown" }
+        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        while folder.path != "/" {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".git").path) {
+                guard let head = Self.git(["rev-parse", "HEAD"], in: folder.path), !head.isEmpty else {
+                    return "unknown"
+                }
+                let changes = Self.git(["status", "--porcelain", "--untracked-files=no"], in: folder.path)
+                return changes.map { $0.isEmpty ? head : head + "-dirty" } ?? head
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return "unknown"
+    }
+
+    /// `v2`, `v1`, `hybrid` or `none` from the text of `/proc/self/mountinfo`: the file system type is the first
+    /// field after the ` - ` separator.
+    static func cgroupMode(mountinfo: String) -> String {
+        var hasV1 = false
+        var hasV2 = false
+        for line in mountinfo.split(separator: "\n") {
+            guard let separator = line.range(of: " - ") else { continue }
+            let type = line[separator.upperBound...].prefix { $0 != " " }
+            if type == "cgroup2" { hasV2 = true } else if type == "cgroup" { hasV1 = true }
+        }
+        switch (hasV1, hasV2) {
+        case (true, true): return "hybrid"
+        case (false, true): return "v2"
+        case (true, false): return "v1"
+        case (false, false): return "none"
+        }
+    }
+
+    private static func executablePath() -> String? {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        return Bundle.main.executablePath
+    }
+
+    private static func kernel() -> String {
+        var name = utsname()
+        guard uname(&name) == 0 else { return "unknown" }
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+        return "\(text(name.sysname)) \(text(name.release))"
+    }
+
+    /// Standard output of `git ARGUMENTS` run in `folder`, trimmed; nil when git is missing or fails.
+    private static func git(_ arguments: [String], in folder: String) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,102 @@
+/// One figure of `runway bench` across its `--runs`: the median, minimum and maximum of the runs' values. The
+/// report's `figures` list, and what `--baseline` compares.
+///
+/// Threading: a value.
+struct BenchFigure: Codable, Sendable, Equatable {
+    /// A key path into the report, `runway.expirationWarnings.p99` (lateness quantiles, in nanoseconds),
+    /// `runway.setup.beginCallsPerSecond`, `nio.terminations.p50`...
+    var name: String
+    /// `ns`, `calls/s` or `B`.
+    var unit: String
+    /// True for lateness and bytes, false for rates.
+    var lowerIsBetter: Bool
+    /// How many runs had this figure (a quantile is absent from a run that observed no event of its kind).
+    var runs: Int
+    var median: Double
+    var min: Double
+    var max: Double
+
+    /// True when `--baseline` judges this figure: Runway's (swift-nio's are the peer's, shown for context), and not
+    /// the p99.9 or the maximum, which rest on one or a few samples and swing by several times from run to run on a
+    /// shared machine.
+    var isCompared: Bool {
+        self.name.hasPrefix("runway.") && !self.name.hasSuffix(".p99_9") && !self.name.hasSuffix(".max")
+    }
+
+    /// One run's value of one figure.
+    struct Sample: Sendable {
+        var name: String
+        var unit: String
+        var lowerIsBetter: Bool
+        var value: Double
+    }
+
+    /// The figures of one run's sections, in report order.
+    static func samples(runway: BenchReport.RunwaySection, nio: BenchReport.NIOSection?) -> [Sample] {
+        var samples: [Sample] = []
+        func lateness(_ prefix: String, _ events: BenchReport.Events) {
+            guard let quantiles = events.latenessNanoseconds else { return }
+            let names = ["p50", "p90", "p99", "p99_9", "max"]
+            for (name, value) in zip(names, quantiles.values) {
+                samples.append(Sample(name: "\(prefix).\(name)", unit: "ns", lowerIsBetter: true, value: Double(value)))
+            }
+        }
+        lateness("runway.expirationWarnings", runway.expirationWarnings)
+        lateness("runway.suspensions", runway.suspensions)
+        lateness("runway.terminations", runway.terminations)
+        if let rate = runway.setup.beginCallsPerSecond {
+            samples.append(
+                Sample(name: "runway.setup.beginCallsPerSecond", unit: "calls/s", lowerIsBetter: false, value: rate)
+            )
+        }
+        if let rate = runway.ends.callsPerSecond {
+            samples.append(
+                Sample(name: "runway.ends.callsPerSecond", unit: "calls/s", lowerIsBetter: false, value: rate)
+            )
+        }
+        if let bytes = runway.memory.bytesPerOutstandingTask {
+            samples.append(
+                Sample(name: "runway.memory.bytesPerOutstandingTask", unit: "B", lowerIsBetter: true, value: bytes)
+            )
+        }
+        if let nio {
+            lateness("nio.expirationWarnings", nio.expirationWarnings)
+            lateness("nio.terminations", nio.terminations)
+        }
+        return samples
+    }
+
+    /// The spread of each figure over `runs` (each run's samples), in the order the figures first appear.
+    static func spread(_ runs: [[Sample]]) -> [BenchFigure] {
+        var order: [String] = []
+        var values: [String: (sample: Sample, values: [Double])] = [:]
+        for run in runs {
+            for sample in run {
+                if values[sample.name] == nil {
+                    order.append(sample.name)
+                    values[sample.name] = (sample, [])
+                }
+                values[sample.name]?.values.append(sample.value)
+            }
+        }
+        return order.compactMap { name in
+            guard let (sample, list) = values[name], let low = list.min(), let high = list.max() else { return nil }
+            return BenchFigure(
+                name: name,
+                unit: sample.unit,
+                lowerIsBetter: sample.lowerIsBetter,
+                runs: list.count,
+                median: Self.median(list),
+                min: low,
+                max: high
+            )
+        }
+    }
+
+    /// The middle value, or the mean of the two middle values for an even count. `values` is not empty.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}

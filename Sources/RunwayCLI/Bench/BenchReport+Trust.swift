@@ -1,0 +1,84 @@
+import Foundation
+
+extension BenchReport {
+    /// What made the report: the version, the build (type, commit, date) and the host, one line each.
+    var environmentLines: [String] {
+        let host = self.host
+        return [
+            "version: runway \(self.version)",
+            "build: \(self.buildType), commit \(self.commit); started \(self.date)",
+            "host: \(host.cores) cores, \(host.kernel), cgroup \(host.cgroupMode)",
+        ]
+    }
+
+    /// With `--runs` above 1: every figure's median, minimum and maximum over the runs.
+    var spreadLines: [String] {
+        guard self.runs > 1 else { return [] }
+        var lines = ["", "spread over \(self.runs) runs (lateness in us, rates in calls/s, memory in B):"]
+        let width = max(20, self.figures.map(\.name.count).max() ?? 0)
+        func row(_ name: String, _ cells: [String]) -> String {
+            name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + cells.map { String(repeating: " ", count: max(1, 11 - $0.count)) + $0 }.joined()
+        }
+        lines.append(row("figure", ["median", "min", "max", "runs"]))
+        for figure in self.figures {
+            let cells = [figure.median, figure.min, figure.max].map { Self.formatFigure($0, unit: figure.unit) }
+            lines.append(row(figure.name, cells + ["\(figure.runs)"]))
+        }
+        return lines
+    }
+
+    /// With `--baseline`: what was compared and every figure that regressed.
+    var baselineLines: [String] {
+        guard let baseline = self.baseline else { return [] }
+        let threshold = BenchThreshold.formatted(baseline.thresholdPercent)
+        var lines = [
+            "",
+            "baseline: \(baseline.file) (commit \(baseline.commit), \(baseline.date)): \(baseline.compared) figures "
+                + "compared by median, threshold \(threshold)%",
+        ]
+        if baseline.regressions.isEmpty {
+            lines.append("baseline: no figure worse by more than \(threshold)%")
+        }
+        for regression in baseline.regressions {
+            lines.append("REGRESSED: \(Self.describe(regression))")
+        }
+        return lines
+    }
+
+    /// The exit status of `runway bench`: 1 when a run failed (on either side), else 2 when a figure regressed
+    /// against `--baseline`, else 0.
+    var exitStatus: Int32 {
+        if !self.passed { return 1 }
+        return self.baseline?.regressions.isEmpty == false ? 2 : 0
+    }
+
+    /// What `runway bench` prints on standard error after the report: each failure, the withheld ratios and each
+    /// regression, one line each.
+    var exitLines: [String] {
+        var lines = self.failures.map { "bench failed: \($0)" }
+        if let withheld = self.ratiosWithheld { lines.append("bench failed: ratios withheld: \(withheld)") }
+        if let baseline = self.baseline {
+            let threshold = BenchThreshold.formatted(baseline.thresholdPercent)
+            for regression in baseline.regressions {
+                lines.append(
+                    "bench regressed against \(baseline.file): \(Self.describe(regression)), threshold \(threshold)%"
+                )
+            }
+        }
+        return lines
+    }
+
+    /// `runway.expirationWarnings.p99: 812.3 us, baseline 0.0 us (+12.3%)`.
+    static func describe(_ regression: Regression) -> String {
+        let unit = regression.unit == "ns" ? "us" : regression.unit
+        return "\(regression.figure): \(Self.formatFigure(regression.current, unit: regression.unit)) \(unit), "
+            + "baseline \(Self.formatFigure(regression.baseline, unit: regression.unit)) \(unit) "
+            + "(\(String(format: "%+.1f", regression.changePercent))%)"
+    }
+
+    /// Nanoseconds as microseconds with one decimal; rates and bytes as whole numbers.
+    private static func formatFigure(_ value: Double, unit: String) -> String {
+        unit == "ns" ? String(format: "%.1f", value / 1_000) : String(format: "%.0f", value)
+    }
+}
