@@ -39,6 +39,25 @@ import Testing
         #expect(describe.stdout.contains("  Wake-ups:      1 not completed\n"), "\(describe)")
         #expect(try daemon.stop() == 0)
     }
+
+    @Test func W1_aWakeUpWhoseProgramCannotBeStartedFailsNamingWhy() throws {
+        let missing = "com.example.missing"
+        let daemon = try DaemonProcess(
+            apps: [missing: "<key>ProgramArguments</key><array><string>/nonexistent/runway-wake</string></array>"]
+        )
+        defer { daemon.close() }
+        // As for launch (Decision 103): not "woken for fetch" with state notRunning, but spawnFailed and exit 1.
+        let wake = try daemon.cli("wake", missing, "--reason", "fetch")
+        #expect(wake.status == 1, "\(wake)")
+        #expect(wake.stdout.isEmpty, "\(wake)")
+        #expect(
+            wake.stderr.contains("error: spawnFailed: \(missing) could not be started: ProgramArguments[0]"),
+            "\(wake)"
+        )
+        let reply = try daemon.request(ControlRequest(command: "wake", app: missing, reason: "remote-notification"))
+        #expect(reply.ok == false && reply.error?.code == "spawnFailed", "\(reply)")
+        #expect(try daemon.stop() == 0)
+    }
 }
 
 /// The table's and the describe view's seconds: one decimal.
