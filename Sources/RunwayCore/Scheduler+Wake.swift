@@ -11,7 +11,8 @@ extension Scheduler {
     ///   Both start a background period of `backgroundWakeBudget` (the app's override first) and publish a
     ///   transition to `background` with cause `backgroundWake(reason)`.
     /// - background: the wake-up is queued with the app's messages and its deadline moves to at least
-    ///   `now + backgroundWakeBudget` (W2); no transition. An app with background modes (L7) just gets it.
+    ///   `now + backgroundWakeBudget` (W2), except for `refresh`, which leaves it (W7); no transition. An app with
+    ///   background modes (L7) just gets it.
     /// - foreground: `remoteNotification` and `refresh` are queued with no budget change (W3); `fetch` is refused.
     ///
     /// The app stays in the background until every wake-up it was given in this period is completed
