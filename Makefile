@@ -81,16 +81,20 @@ docs: deps
 
 # The manual page runway(1), written from the commands' help by swift-argument-parser's GenerateManual plugin (it
 # builds the package first, in debug unless MAN_CONFIGURATION=release): .build/man/man1/runway.1, read it with
-# `man -M .build/man runway` or `man -l .build/man/man1/runway.1`. Generated, not committed. Fails unless the page
-# is there and documents the subcommands.
+# `man -M .build/man runway` or `man -l .build/man/man1/runway.1`. Generated, not committed. The blank lines the
+# plugin copies from multi-paragraph help become `.Pp` (mdoc's paragraph break; a blank line makes man(1) print
+# "mdoc warning: Empty input line" for each). Fails unless the page is there, documents the subcommands, and groff
+# (where installed) reads it without a warning.
 MAN_CONFIGURATION ?= debug
 man: deps
 	$(SWIFT) package --disable-sandbox generate-manual --configuration $(MAN_CONFIGURATION)
 	mkdir -p .build/man/man1
-	cp .build/plugins/GenerateManual/outputs/RunwayCLI/runway.1 .build/man/man1/runway.1
+	sed 's/^$$/.Pp/' .build/plugins/GenerateManual/outputs/RunwayCLI/runway.1 >.build/man/man1/runway.1
 	@grep -q '^\.Dt RUNWAY 1' .build/man/man1/runway.1 && grep -q '^\.It Em completion' .build/man/man1/runway.1 \
 		&& grep -q '^\.It Em status' .build/man/man1/runway.1 \
 		|| { echo "make man: .build/man/man1/runway.1 is not the runway(1) page expected"; exit 1; }
+	@if command -v groff >/dev/null 2>&1 && groff -mdoc -z -ww .build/man/man1/runway.1 2>&1 | grep .; then \
+		echo "make man: groff warns about .build/man/man1/runway.1 (above)"; exit 1; fi
 	@echo "wrote .build/man/man1/runway.1"
 
 # `make docs` with DocC's coverage report, then fails on any public symbol of Runway or RunwayCore declared without

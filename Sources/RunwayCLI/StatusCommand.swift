@@ -15,12 +15,12 @@ struct StatusCommand: ParsableCommand {
             confirmed by the kernel), time in state, background budget left ("unlimited" in the \
             foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
             background tasks as #id name (age). With APP, a describe-style view instead: state, pid, restarts, \
-            the pending restart, and the last runs (RunHistoryLimit) with wall-clock start and end, reason and \
-            the last lines of output. Below the table, an app with background wake-ups not yet completed or a \
-            scheduled refresh pending gets a line: "APP: 1 wake-up(s) not completed, next refresh at t=42.0s" \
-            (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a long \
-            termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
-            (Docs/ControlProtocol.md). \
+            the pending restart, the wake-ups not completed and the next refresh (W6, W7), and the last runs \
+            (RunHistoryLimit) with wall-clock start and end, reason and the last lines of output. Below the \
+            table, an app with background wake-ups not yet completed or a scheduled refresh pending gets a line: \
+            "APP: 1 wake-up(s) not completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \
+            \(StatusTable.stateWidth) characters (a long termination reason) is cut with "…"; --json prints the \
+            daemon's reply whole, history included (Docs/ControlProtocol.md). \
             --watch redraws the table in place every --interval seconds, under a line with the time, until \
             interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json it prints \
             one JSON line per reply (JSON lines).

@@ -2,7 +2,7 @@ import Foundation
 import RunwayControl
 
 /// `runway status APP` without `--json`: one app, described field by field (like `kubectl describe`), with its
-/// pending restart and its last runs.
+/// pending restart, its wake-ups not completed and pending refresh (W6, W7), and its last runs.
 enum StatusDescribe {
     static func render(_ reply: ControlReply) -> String {
         guard let app = reply.apps?.first else { return StatusTable.render(reply) }
@@ -28,6 +28,9 @@ enum StatusDescribe {
         } else {
             field("Next restart", "none")
         }
+        // W6, W7: what the table prints below its rows.
+        if let wakes = app.outstandingWakes { field("Wake-ups", "\(wakes) not completed") }
+        if let refresh = app.nextRefreshAtSeconds { field("Next refresh", "t=" + StatusTable.seconds(refresh)) }
         let runs = app.history ?? []
         lines.append("  Last runs (\(runs.count), newest first):")
         if runs.isEmpty { lines.append("    none") }

@@ -15,7 +15,8 @@ struct WakeCommand: ParsableCommand {
             far away (W2). An app in the foreground receives a remote notification with no budget change and is \
             refused a fetch (W3). Prints the app's state and the wake-up's token. Refused (exit 1) with code \
             notWakeable (W3), tooManyWakes (BackgroundWakeLimitPerApp), payloadTooLarge \
-            (BackgroundWakePayloadByteLimit, 4096 bytes by default) or stopping.
+            (BackgroundWakePayloadByteLimit, 4096 bytes by default) or stopping; spawnFailed (exit 1) when the \
+            program of a not-running process app could not be started.
             """
     )
 

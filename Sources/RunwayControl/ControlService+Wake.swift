@@ -8,7 +8,7 @@ extension ControlService {
     /// Wakes `app` for the request's `reason` with its `payload`; the reply has the app's state and the token.
     ///
     /// - Throws: the scheduler's refusal (`unknownApp`, `notWakeable`, `tooManyWakes`, `payloadTooLarge`,
-    ///   `stopping`).
+    ///   `stopping`). A wake-up whose process could not be spawned is the failure reply `spawnFailed`.
     func wakeReply(_ request: ControlRequest, app: AppID) throws(SchedulerError) -> ControlReply {
         guard let name = request.reason, let reason = WakeReason(rawValue: name) else {
             let found = request.reason.map { "'\($0)'" } ?? "nothing"
@@ -20,8 +20,18 @@ extension ControlService {
             )
         }
         let token = try self.scheduler.wake(app, for: reason, payload: request.payload ?? "")
+        let status = self.scheduler.status().first { $0.app == app }
+        // A not-running process app whose program cannot be started is back in notRunning in the same loop step:
+        // spawnFailed, as for launch (Decision 103), not `ok` with state notRunning.
+        if status?.state == .notRunning, case .spawnFailed(let why)? = status?.lastTermination {
+            return .failure(
+                "spawnFailed",
+                "spawnFailed: \(app.bundleIdentifier) could not be started: \(why); it is notRunning",
+                id: request.id
+            )
+        }
         var reply = ControlReply(id: request.id, ok: true)
-        reply.state = self.scheduler.status().first { $0.app == app }?.state.rawValue
+        reply.state = status?.state.rawValue
         reply.wake = token.rawValue
         return reply
     }

@@ -54,7 +54,8 @@ extension Scheduler {
         _ = self.wake(index, .refresh, payload: "")
     }
 
-    /// `notRunning` unless the app is active, inactive or in the background and not terminating.
+    /// `notRunning` unless the app is active, inactive or in the background and not terminating; the error's
+    /// `wakeReason` is `refresh`, so that its text names what was refused.
     private func requireRunning(_ index: Int) throws(SchedulerError) {
         switch self.apps[index].lifecycle {
         case .foreground, .background: return
@@ -64,7 +65,8 @@ extension Scheduler {
                 .notRunning,
                 app: record.id,
                 state: record.state,
-                terminating: record.lifecycle.isTerminating
+                terminating: record.lifecycle.isTerminating,
+                wakeReason: .refresh
             )
         case .modifying: preconditionFailure("app=\(self.apps[index].id) is being modified")
         }

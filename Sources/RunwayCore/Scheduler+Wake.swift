@@ -11,7 +11,8 @@ extension Scheduler {
     ///   Both start a background period of `backgroundWakeBudget` (the app's override first) and publish a
     ///   transition to `background` with cause `backgroundWake(reason)`.
     /// - background: the wake-up is queued with the app's messages and its deadline moves to at least
-    ///   `now + backgroundWakeBudget` (W2); no transition. An app with background modes (L7) just gets it.
+    ///   `now + backgroundWakeBudget` (W2), except for `refresh`, which leaves it (W7); no transition. An app with
+    ///   background modes (L7) just gets it.
     /// - foreground: `remoteNotification` and `refresh` are queued with no budget change (W3); `fetch` is refused.
     ///
     /// The app stays in the background until every wake-up it was given in this period is completed
@@ -83,19 +84,36 @@ extension Scheduler {
         switch record.lifecycle {
         case .terminating:
             return refused
-        case .foreground:
-            // W3: a fetch runs only in the background; the others reach a foreground app as they come.
-            return reason == .fetch ? refused : nil
+        case .foreground(_, let running):
+            // W3: a fetch runs only in the background; the others reach a foreground app as they come, within W5.
+            if reason == .fetch { return refused }
+            return self.wakeLimitRefusal(index, outstanding: Self.waitingWakes(running.outbox))
         case .notRunning, .suspended:
             // E1, immediate style: the app never enters the background.
             return self.exitsImmediately(index) ? refused : nil
-        case .background(let period, _):
-            let limit = self.settings.backgroundWakeLimitPerApp
-            guard period.deadline != nil, period.wakes.count >= limit else { return nil }
-            return SchedulerError(.tooManyWakes, app: record.id, state: record.state, limit: limit)
+        case .background(let period, let running):
+            // W5: held wake-ups in a budgeted period; for a background-mode app (L7), those it has not handled.
+            let outstanding = period.deadline != nil ? period.wakes.count : Self.waitingWakes(running.outbox)
+            return self.wakeLimitRefusal(index, outstanding: outstanding)
         case .modifying:
             preconditionFailure("app=\(record.id) is being modified")
         }
+    }
+
+    /// `tooManyWakes` when `outstanding` is at `backgroundWakeLimitPerApp` (W5), else nil.
+    private func wakeLimitRefusal(_ index: Int, outstanding: Int) -> SchedulerError? {
+        let limit = self.settings.backgroundWakeLimitPerApp
+        guard outstanding >= limit else { return nil }
+        return SchedulerError(.tooManyWakes, app: self.apps[index].id, state: self.apps[index].state, limit: limit)
+    }
+
+    /// The wake-ups queued for the app or in flight, not yet handled (W5): what an app that holds nothing (in the
+    /// foreground, or with background modes) makes the scheduler keep. O(messages queued).
+    private static func waitingWakes(_ outbox: Outbox) -> Int {
+        var count = 0
+        if case .backgroundWake? = outbox.inFlight?.message { count += 1 }
+        for case .message(.backgroundWake) in outbox.pending.elements { count += 1 }
+        return count
     }
 
     /// Performs a wake-up the refusal rules allowed; returns its token.
@@ -119,9 +137,10 @@ extension Scheduler {
             let messages = held.messages + [message]
             self.publish(index, from: .suspended, to: .background, cause: .backgroundWake(reason), messages: messages)
         case .background:
-            // W2: one more wake-up in the same period; the deadline is at least a fresh wake budget away.
+            // W2: one more wake-up in the same period; the deadline is at least a fresh wake budget away, except
+            // for a refresh (W7), which the app asked for itself: it cannot lengthen the period it runs in.
             self.apps[index].lifecycle.withRunning { $0.outbox.append([message]) }
-            self.holdWake(index, token)
+            self.holdWake(index, token, extendingDeadline: reason != .refresh)
         case .foreground:
             // W3: delivered with the app's other messages; nothing to hold in the foreground.
             self.apps[index].lifecycle.withRunning { $0.outbox.append([message]) }
@@ -164,11 +183,13 @@ extension Scheduler {
         self.enter(index, .background(period, running))
     }
 
-    /// W2: a wake-up of an app already in the background is held, and the deadline moves to `now + wake budget`
-    /// if that is later (never earlier). A warning that already fired in this period does not fire again (B4).
-    private mutating func holdWake(_ index: Int, _ token: WakeToken) {
+    /// W2: a wake-up of an app already in the background is held, and, when `extendingDeadline`, the deadline moves
+    /// to `now + wake budget` if that is later (never earlier). A warning that already fired in this period does not
+    /// fire again (B4).
+    private mutating func holdWake(_ index: Int, _ token: WakeToken, extendingDeadline: Bool) {
         guard let deadline = self.apps[index].lifecycle.period?.deadline else { return }
         self.apps[index].lifecycle.withBackground { period, _ in period.wakes.append(token) }
+        guard extendingDeadline else { return }
         let fresh = self.lastNow + self.wakeBudget(index)
         guard fresh > deadline else { return }
         self.moveDeadline(

@@ -27,7 +27,8 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         public static let alreadyEnded = Code(.alreadyEnded)
         /// `endBackgroundTask` with an id that belongs to another app (B8).
         public static let wrongApp = Code(.wrongApp)
-        /// A notification or memory warning was sent to an app that is not running (or, for a warning, suspended).
+        /// A notification or memory warning was sent to an app that is not running (or, for a warning, suspended),
+        /// or an app that is not running asked for a scheduled refresh (W7).
         public static let notRunning = Code(.notRunning)
         /// The scheduler is shutting down and accepts no launches (or, for a runtime, has stopped).
         public static let stopping = Code(.stopping)
@@ -67,7 +68,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public var owner: AppID?
     /// The limit that was exceeded, for `tooManyWakes` and `payloadTooLarge`.
     public var limit: Int?
-    /// The wake-up's reason, for `notWakeable`.
+    /// The wake-up's reason, for `notWakeable`; `refresh` for a `notRunning` refused to `scheduleRefresh` (W7).
     public var wakeReason: WakeReason?
     /// The token a completion named, for `unknownWake`.
     public var wake: WakeToken?
@@ -122,6 +123,8 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         case .alreadyEnded: return "alreadyEnded: \(app) ended \(task), which has already ended"
         case .wrongApp:
             return "wrongApp: \(app) ended \(task), which belongs to \(self.owner.map { "\($0)" } ?? "?")"
+        case .notRunning where self.wakeReason == .refresh:
+            return "notRunning: \(app) is in state \(state) and cannot ask for a scheduled refresh (W7)"
         case .notRunning:
             return "notRunning: \(app) is in state \(state) and cannot receive notifications or memory warnings"
         case .stopping: return "stopping: the scheduler is shutting down or stopped; the request for \(app) was refused"

@@ -288,20 +288,31 @@ package enum AppProtocolCodec {
         return Array(data)
     }
 
+    /// Decodes one line; a field of the wrong kind, or a number it cannot hold (a negative, fractional or too large
+    /// token), is `invalidField` naming it, with the line's `request` when that field alone reads as one (A5), so
+    /// that the app waiting for that request's reply gets this error instead.
     static func decodeWire(_ bytes: [UInt8]) throws(AppProtocolError) -> WireLine {
+        let data = Data(bytes)
+        func failure(_ code: String, _ message: String) -> AppProtocolError {
+            AppProtocolError(
+                code: code,
+                message: message,
+                request: (try? JSONDecoder().decode(RequestIDOnly.self, from: data))?.request
+            )
+        }
         do {
-            return try JSONDecoder().decode(WireLine.self, from: Data(bytes))
+            return try JSONDecoder().decode(WireLine.self, from: data)
         } catch DecodingError.keyNotFound(let key, _) {
-            throw AppProtocolError(code: "missingField", message: "field '\(key.stringValue)' is missing")
+            throw failure("missingField", "field '\(key.stringValue)' is missing")
         } catch DecodingError.typeMismatch(let type, let context) {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw AppProtocolError(code: "invalidField", message: "field '\(path)' should be \(Self.describe(type))")
+            throw failure("invalidField", "field '\(path)' should be \(Self.describe(type))")
         } catch DecodingError.valueNotFound(let type, let context) {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw AppProtocolError(
-                code: "invalidField",
-                message: "field '\(path)' is null; expected \(Self.describe(type))"
-            )
+            throw failure("invalidField", "field '\(path)' is null; expected \(Self.describe(type))")
+        } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw failure("invalidField", "field '\(path)' should be \(context.debugDescription)")
         } catch {
             throw AppProtocolError(code: "invalidJSON", message: "the line is not a JSON object with a string 'type'")
         }

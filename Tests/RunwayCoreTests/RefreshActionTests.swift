@@ -107,7 +107,9 @@ import Testing
 
     @Test func W7_onlyARunningAppMayAskAndADueRefreshOfATerminatingAppIsDropped() throws {
         var core = try makeScheduler([protocolApp], settings: self.settings)
-        #expect(throws: SchedulerError(.notRunning, app: mail, state: .notRunning, file: "", line: 0)) {
+        #expect(
+            throws: SchedulerError(.notRunning, app: mail, state: .notRunning, wakeReason: .refresh, file: "", line: 0)
+        ) {
             do throws(SchedulerError) {
                 _ = try core.refreshRequested(by: mail, earliestBegin: at(5), now: at(0))
             } catch {
