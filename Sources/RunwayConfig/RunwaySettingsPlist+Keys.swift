@@ -72,6 +72,7 @@ extension RunwaySettingsPlist {
                 + "\(DaemonSettings.controlQueueByteLimits.upperBound)"
         )
         static let backgroundWakeBudget = PlistKeySpec(CodingKeys.backgroundWakeBudget, expected: Expected.seconds)
+        static let refreshMinimumInterval = PlistKeySpec(CodingKeys.refreshMinimumInterval, expected: Expected.seconds)
         static let backgroundWakeLimitPerApp = PlistKeySpec(
             CodingKeys.backgroundWakeLimitPerApp,
             expected: "an integer from 1 to \(RunwaySettingsPlist.backgroundWakeLimitPerAppMaximum)"

@@ -35,6 +35,7 @@ struct RunwaySettingsPlist: Decodable {
     var backgroundWakeBudget: Double?
     var backgroundWakeLimitPerApp: Int?
     var backgroundWakePayloadByteLimit: Int?
+    var refreshMinimumInterval: Double?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -69,6 +70,7 @@ struct RunwaySettingsPlist: Decodable {
         case backgroundWakeBudget = "BackgroundWakeBudget"
         case backgroundWakeLimitPerApp = "BackgroundWakeLimitPerApp"
         case backgroundWakePayloadByteLimit = "BackgroundWakePayloadByteLimit"
+        case refreshMinimumInterval = "RefreshMinimumInterval"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -93,6 +95,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
             Key.appLogLineLimit, Key.appLogByteLimit,
             Key.backgroundWakeBudget, Key.backgroundWakeLimitPerApp, Key.backgroundWakePayloadByteLimit,
+            Key.refreshMinimumInterval,
         ] + OperationsPlist.specs + Key.restart,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
@@ -169,6 +172,9 @@ struct RunwaySettingsPlist: Decodable {
         daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
         daemon.operations = try OperationsPlist.load(file)
         try Self.applyRestartKeys(plist, settings: &settings, daemon: &daemon, file: file)
+        if let interval = try file.seconds(plist.refreshMinimumInterval, key: Key.refreshMinimumInterval) {
+            settings.refreshMinimumInterval = interval
+        }
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
     }
 

@@ -75,6 +75,7 @@ struct ConfigDiff {
         if old.backgroundWakePayloadByteLimit != new.backgroundWakePayloadByteLimit {
             names.append("BackgroundWakePayloadByteLimit")
         }
+        if old.refreshMinimumInterval != new.refreshMinimumInterval { names.append("RefreshMinimumInterval") }
         return names.joined(separator: ", ")
     }
 }

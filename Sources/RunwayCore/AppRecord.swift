@@ -11,6 +11,8 @@ struct AppRecord {
     var restart = RestartRecord()
     /// The pending scheduled refresh (W7), kept across runs; its timer is not among `timers`, which end with a run.
     var refresh: RefreshRequest?
+    /// When the app's last scheduled refresh woke it (W7, `refreshMinimumInterval`), kept across runs.
+    var lastRefresh: Instant?
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor

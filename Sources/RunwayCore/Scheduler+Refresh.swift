@@ -4,7 +4,8 @@
 
 extension Scheduler {
     /// The app asks for a refresh no earlier than `earliestBegin` (W7). A pending request of the app is replaced
-    /// (one per app, the limit). The refresh is due at `max(earliestBegin, now)`: it fires at the first
+    /// (one per app, the limit). The refresh is due at `max(earliestBegin, now)`, and no earlier than
+    /// `refreshMinimumInterval` after the app's previous refresh wake-up (W7): it fires at the first
     /// `clockAdvanced(to:)` that reaches that instant, never before (B9), and requests of several apps due at the
     /// same instant are served in the same call, in the order they were made (B10).
     ///
@@ -24,7 +25,8 @@ extension Scheduler {
         let index = try self.index(of: app)
         try self.requireRunning(index)
         if let old = self.apps[index].refresh { self.disarm([old.timer]) }
-        let due = Swift.max(earliestBegin, now)
+        var due = Swift.max(earliestBegin, now)
+        if let last = self.apps[index].lastRefresh { due = Swift.max(due, last + self.settings.refreshMinimumInterval) }
         self.apps[index].refresh = RefreshRequest(due: due, timer: self.arm(.refresh, app: index, at: due))
         return self.finish()
     }
@@ -51,6 +53,7 @@ extension Scheduler {
         guard let request = self.apps[index].refresh, request.timer == handle else { return }
         self.apps[index].refresh = nil
         guard self.wakeRefusal(index, .refresh) == nil else { return }
+        self.apps[index].lastRefresh = self.lastNow
         _ = self.wake(index, .refresh, payload: "")
     }
 

@@ -92,6 +92,11 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// Longest wake-up payload in UTF-8 bytes (`BackgroundWakePayloadByteLimit`, W5). A longer one is refused with
     /// `payloadTooLarge`; payloads are never cut. Default 4,096 (an APNs payload's limit); at least 1.
     public var backgroundWakePayloadByteLimit: Int
+    /// The shortest time between two scheduled refreshes of one app (`RefreshMinimumInterval`, W7): a request is
+    /// due no earlier than this long after the app's previous refresh wake-up, whatever instant it asked for, so
+    /// that an app cannot keep itself in the background by asking for refreshes back to back. Default 15 minutes,
+    /// the spacing iOS is known to give `BGAppRefreshTask`s at best; zero for none.
+    public var refreshMinimumInterval: TimeSpan = .seconds(Int64(900))
 
     /// Settings with every value given or defaulted; each parameter sets the property of the same name, whose
     /// documentation gives its meaning, its `Runway.plist` key and its default. The defaults are iOS's: a 30 s

@@ -45,6 +45,15 @@ import Testing
         #expect(defaults.backgroundWakePayloadByteLimit == 4_096)
     }
 
+    @Test func C1_refreshMinimumIntervalMapsToItsSetting() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML("<key>RefreshMinimumInterval</key><integer>60</integer>"))
+        let configuration = try ConfigLoader.load(directory: config.path)
+        #expect(configuration.warnings == [])
+        #expect(configuration.settings.refreshMinimumInterval == .seconds(60))
+    }
+
     @Test(arguments: [
         ("BackgroundWakeLimitPerApp", "<integer>0</integer>", "integer 0", "an integer from 1 to 1024"),
         ("BackgroundWakeLimitPerApp", "<integer>1025</integer>", "integer 1025", "an integer from 1 to 1024"),
@@ -57,6 +66,7 @@ import Testing
             "an integer number of bytes from 1 to 8192"
         ),
         ("BackgroundWakeBudget", "<real>-1</real>", "real -1.0", "seconds"),
+        ("RefreshMinimumInterval", "<real>-0.5</real>", "real -0.5", "seconds"),
     ])
     func C2_aWakeKeyOutOfItsBoundsIsRejectedNamingTheKey(
         key: String,

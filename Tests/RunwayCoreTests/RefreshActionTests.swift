@@ -36,6 +36,42 @@ import Testing
         core.checkInvariants()
     }
 
+    @Test func W7_aRefreshIsDueNoEarlierThanRefreshMinimumIntervalAfterThePreviousOne() throws {
+        var settings = self.settings
+        settings.refreshMinimumInterval = .seconds(60)
+        var core = try makeScheduler([AppDescriptor(id: mail)], settings: settings)
+        try core.run(.launch, for: mail, now: at(0))
+        // The first refresh has no previous one: due at the instant asked for.
+        #expect(try core.refreshRequested(by: mail, earliestBegin: at(5), now: at(0)) == [.armWakeup(at(5))])
+        try core.run(.enterBackground, for: mail, now: at(1))
+        let first = core.clockAdvanced(to: at(5))
+        #expect(first.first == .resume(mail))
+        core.acknowledgeAll(first, now: at(5))
+        // Asked again at once ("0 s from now"): due 60 s after the previous refresh woke it, not before.
+        #expect(try core.refreshRequested(by: mail, earliestBegin: at(6), now: at(6)).isEmpty)
+        #expect(core.nextRefresh(of: mail) == at(65))
+        #expect(try core.backgroundWakeCompleted(WakeToken(rawValue: 1), by: mail, now: at(7)).first == .suspend(mail))
+        #expect(core.clockAdvanced(to: at(65) - .nanoseconds(1)) == [])
+        #expect(core.state(of: mail) == .suspended)
+        #expect(core.clockAdvanced(to: at(65)).first == .resume(mail))
+        // An instant later than the interval is kept as asked.
+        #expect(try core.refreshRequested(by: mail, earliestBegin: at(200), now: at(66)).isEmpty)
+        #expect(core.nextRefresh(of: mail) == at(200))
+        core.checkInvariants()
+    }
+
+    @Test func W7_refreshMinimumIntervalDefaultsToFifteenMinutesAndZeroTurnsItOff() throws {
+        #expect(SchedulerSettings().refreshMinimumInterval == .seconds(900))
+        var settings = self.settings
+        settings.refreshMinimumInterval = .zero
+        var core = try makeScheduler([AppDescriptor(id: mail)], settings: settings)
+        try core.run(.launch, for: mail, now: at(0))
+        _ = try core.refreshRequested(by: mail, earliestBegin: at(5), now: at(0))
+        core.acknowledgeAll(core.clockAdvanced(to: at(5)), now: at(5))
+        _ = try core.refreshRequested(by: mail, earliestBegin: at(6), now: at(6))
+        #expect(core.nextRefresh(of: mail) == at(6))
+    }
+
     @Test func W7_aNewRequestReplacesThePendingOne() throws {
         var core = try makeScheduler([AppDescriptor(id: mail)], settings: self.settings)
         try core.run(.launch, for: mail, now: at(0))

@@ -8,7 +8,10 @@ import Testing
     let settings = SchedulerSettings(expirationWarningLead: .seconds(2), backgroundWakeBudget: .seconds(10))
 
     @Test func W7_aRefreshDueInTheBackgroundDoesNotMoveTheDeadline() throws {
-        var core = try makeScheduler([AppDescriptor(id: mail)], settings: self.settings)
+        // No minimum interval between refreshes (RefreshMinimumInterval 0), so that every request below is served.
+        var settings = self.settings
+        settings.refreshMinimumInterval = .zero
+        var core = try makeScheduler([AppDescriptor(id: mail)], settings: settings)
         try core.run(.launch, for: mail, now: at(0))
         _ = core.beginTask("forever", in: mail, now: at(0))
         try core.run(.enterBackground, for: mail, now: at(0))
