@@ -111,7 +111,9 @@ enum StatusTable {
             let tasks =
                 app.tasks.isEmpty
                 ? "-"
-                : app.tasks.map { "#\($0.id) \($0.name) (\(seconds($0.ageSeconds)))" }.joined(separator: ", ")
+                : app.tasks.map { "#\($0.id) \(terminalSafe($0.name)) (\(seconds($0.ageSeconds)))" }.joined(
+                    separator: ", "
+                )
             rows.append([
                 app.app, state, app.pid.map(String.init) ?? "-", String(app.restarts ?? 0),
                 app.ageSeconds.map(seconds) ?? "-", suspension, seconds(app.timeInStateSeconds), budget, deadline,
