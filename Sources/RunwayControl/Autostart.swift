@@ -30,7 +30,13 @@ func startRunHistory(
     stateDirectory: String,
     socket: String
 ) -> RunHistory {
-    let candidate = RunHistoryFile(path: StateDirectory.historyFile(directory: stateDirectory, socket: socket))
+    let candidate = RunHistoryFile(
+        path: StateDirectory.historyFile(directory: stateDirectory, socket: socket),
+        readByteLimit: RunHistoryFile.readByteLimit(
+            apps: configuration.apps.count,
+            runsPerApp: configuration.daemon.runHistoryLimit
+        )
+    )
     var file: RunHistoryFile? = candidate
     var runs: [String: [RunRecord]] = [:]
     // A directory another user may write in is refused, as for the process state file: that user could plant

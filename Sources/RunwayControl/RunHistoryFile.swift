@@ -10,10 +10,30 @@ import Foundation
 struct RunHistoryFile: Sendable {
     /// The file's format version.
     static let version = 1
-    /// A file larger than this is not read (it cannot have been written by this daemon with its limits).
-    static let readByteLimit = 64 << 20
+    /// The smallest read limit: a file larger than `readByteLimit` is not read.
+    static let minimumReadByteLimit = 64 << 20
+    /// The most bytes one saved run takes: its reason and each of its `RunHistory.outputLineLimit` output lines at
+    /// most `RunHistory.outputLineByteLimit` bytes, every byte of them a control character that JSON writes as
+    /// `\u00XX` (6 bytes), plus the times, numbers and keys.
+    static let runByteBound = (RunHistory.outputLineLimit + 1) * (6 * RunHistory.outputLineByteLimit + 3) + 512
 
     let path: String
+    /// A larger file is not read: it cannot have been written by a daemon with this configuration.
+    let readByteLimit: Int
+
+    /// - Parameters:
+    ///   - path: The file (`StateDirectory.historyFile`).
+    ///   - readByteLimit: What `read` accepts at most; see `readByteLimit(apps:runsPerApp:)`.
+    init(path: String, readByteLimit: Int = Self.minimumReadByteLimit) {
+        self.path = path
+        self.readByteLimit = readByteLimit
+    }
+
+    /// The largest history a daemon with `apps` apps and `RunHistoryLimit` `runsPerApp` can write, at least
+    /// `minimumReadByteLimit`: what `read` must accept, so that a daemon never refuses the file it wrote.
+    static func readByteLimit(apps: Int, runsPerApp: Int) -> Int {
+        max(Self.minimumReadByteLimit, apps * runsPerApp * Self.runByteBound + 4_096)
+    }
 
     private struct Contents: Codable {
         var version: Int
@@ -41,11 +61,11 @@ struct RunHistoryFile: Sendable {
                 RunHistoryFileError("\(self.path) belongs to uid \(info.st_uid) or is writable by group or others")
             )
         }
-        guard Int(info.st_size) <= Self.readByteLimit else {
-            return .failure(RunHistoryFileError("\(self.path) is larger than \(Self.readByteLimit) bytes"))
+        guard Int(info.st_size) <= self.readByteLimit else {
+            return .failure(RunHistoryFileError("\(self.path) is larger than \(self.readByteLimit) bytes"))
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-        guard let data = try? handle.read(upToCount: Self.readByteLimit + 1), data.count <= Self.readByteLimit
+        guard let data = try? handle.read(upToCount: self.readByteLimit + 1), data.count <= self.readByteLimit
         else {
             return .failure(RunHistoryFileError("cannot read \(self.path)"))
         }
