@@ -58,7 +58,8 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let request = ControlRequest(command: "status", app: self.app)
+        // --json prints the reply whole, every app's history included; the table needs none (Decision 135).
+        let request = ControlRequest(command: "status", app: self.app, history: self.json ? true : nil)
         guard self.watch else {
             let reply = try self.connection.request(request)
             // One app: the describe-style view (StatusDescribe.swift); every app: the table.
