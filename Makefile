@@ -124,12 +124,12 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 MANDIR ?= $(PREFIX)/share/man
 RUNWAY_BINARY ?=
+# The build is a recipe line of its own: make runs a line that names $(MAKE) even under `make -n`, so the
+# install line must not name it, or a dry run would install.
 install:
+	@if [ -z "$(RUNWAY_BINARY)" ]; then $(MAKE) deps && $(SWIFT) build -c release --product runway; fi
 	@binary="$(RUNWAY_BINARY)"; \
-	if [ -z "$$binary" ]; then \
-		$(MAKE) deps && $(SWIFT) build -c release --product runway && \
-		binary="$$($(SWIFT) build -c release --show-bin-path)/runway"; \
-	fi; \
+	if [ -z "$$binary" ]; then binary="$$($(SWIFT) build -c release --show-bin-path)/runway"; fi; \
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSCONFDIR)/runway" && \
 	install -m 0755 "$$binary" "$(DESTDIR)$(BINDIR)/runway" && \
 	sed -e 's|/usr/local/bin/runway|$(BINDIR)/runway|' -e 's|/usr/local/etc/runway|$(SYSCONFDIR)/runway|' \

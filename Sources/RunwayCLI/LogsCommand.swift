@@ -13,7 +13,9 @@ struct LogsCommand: ParsableCommand {
             (at most AppLogLineLimit lines and AppLogByteLimit bytes each, Runway.plist; older lines are dropped, \
             and a note on standard error says how many). Each line is printed as TIME STREAM TEXT, TIME being \
             when the daemon read it (ISO 8601, UTC); Runway's own notes about a stream start with [runway]. \
-            --json prints one JSON object per line: {"line":"...","stream":"stdout","time":"..."}. \
+            Control characters the app printed (but the tab) are shown as \\xHH, never sent to the terminal. \
+            --json prints one JSON object per line, with the text exact: \
+            {"line":"...","stream":"stdout","time":"..."}. \
             -f keeps printing new lines, across restarts of the app, until interrupted or until the daemon stops \
             (exit 0, with a note on standard error). Embedded apps have no output of their own: an error. \
             Exit codes: 0 success; 1 unknown app, embedded app or no previous run; 64, 69, 75, 77 as for every \
@@ -93,7 +95,7 @@ struct LogsCommand: ParsableCommand {
 
     private func text(for line: AppLogLinePayload) -> String {
         if self.json { return String(decoding: ControlProtocol.encodedLine(line).dropLast(), as: UTF8.self) }
-        return "\(line.time) \(line.stream) \(line.line)"
+        return "\(line.time) \(line.stream) \(terminalSafe(line.line))"
     }
 
     /// The next line, or nil when the daemon closed the stream; a client failure exits as `clientFailure` says.

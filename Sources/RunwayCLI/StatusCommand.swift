@@ -58,7 +58,8 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let request = ControlRequest(command: "status", app: self.app)
+        // --json prints the reply whole, every app's history included; the table needs none (Decision 135).
+        let request = ControlRequest(command: "status", app: self.app, history: self.json ? true : nil)
         guard self.watch else {
             let reply = try self.connection.request(request)
             // One app: the describe-style view (StatusDescribe.swift); every app: the table.
@@ -111,7 +112,9 @@ enum StatusTable {
             let tasks =
                 app.tasks.isEmpty
                 ? "-"
-                : app.tasks.map { "#\($0.id) \($0.name) (\(seconds($0.ageSeconds)))" }.joined(separator: ", ")
+                : app.tasks.map { "#\($0.id) \(terminalSafe($0.name)) (\(seconds($0.ageSeconds)))" }.joined(
+                    separator: ", "
+                )
             rows.append([
                 app.app, state, app.pid.map(String.init) ?? "-", String(app.restarts ?? 0),
                 app.ageSeconds.map(seconds) ?? "-", suspension, seconds(app.timeInStateSeconds), budget, deadline,

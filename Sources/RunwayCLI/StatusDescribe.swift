@@ -40,7 +40,7 @@ enum StatusDescribe {
             if let status = run.exitStatus { outcome += ", status \(status)" }
             if let signal = run.signal { outcome += ", signal \(signal)" }
             lines.append("    \(run.started) -> \(end)  \(outcome)  (restarts \(run.restarts))")
-            for line in run.lastOutput { lines.append("      | \(line)") }
+            for line in run.lastOutput { lines.append("      | \(terminalSafe(line))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -22,25 +22,40 @@ func autostart(_ apps: [ConfiguredApp], on scheduler: RunwayScheduler, timeline:
     }
 }
 
-/// The daemon's run history: read from the state directory (a bad file is reported and set aside, never fatal),
-/// fed by every transition from now on.
+/// The daemon's run history: read from the state directory (a bad file is reported and set aside, never fatal;
+/// a directory another user may write in is not used at all), fed by every transition from now on.
 func startRunHistory(
     configuration: RunwayConfiguration,
     scheduler: RunwayScheduler,
     stateDirectory: String,
     socket: String
 ) -> RunHistory {
-    let file = RunHistoryFile(path: StateDirectory.historyFile(directory: stateDirectory, socket: socket))
+    let candidate = RunHistoryFile(
+        path: StateDirectory.historyFile(directory: stateDirectory, socket: socket),
+        readByteLimit: RunHistoryFile.readByteLimit(
+            apps: configuration.apps.count,
+            runsPerApp: configuration.daemon.runHistoryLimit
+        )
+    )
+    var file: RunHistoryFile? = candidate
     var runs: [String: [RunRecord]] = [:]
-    switch file.read() {
-    case .success(let saved):
-        // Apps no longer configured are dropped: the file stays bounded by the configured apps.
-        let configured = Set(configuration.apps.map(\.descriptor.id.bundleIdentifier))
-        runs = saved.filter { configured.contains($0.key) }
-    case .failure(let error):
-        let aside = file.path + ".bad"
-        _ = rename(file.path, aside)
-        printError("warning: run history not read, starting empty (the file was moved to \(aside)): \(error)")
+    // A directory another user may write in is refused, as for the process state file: that user could plant
+    // the history `status` shows. The history is then kept in memory only.
+    if let problem = candidate.directoryProblem() {
+        printError("warning: run history kept in memory only, neither read nor saved: \(problem)")
+        file = nil
+    } else {
+        switch candidate.read() {
+        case .success(let saved):
+            // Apps no longer configured are dropped: the file stays bounded by the configured apps.
+            let configured = Set(configuration.apps.map(\.descriptor.id.bundleIdentifier))
+            runs = saved.filter { configured.contains($0.key) }
+        case .failure(let error):
+            // Set aside, not removed: an operator can look at it. A symbolic link is renamed, never followed.
+            let aside = candidate.path + ".bad"
+            _ = rename(candidate.path, aside)
+            printError("warning: run history not read, starting empty (the file was moved to \(aside)): \(error)")
+        }
     }
     let history = RunHistory(
         limit: configuration.daemon.runHistoryLimit,

@@ -58,6 +58,9 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var stream: String?
     /// For `wake`: `fetch`, `remote-notification` or `refresh` (W1).
     package var reason: String?
+    /// For `status`: include each app's run history (`history`). Absent: only when `app` names one app, so that a
+    /// plain `status` (the table, `--watch`) does not make the daemon encode every app's history on its loop.
+    package var history: Bool?
 
     package init(
         command: String,
@@ -73,7 +76,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         previous: Bool? = nil,
         follow: Bool? = nil,
         stream: String? = nil,
-        reason: String? = nil
+        reason: String? = nil,
+        history: Bool? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -90,6 +94,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.follow = follow
         self.stream = stream
         self.reason = reason
+        self.history = history
     }
 }
 

@@ -5,6 +5,7 @@ extension ControlRequest {
         case v, id, command, app, seconds, dryRun, task, taskID, name, payload
         case lines, previous, follow, stream
         case reason
+        case history
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -25,7 +26,8 @@ extension ControlRequest {
             previous: try container.decodeIfPresent(Bool.self, forKey: .previous),
             follow: try container.decodeIfPresent(Bool.self, forKey: .follow),
             stream: try container.decodeIfPresent(String.self, forKey: .stream),
-            reason: try container.decodeIfPresent(String.self, forKey: .reason)
+            reason: try container.decodeIfPresent(String.self, forKey: .reason),
+            history: try container.decodeIfPresent(Bool.self, forKey: .history)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

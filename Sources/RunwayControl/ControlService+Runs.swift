@@ -5,9 +5,10 @@ import RunwayCore
 // the run history (RunHistory.swift).
 
 extension ControlService {
-    /// Adds the age of the current run, the pending restart's delay and wall time, and each app's history to a
-    /// `status` reply whose apps are `statuses`, in the same order. Loop thread.
-    func addRuns(to reply: inout ControlReply, statuses: [AppStatus]) {
+    /// Adds the age of the current run, the pending restart's delay and wall time, and with `history` each app's
+    /// history to a `status` reply whose apps are `statuses`, in the same order. Loop thread: the reply is encoded
+    /// there too, and a history can be `RunHistoryLimit` x 127 KiB per app, so it is added only when asked for.
+    func addRuns(to reply: inout ControlReply, statuses: [AppStatus], history: Bool) {
         let now = self.scheduler.now()
         let clock = WallClock(scheduler: self.scheduler)
         for (index, status) in statuses.enumerated() {
@@ -17,7 +18,7 @@ extension ControlService {
                 reply.apps?[index].nextRestartInSeconds = max(0, (pending.at - now).seconds)
                 reply.apps?[index].nextRestartWallTime = clock.text(at: pending.at)
             }
-            reply.apps?[index].history = self.history?.runs(of: status.app)
+            if history { reply.apps?[index].history = self.history?.runs(of: status.app) }
         }
     }
 }

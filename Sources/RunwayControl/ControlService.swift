@@ -153,7 +153,7 @@ final class ControlService: @unchecked Sendable {
         do throws(SchedulerError) {
             switch command {
             case .status:
-                return self.statusReply(app: app, id: id)
+                return self.statusReply(app: app, history: request.history ?? (app != nil), id: id)
             case .events:
                 self.subscribers.insert(connection)
                 var reply = ControlReply(id: id, ok: true)
@@ -255,7 +255,7 @@ final class ControlService: @unchecked Sendable {
         }
     }
 
-    private func statusReply(app: AppID?, id: Int?) -> ControlReply {
+    private func statusReply(app: AppID?, history: Bool, id: Int?) -> ControlReply {
         let statuses = self.scheduler.status()
         let rows = processRows(of: self.scheduler)
         var reply = ControlReply(id: id, ok: true)
@@ -265,7 +265,7 @@ final class ControlService: @unchecked Sendable {
             return .failure("unknownApp", "unknownApp: no app '\(app)' is registered", id: id)
         }
         reply.apps = selected.map { AppStatusPayload($0, process: rows[$0.app]) }
-        self.addRuns(to: &reply, statuses: selected)
+        self.addRuns(to: &reply, statuses: selected, history: history)
         return reply
     }
 

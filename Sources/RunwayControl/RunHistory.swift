@@ -101,7 +101,9 @@ package final class RunHistory: Sendable {
             }
             var record = runs[runs.count - 1]
             record.ended = wall
-            record.reason = reason.description
+            // Cut like the output lines, so that one long reason (a `spawnFailed` naming a long PATH) cannot grow
+            // a run past `RunHistoryFile.runByteBound`; `lastTermination` in `status` has it whole.
+            record.reason = Self.cut(reason.description)
             switch event.exit {
             case .exited(let status): record.exitStatus = status
             case .signaled(let signal): record.signal = signal

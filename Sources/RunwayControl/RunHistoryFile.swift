@@ -10,24 +10,63 @@ import Foundation
 struct RunHistoryFile: Sendable {
     /// The file's format version.
     static let version = 1
-    /// A file larger than this is not read (it cannot have been written by this daemon with its limits).
-    static let readByteLimit = 64 << 20
+    /// The smallest read limit: a file larger than `readByteLimit` is not read.
+    static let minimumReadByteLimit = 64 << 20
+    /// The most bytes one saved run takes: its reason and each of its `RunHistory.outputLineLimit` output lines at
+    /// most `RunHistory.outputLineByteLimit` bytes, every byte of them a control character that JSON writes as
+    /// `\u00XX` (6 bytes), plus the times, numbers and keys.
+    static let runByteBound = (RunHistory.outputLineLimit + 1) * (6 * RunHistory.outputLineByteLimit + 3) + 512
 
     let path: String
+    /// A larger file is not read: it cannot have been written by a daemon with this configuration.
+    let readByteLimit: Int
+
+    /// - Parameters:
+    ///   - path: The file (`StateDirectory.historyFile`).
+    ///   - readByteLimit: What `read` accepts at most; see `readByteLimit(apps:runsPerApp:)`.
+    init(path: String, readByteLimit: Int = Self.minimumReadByteLimit) {
+        self.path = path
+        self.readByteLimit = readByteLimit
+    }
+
+    /// The largest history a daemon with `apps` apps and `RunHistoryLimit` `runsPerApp` can write, at least
+    /// `minimumReadByteLimit`: what `read` must accept, so that a daemon never refuses the file it wrote.
+    static func readByteLimit(apps: Int, runsPerApp: Int) -> Int {
+        max(Self.minimumReadByteLimit, apps * runsPerApp * Self.runByteBound + 4_096)
+    }
 
     private struct Contents: Codable {
         var version: Int
         var apps: [String: [RunRecord]]
     }
 
-    /// The saved runs by bundle identifier; empty when there is no file. Fails with what is wrong otherwise.
+    /// The saved runs by bundle identifier; empty when there is no file. Fails with what is wrong otherwise,
+    /// without reading it, when it is not a regular file owned by this user that no other user may write (a
+    /// symbolic link, a FIFO, a file another user planted in a shared state directory): the history is shown by
+    /// `status` as the daemon's own words, so only what this user wrote is trusted, as for the process state file.
     func read() -> Result<[String: [RunRecord]], RunHistoryFileError> {
-        guard FileManager.default.fileExists(atPath: self.path) else { return .success([:]) }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: self.path)
-        if let size = attributes?[.size] as? Int, size > Self.readByteLimit {
-            return .failure(RunHistoryFileError("\(self.path) is larger than \(Self.readByteLimit) bytes"))
+        let fd = open(self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { return .success([:]) }
+            return .failure(RunHistoryFileError("cannot open \(self.path): \(String(cString: strerror(code)))"))
         }
-        guard let data = FileManager.default.contents(atPath: self.path) else {
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(RunHistoryFileError("\(self.path) is not a regular file"))
+        }
+        guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+            return .failure(
+                RunHistoryFileError("\(self.path) belongs to uid \(info.st_uid) or is writable by group or others")
+            )
+        }
+        guard Int(info.st_size) <= self.readByteLimit else {
+            return .failure(RunHistoryFileError("\(self.path) is larger than \(self.readByteLimit) bytes"))
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+        guard let data = try? handle.read(upToCount: self.readByteLimit + 1), data.count <= self.readByteLimit
+        else {
             return .failure(RunHistoryFileError("cannot read \(self.path)"))
         }
         guard let contents = try? JSONDecoder().decode(Contents.self, from: data), contents.version == Self.version
@@ -35,6 +74,20 @@ struct RunHistoryFile: Sendable {
             return .failure(RunHistoryFileError("\(self.path) is not a run history of version \(Self.version)"))
         }
         return .success(contents.apps)
+    }
+
+    /// Why the file's directory cannot hold a history this daemon trusts (another user owns it or may write in
+    /// it, so could replace the file at any time), or nil. A missing directory is fine: `write` creates it 0700.
+    func directoryProblem() -> String? {
+        let directory = (self.path as NSString).deletingLastPathComponent
+        var info = stat()
+        guard lstat(directory, &info) == 0 else { return nil }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            return "\(directory) belongs to uid \(info.st_uid), not to this user"
+        }
+        guard info.st_mode & 0o022 == 0 else { return "\(directory) is writable by group or others" }
+        return nil
     }
 
     /// Replaces the file; returns nil, or why it could not.

@@ -235,6 +235,40 @@ struct AppLogsTests {
         }
     }
 
+    @Test("An output file with another hard link, or another user's, is not written")
+    func plantedHardLinkOrAnotherUsersFileIsNotWritten() throws {
+        let app = "com.test.logs.planted"
+        let files = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: files) }
+        // A hard link planted at the path: the daemon must not append to the file it names.
+        let target = files + "/target"
+        _ = FileManager.default.createFile(atPath: target, contents: nil)
+        #expect(link(target, files + "/app.log") == 0)
+        // A file another user created at the other path (only root can make one here).
+        let foreign = files + "/foreign.log"
+        _ = FileManager.default.createFile(atPath: foreign, contents: nil)
+        let asRoot = geteuid() == 0
+        if asRoot { #expect(chown(foreign, 65_534, 65_534) == 0) }
+        let daemon = try DaemonProcess(apps: [
+            app: Self.shell(
+                "echo secret; echo secret >&2; trap 'exit 0' TERM; while :; do sleep 0.05; done",
+                extra: "<key>StandardOutPath</key><string>\(files)/app.log</string>"
+                    + "<key>StandardErrorPath</key><string>\(foreign)</string>"
+            )
+        ])
+        defer { daemon.close() }
+        _ = try daemon.cli("launch", app)
+        try waitUntil("both lines in the ring\n\(daemon.output)") {
+            try daemon.cli("logs", app).stdoutLines.count == 2
+        }
+        try waitUntil("the daemon's warning\n\(daemon.output)") { daemon.output.contains("2 hard links") }
+        #expect(try String(contentsOfFile: target, encoding: .utf8).isEmpty, "the hard link was written")
+        if asRoot {
+            try waitUntil("the daemon's warning\n\(daemon.output)") { daemon.output.contains("belongs to uid 65534") }
+            #expect(try String(contentsOfFile: foreign, encoding: .utf8).isEmpty, "another user's file was written")
+        }
+    }
+
     @Test("Bad output file keys: the error names the file, the key and what was expected")
     func badOutputFileKeys() throws {
         let cases: [(String, String)] = [

@@ -54,7 +54,14 @@ import Testing
         )
         #expect(run.status == 0, "\(run.output)")
         let unit = try String(contentsOfFile: prefix + "/lib/systemd/system/runway.service", encoding: .utf8)
-        #expect(unit.contains("\nExecStart=\(prefix)/bin/runway run --config \(prefix)/etc/runway\n"), "\(unit)")
+        // The history goes to StateDirectory= (kept by systemd), not the default /run/runway (removed at each stop).
+        #expect(
+            unit.contains(
+                "\nExecStart=\(prefix)/bin/runway run --config \(prefix)/etc/runway --state-directory /var/lib/runway\n"
+            ),
+            "\(unit)"
+        )
+        #expect(unit.contains("\nStateDirectory=runway\n"), "\(unit)")
         for line in ["Type=notify", "Delegate=yes", "KillMode=mixed", "Restart=on-failure", "RuntimeDirectory=runway"] {
             #expect(unit.contains("\n\(line)\n"), "\(line)\n\(unit)")
         }
@@ -80,9 +87,22 @@ import Testing
         )
         #expect(run.status == 0, "\(run.output)")
         let staged = try String(contentsOfFile: stage + "/usr/lib/systemd/system/runway.service", encoding: .utf8)
-        #expect(staged.contains("\nExecStart=/usr/bin/runway run --config /etc/runway\n"), "\(staged)")
+        #expect(
+            staged.contains("\nExecStart=/usr/bin/runway run --config /etc/runway --state-directory /var/lib/runway\n"),
+            "\(staged)"
+        )
         #expect(FileManager.default.fileExists(atPath: stage + "/etc/runway/Runway.plist"))
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/bin/runway"))
+
+        // A dry run (`make -n install`) shows the commands and writes nothing.
+        let dryPrefix = root.path + "/dry"
+        run = try Self.shell(
+            "make",
+            ["--no-print-directory", "-n", "install", "PREFIX=\(dryPrefix)", "RUNWAY_BINARY=\(binary)"]
+        )
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("install -m 0755"), "\(run.output)")
+        #expect(!FileManager.default.fileExists(atPath: dryPrefix), "\(run.output)")
     }
 
     @Test func systemdAnalyzeVerifyAcceptsTheInstalledUnit() throws {
@@ -158,5 +178,11 @@ import Testing
         )
         let address = try #require((plist as? [String: Any])?["MetricsAddress"] as? String)
         #expect(address == "0.0.0.0:\(annotations["prometheus.io/port"] ?? "")")
+
+        // The history is kept where the node keeps it: StateDirectory is the mount of the hostPath volume.
+        let stateDirectory = try #require((plist as? [String: Any])?["StateDirectory"] as? String)
+        let stateMount = try #require(mounts.first { $0["mountPath"] as? String == stateDirectory })
+        let stateVolume = try #require(volumes.first { $0["name"] as? String == stateMount["name"] as? String })
+        #expect(at(stateVolume, "hostPath", "path") as? String == stateDirectory)
     }
 }

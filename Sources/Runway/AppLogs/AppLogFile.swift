@@ -10,8 +10,9 @@ import Musl
 /// `LogFileCount`: `app.log`, `app.log.1`, ... `app.log.<count-1>`, oldest last).
 ///
 /// Opened with `O_NOFOLLOW | O_CLOEXEC | O_APPEND`, created with mode 0640 (less the umask): a symbolic link
-/// planted at the path (for example by another user in a shared directory) is refused, not followed, and the
-/// app's children never inherit the descriptor. Only a regular file is rotated (`/dev/null` or a FIFO is
+/// planted at the path (for example by another user in a shared directory) is refused, not followed, and so is a
+/// file or FIFO another user owns or a file with another hard link (`refusal(of:path:)`); the app's children
+/// never inherit the descriptor. Only a regular file is rotated (`/dev/null` or a FIFO is
 /// written as it is). Rotation renames, which replaces a planted link at `app.log.N` rather than following it.
 ///
 /// Writes are plain `write(2)` calls on the loop thread (Docs/Decisions.md): at most one line per call, so at
@@ -54,9 +55,29 @@ final class AppLogFile {
         }
         var info = stat()
         _ = fstat(fd, &info)
+        if let refusal = Self.refusal(of: info, path: self.path) {
+            _ = Glibc.close(fd)
+            self.report(refusal)
+            return
+        }
         self.fd = fd
         self.isRegular = (info.st_mode & S_IFMT) == S_IFREG
         self.size = Int(info.st_size)
+    }
+
+    /// Why an opened output file must not be written, or nil: a regular file or a FIFO that another user owns
+    /// (planted in a shared directory: that user would read every line the app prints), or a regular file with
+    /// more than one hard link (a planted link to a file elsewhere). A device (`/dev/null`) is fine.
+    static func refusal(of info: stat, path: String) -> String? {
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFREG || kind == S_IFIFO, info.st_uid != geteuid() {
+            return "cannot open \(path): it belongs to uid \(info.st_uid), not to the daemon's user (another user "
+                + "would read the app's output)"
+        }
+        if kind == S_IFREG, info.st_nlink > 1 {
+            return "cannot open \(path): it has \(info.st_nlink) hard links (another name could be anywhere)"
+        }
+        return nil
     }
 
     func close() {

@@ -4,7 +4,9 @@ import NIOHTTP1
 /// Answers the requests NIO's HTTP/1 decoder hands it: `GET /metrics` (a query string is ignored) with the
 /// exposition text, 404 for any other path, 405 (`Allow: GET`) for another method on `/metrics`. It also
 /// answers 503 at once on a connection over `MetricsConnectionLimit` (`refusal`), 431 when `RequestByteLimiter`
-/// reports a request over `MetricsRequestByteLimit`, and closes an idle connection (`IdleStateHandler`).
+/// reports a request over `MetricsRequestByteLimit`, and closes a connection that completes no request within
+/// `MetricsIdleTimeout` of its opening or of its last answer (`requestTimeout`): an idle one, and one that sends
+/// a request a few bytes at a time to hold its slot (slowloris), which a timeout on reads alone would keep open.
 ///
 /// Threading: the connection's event loop only (a channel handler is not Sendable).
 final class MetricsHTTPHandler: ChannelInboundHandler {
@@ -16,20 +18,43 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     private let render: @Sendable () -> [UInt8]
     private let refusal: String?
     private let requestLimit: Int
+    private let requestTimeout: TimeAmount
     private var head: HTTPRequestHead?
     private var closing = false
+    /// Closes the connection unless a request completes first; armed at the opening and after each answer.
+    private var deadline: Scheduled<Void>?
 
-    init(render: @escaping @Sendable () -> [UInt8], refusal: String?, requestLimit: Int) {
+    init(
+        render: @escaping @Sendable () -> [UInt8],
+        refusal: String?,
+        requestLimit: Int,
+        requestTimeout: TimeAmount
+    ) {
         self.render = render
         self.refusal = refusal
         self.requestLimit = requestLimit
+        self.requestTimeout = requestTimeout
     }
 
     func channelActive(context: ChannelHandlerContext) {
         context.fireChannelActive()
         if let refusal = self.refusal {
             self.respond(context, .serviceUnavailable, Array(refusal.utf8), version: .http1_1, keepAlive: false)
+        } else {
+            self.armDeadline(context)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.deadline?.cancel()
+        self.deadline = nil
+        context.fireChannelInactive()
+    }
+
+    private func armDeadline(_ context: ChannelHandlerContext) {
+        self.deadline?.cancel()
+        let channel = context.channel
+        self.deadline = context.eventLoop.scheduleTask(in: self.requestTimeout) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -42,7 +67,10 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         case .end:
             guard let head = self.head else { return }
             self.head = nil
+            self.deadline?.cancel()
             self.answer(context, head)
+            // Also after a last answer: a client that does not read it would otherwise hold the slot forever.
+            self.armDeadline(context)
         }
     }
 
@@ -58,8 +86,6 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
                 version: self.head?.version ?? .http1_1,
                 keepAlive: false
             )
-        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.close(promise: nil)
         } else {
             context.fireUserInboundEventTriggered(event)
         }

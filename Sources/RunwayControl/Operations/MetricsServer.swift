@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Limits (`OperationsSettings`, each a `Runway.plist` key with a default): at most `metricsConnectionLimit`
 /// connections (one more is answered 503 naming the limit and closed); at most `metricsRequestByteLimit` bytes
-/// per request (431 naming the limit, then closed); a connection idle for `metricsIdleTimeout` is closed; a
+/// per request (431 naming the limit, then closed); a connection that completes no request within
+/// `metricsIdleTimeout` of its opening or its last answer is closed (idle, or sending too slowly); a
 /// client that does not read its responses is closed once NIO's write buffer passes its high watermark.
 ///
 /// Threading: `start` and `stop` from any task; the handlers run on the server's event loop. `render` is called
@@ -47,7 +48,6 @@ final class MetricsServer: Sendable {
                 if admitted { channel.closeFuture.whenComplete { _ in connections.release() } }
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(IdleStateHandler(readTimeout: idle))
                     try pipeline.addHandler(RequestByteLimiter(limit: requestLimit))
                     // No pipelining assistance: the handler answers each request before reading the next one.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
@@ -55,7 +55,8 @@ final class MetricsServer: Sendable {
                         MetricsHTTPHandler(
                             render: render,
                             refusal: admitted ? nil : connections.refusal,
-                            requestLimit: requestLimit
+                            requestLimit: requestLimit,
+                            requestTimeout: idle
                         )
                     )
                 }
