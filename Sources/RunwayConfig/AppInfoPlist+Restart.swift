@@ -53,7 +53,7 @@ extension AppInfoPlist.Key {
     )
     static let throttleInterval = PlistKeySpec(
         AppInfoPlist.CodingKeys.throttleInterval,
-        expected: Expected.positiveSeconds
+        expected: Expected.restartWait
     )
     static let restart = [runAtLoad, keepAlive, throttleInterval]
 }
@@ -69,6 +69,9 @@ extension AppInfoPlist {
     ) throws(ConfigError) {
         descriptor.runAtLoad = plist.runAtLoad ?? false
         let throttle = try file.seconds(plist.throttleInterval, key: Key.throttleInterval, positive: true)
+        if let throttle, throttle < RestartPolicy.minimumRestartWait {
+            throw file.error(at: .key(Key.throttleInterval.name), expected: Key.throttleInterval.expected)
+        }
         let conditions: [RestartPolicy.Condition]
         switch plist.keepAlive {
         case nil, .flag(false): conditions = []

@@ -43,6 +43,8 @@ struct PlistSchema: Sendable {
 enum Expected {
     static let seconds = "a finite number of seconds >= 0 (real or integer)"
     static let positiveSeconds = "a finite number of seconds > 0 (real or integer)"
+    /// A restart wait: `RestartPolicy.minimumRestartWait` (0.1 s) or more.
+    static let restartWait = "a finite number of seconds >= 0.1 (real or integer; at most ten restarts a second)"
     static let percentage = "a percentage from 0 to 100 (real or integer)"
     static let boolean = "a boolean (<true/> or <false/>)"
     static let string = "a string"

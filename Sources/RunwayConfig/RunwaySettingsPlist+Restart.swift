@@ -16,6 +16,9 @@ extension RunwaySettingsPlist {
         file: PlistFile
     ) throws(ConfigError) {
         if let limit = try file.seconds(plist.restartBackoffLimit, key: Key.restartBackoffLimit, positive: true) {
+            guard limit >= RestartPolicy.minimumRestartWait else {
+                throw file.error(at: .key(Key.restartBackoffLimit.name), expected: Key.restartBackoffLimit.expected)
+            }
             settings.restartBackoffLimit = limit
         }
         if let reset = try file.seconds(plist.restartBackoffReset, key: Key.restartBackoffReset) {
@@ -40,7 +43,7 @@ extension RunwaySettingsPlist {
 extension RunwaySettingsPlist.Key {
     static let restartBackoffLimit = PlistKeySpec(
         RunwaySettingsPlist.CodingKeys.restartBackoffLimit,
-        expected: Expected.positiveSeconds
+        expected: Expected.restartWait
     )
     static let restartBackoffReset = PlistKeySpec(
         RunwaySettingsPlist.CodingKeys.restartBackoffReset,

@@ -31,7 +31,10 @@ struct ConfigDiff {
             }
         }
         for app in current.apps where !newIDs.contains(app.descriptor.id) {
-            self.needsRestart.append("app \(app.descriptor.id) removed; it stays registered until restart")
+            self.needsRestart.append(
+                "app \(app.descriptor.id) removed; it stays registered until restart (KeepAlive still restarts it; "
+                    + "`runway terminate` cancels a pending restart)"
+            )
         }
         if current.settings != new.settings {
             self.needsRestart.append(

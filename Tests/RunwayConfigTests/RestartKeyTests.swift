@@ -73,7 +73,17 @@ import Testing
             file: file,
             keyPath: "ThrottleInterval",
             found: "real 0.0",
-            expectedContains: "seconds > 0"
+            expectedContains: "seconds >= 0.1"
+        )
+        // Below the floor of 0.1 s: at most ten restarts a second.
+        (error, file) = try self.error(app: "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0.001</real>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "ThrottleInterval",
+            found: "real 0.001",
+            expectedContains: "at most ten restarts a second"
         )
     }
 
@@ -97,7 +107,16 @@ import Testing
         #expect(defaults.daemon.runHistoryLimit == 10)
         #expect(defaults.daemon.stateDirectory == nil)
 
-        var (error, file) = try self.error(settings: "<key>RunHistoryLimit</key><integer>0</integer>")
+        var (error, file) = try self.error(settings: "<key>RestartBackoffLimit</key><real>0.001</real>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "RestartBackoffLimit",
+            found: "real 0.001",
+            expectedContains: "seconds >= 0.1"
+        )
+        (error, file) = try self.error(settings: "<key>RunHistoryLimit</key><integer>0</integer>")
         expectError(
             error,
             code: .invalidValue,
