@@ -72,3 +72,27 @@ func expectDescriptionShowsParts(_ error: ConfigError?, sourceLocation: SourceLo
         #expect(error.description.hasSuffix(", found \(found)"), sourceLocation: sourceLocation)
     }
 }
+
+/// Writes a `Runway.plist` holding only `key` with `value` (plist XML) and expects loading it to fail with `code`
+/// on that key, naming what was found and what was expected.
+func expectRunwayPlistValueRejected(
+    key: String,
+    value: String,
+    found: String,
+    expected: String,
+    code: ConfigError.Code = .invalidValue,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let config = try TemporaryConfig()
+    defer { config.remove() }
+    let file = try config.write("Runway.plist", plistXML("<key>\(key)</key>\(value)"))
+    expectError(
+        loadError(config.path, sourceLocation: sourceLocation),
+        code: code,
+        file: file,
+        keyPath: key,
+        found: found,
+        expectedContains: expected,
+        sourceLocation: sourceLocation
+    )
+}

@@ -82,17 +82,7 @@ import Testing
         found: String,
         expected: String
     ) throws {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        let file = try config.write("Runway.plist", plistXML("<key>\(key)</key>\(value)"))
         let code: ConfigError.Code = value.hasPrefix("<integer>9477") ? .wrongType : .invalidValue
-        expectError(
-            loadError(config.path),
-            code: code,
-            file: file,
-            keyPath: key,
-            found: found,
-            expectedContains: expected
-        )
+        try expectRunwayPlistValueRejected(key: key, value: value, found: found, expected: expected, code: code)
     }
 }

@@ -74,17 +74,6 @@ import Testing
         found: String,
         expected: String
     ) throws {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        let file = try config.write("Runway.plist", plistXML("<key>\(key)</key>\(value)"))
-
-        expectError(
-            loadError(config.path),
-            code: .invalidValue,
-            file: file,
-            keyPath: key,
-            found: found,
-            expectedContains: expected
-        )
+        try expectRunwayPlistValueRejected(key: key, value: value, found: found, expected: expected)
     }
 }
