@@ -47,7 +47,7 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let delegate = WakeDelegate()
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
         let token = try scheduler.wake(self.mail, for: .remoteNotification, payload: #"{"id":1}"#)
@@ -70,7 +70,7 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let delegate = RefreshingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
-        try scheduler.send(.launch, to: self.mail)
+        try scheduler.perform(.launch, on: self.mail)
         #expect(await eventually { scheduler.status().first?.nextRefresh != nil })
         try scheduler.perform(.home, on: self.mail)
         let refreshed = await watcher.first { $0.cause == .backgroundWake(.refresh) }

@@ -26,7 +26,7 @@ struct LastLogLinesTests {
         try scheduler.register(
             process: ProcessTestSupport.shell(app, "echo one; echo two; echo 'last words' >&2; exit 3")
         )
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
         let first = try #require(captured.withLock { $0.first })
         #expect(first.count == 2, "\(first)")
@@ -34,7 +34,7 @@ struct LastLogLinesTests {
         #expect(scheduler.lastLogLines(of: "com.test.nobody", count: 5).isEmpty)
         #expect(scheduler.appLogRing(of: app, previous: true) == nil, "one run: no previous ring")
 
-        try scheduler.send(.launch, to: app)
+        try scheduler.perform(.launch, on: app)
         #expect(await eventually { captured.withLock { $0.count } == 2 })
         let previous = try #require(scheduler.appLogRing(of: app, previous: true))
         #expect(previous.count == 3 && previous.all.map(\.text).contains("last words"))
