@@ -122,8 +122,8 @@ struct DirectSpawnTests {
 
     @Test("Issue 15: an exit is seen through the pidfd with no SIGCHLD handler in the process (SIG_DFL)")
     func exitIsSeenWithoutASIGCHLDHandler() throws {
+        // Not deallocated: a failed run leaves handles open on it (a few hundred bytes leak in a test process).
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        defer { loop.deallocate() }
         try #require(uv_loop_init(loop) == 0)
         let recorder = ExitRecorder()
         var cases: [(String, ProcessExit)] = [("exit 7", .exited(7)), ("kill -TERM $$", .signaled(SIGTERM))]
@@ -153,10 +153,12 @@ struct DirectSpawnTests {
             }
             #expect(recorder.exit == expected, "\(script)")
             #expect(ProcFS.stat(child.pid) == nil, "reaped: no zombie left")
+            guard recorder.exit != nil else { return }
             recorder.exit = nil
             child.closeOutput()
         }
-        while uv_loop_close(loop) == UV_EBUSY.rawValue { uv_run(loop, UV_RUN_NOWAIT) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
     }
 }
 
