@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -130,6 +131,26 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
     runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_EXECVE);
 }
 
+/// glibc's clone(3) wrapper (declared by <sched.h> only under _GNU_SOURCE): runs `fn` on `stack` in the child.
+extern int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+#define RUNWAY_CLONE_VM 0x00000100
+#define RUNWAY_CLONE_VFORK 0x00004000
+#define RUNWAY_SPAWN_STACK_BYTES 65536
+
+/// What the child of a CLONE_VM clone gets (it shares the parent's memory while the parent waits).
+struct runway_spawn_child_arguments {
+    const struct runway_spawn_request *request;
+    int report_read_fd;
+    int report_write_fd;
+};
+
+static inline int runway_spawn_child_entry(void *argument) {
+    struct runway_spawn_child_arguments *arguments = (struct runway_spawn_child_arguments *)argument;
+    close(arguments->report_read_fd);
+    runway_spawn_child(arguments->request, arguments->report_write_fd, -1);
+    return 127;
+}
+
 /// Starts `request` (see the top of this file). Returns 0 with `result->pid` and `result->pidfd` set, or -errno
 /// with `result->step` naming what failed. Any thread; blocks until the child has exec'd or failed.
 static inline int runway_spawn(const struct runway_spawn_request *request, struct runway_spawn_result *result) {
@@ -159,8 +180,23 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         cgroup_procs_fd = openat(request->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
         if (cgroup_procs_fd < 0) clone_error = errno;
     }
+    void *stack = NULL;
+    if (request->cgroup_fd < 0) {
+        // No cgroup (signal mode): glibc's clone with CLONE_VM | CLONE_VFORK, as posix_spawn does: the child
+        // borrows the parent's memory on a stack of its own until it execs, so nothing is copied (a fork copies
+        // the page tables of the whole daemon). CLONE_PIDFD stores the pidfd through parent_tid.
+        stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
+        if (stack != NULL) {
+            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1]};
+            int flags = RUNWAY_CLONE_VM | RUNWAY_CLONE_VFORK | (int)RUNWAY_CLONE_PIDFD | SIGCHLD;
+            pid = clone(runway_spawn_child_entry, (char *)stack + RUNWAY_SPAWN_STACK_BYTES, flags, &child_arguments,
+                        &pidfd);
+            if (pid < 0) pidfd = -1;  // and fall through to clone3 or fork
+            free(stack);
+        }
+    }
 #ifdef SYS_clone3
-    if (clone3_available && clone_error == 0) {
+    if (pid < 0 && clone3_available && clone_error == 0) {
         struct runway_clone_args arguments;
         memset(&arguments, 0, sizeof arguments);
         arguments.flags = RUNWAY_CLONE_PIDFD | (into_cgroup ? RUNWAY_CLONE_INTO_CGROUP : 0);
