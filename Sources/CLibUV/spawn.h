@@ -3,7 +3,8 @@
 // `runway_spawn` creates the child with clone3(CLONE_PIDFD | CLONE_INTO_CGROUP) where the kernel has it (Linux
 // 5.7), so that the child is in its cgroup from its first instruction and the parent holds a pidfd for it; on
 // older kernels it falls back to fork(), the child joining its cgroup by writing "0" to `cgroup.procs` before it
-// execs, and pidfd_open (Linux 5.3). Between the clone and execve the child makes only async-signal-safe calls.
+// execs, and pidfd_open (Linux 5.3). A child without a cgroup (signal mode) is started with glibc's clone and
+// CLONE_VM | CLONE_VFORK | CLONE_PIDFD on a stack of its own, as posix_spawn does: nothing is copied. Between the clone and execve the child makes only async-signal-safe calls.
 // An exec failure (or any step before it) reaches the parent through a close-on-exec pipe as the step and
 // errno, and the failed child is reaped before `runway_spawn` returns.
 #pragma once
