@@ -15,7 +15,7 @@ func autostart(_ apps: [ConfiguredApp], on scheduler: RunwayScheduler, timeline:
         let command = app.descriptor.launchCommand
         timeline.note(id, "RunAtLoad: \(command)")
         do throws(SchedulerError) {
-            try scheduler.send(command, to: id)
+            try scheduler.perform(command, on: id)
         } catch {
             timeline.note(id, "RunAtLoad refused: \(error)")
         }

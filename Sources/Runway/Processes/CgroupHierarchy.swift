@@ -178,6 +178,8 @@ struct AppCgroup: Hashable {
     func killAll() {
         if SystemFiles.write("1", to: "\(self.path)/cgroup.kill") != 0 {
             for pid in self.processes { _ = kill(pid, SIGKILL) }
+        } else {
+            KilledCgroups.killed(self.path)
         }
     }
 

@@ -20,15 +20,16 @@ protocol ChildProcessDelegate: AnyObject {
     /// The child's protocol channel closed on its side: end of file (`status` is `UV_EOF`: the child exited or
     /// closed its end) or a read or write error (a libuv status). The channel is already closed here.
     func childClosedChannel(_ child: ChildProcess, status: Int32)
-    /// The main process exited and was reaped by libuv.
+    /// The main process exited and was reaped through its pidfd.
     func child(_ child: ChildProcess, exited exit: ProcessExit)
 }
 
-/// One started child process: the libuv process handle, pipes for its stdout and stderr, and the parent's end
-/// of its protocol socket (A4), which the child inherits as descriptor 3 (`RUNWAY_FD=3`).
+/// One started child process: its pid and pidfd (polled for the exit), pipes for its stdout and stderr, and the
+/// parent's end of its protocol socket (A4), which the child inherits as descriptor 3 (`RUNWAY_FD=3`).
 ///
-/// The child runs in a session and process group of its own (`UV_PROCESS_DETACHED`, `setsid`), so signals to
-/// the group (`-pid`) reach the processes it starts. libuv reaps it and reports the exit through `exit_cb`.
+/// The child runs in a session and process group of its own (`setsid` in `runway_spawn`), so signals to
+/// the group (`-pid`) reach the processes it starts. Its pidfd, polled on the loop, reports the exit, and
+/// `waitid(P_PIDFD)` reaps it (`ChildProcess+Exit.swift`).
 ///
 /// Output is read under `OutputThrottle` (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`): a stream
 /// that spends its budget stops being read and resumes from a 1 ms timer (`ChildProcess+Output.swift`).
@@ -42,7 +43,14 @@ final class ChildProcess {
     private(set) var hasExited = false
     weak var delegate: (any ChildProcessDelegate)?
 
-    private let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
+    /// Polls the child's pidfd, readable once it exits (`ChildProcess+Exit.swift`).
+    let exitPoll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+    /// The child's pidfd (close-on-exec); -1 before the start and once the exit is reaped.
+    var pidfd: Int32 = -1
+    /// Reports the reaped exit in the check phase of the turn (`ChildProcess+Exit.swift`).
+    let exitCheck = UnsafeMutablePointer<uv_check_t>.allocate(capacity: 1)
+    /// The exit reaped and not reported yet.
+    var pendingExit: ProcessExit?
     // The handles and the reading state below belong to ChildProcess; they are internal, not private, only so that
     // ChildProcess+Streams.swift and ChildProcess+Output.swift reach them.
     let stdoutPipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
@@ -86,7 +94,8 @@ final class ChildProcess {
     }
 
     deinit {
-        self.process.deallocate()
+        self.exitPoll.deallocate()
+        self.exitCheck.deallocate()
         self.stdoutPipe.deallocate()
         self.stderrPipe.deallocate()
         self.channel.deallocate()
@@ -94,18 +103,24 @@ final class ChildProcess {
         self.readBuffer.deallocate()
     }
 
-    /// Spawns the program. On failure nothing stays open and the error names the call and errno.
+    /// Spawns the program straight into place (`runway_spawn`: clone3 into `cgroup` with a pidfd, no shell), and
+    /// watches the pidfd for its exit. On failure nothing stays open and the error names the step and errno.
     ///
     /// - Parameters:
     ///   - executable: A resolved path.
     ///   - arguments: `argv`, including `argv[0]`.
     ///   - environment: The complete environment (`KEY=value`).
+    ///   - cgroup: The cgroup v2 directory the child starts in (its first instruction runs there), or nil.
+    ///   - joinsCgroupByWrite: The child joins `cgroup` by writing `cgroup.procs` before it execs instead of being
+    ///     cloned into it (`KilledCgroups`).
     ///   - speaksProtocol: Creates the socketpair and passes it as descriptor 3.
     func start(
         executable: String,
         arguments: [String],
         environment: [String],
         workingDirectory: String?,
+        cgroup: String?,
+        joinsCgroupByWrite: Bool = false,
         speaksProtocol: Bool
     ) throws(ProcessStartError) {
         var pair: [Int32] = [-1, -1]
@@ -114,68 +129,56 @@ final class ChildProcess {
             guard status == 0 else { throw ProcessStartError(call: "socketpair", status: status) }
         }
         defer { if pair[1] >= 0 { close(pair[1]) } }  // The child's end: the child has its copy once spawned.
-
-        var status = uv_pipe_init(self.loop, self.stdoutPipe, 0)
-        precondition(status == 0, "uv_pipe_init cannot fail on a valid loop: \(status)")
-        status = uv_pipe_init(self.loop, self.stderrPipe, 0)
-        precondition(status == 0, "uv_pipe_init cannot fail on a valid loop: \(status)")
-        let owner = Unmanaged.passUnretained(self).toOpaque()
-        self.process.pointee.data = owner
-        self.stdoutPipe.pointee.data = owner
-        self.stderrPipe.pointee.data = owner
-        self.channel.pointee.data = owner
-        self.retainForHandle()
-        self.retainForHandle()
-
-        var stdio = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: speaksProtocol ? 4 : 3)
-        stdio[0].flags = UV_IGNORE
-        stdio[1].flags = uv_stdio_flags(UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
-        stdio[1].data.stream = runway_pipe_as_stream(self.stdoutPipe)
-        stdio[2].flags = uv_stdio_flags(UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
-        stdio[2].data.stream = runway_pipe_as_stream(self.stderrPipe)
-        if speaksProtocol {
-            stdio[3].flags = UV_INHERIT_FD
-            stdio[3].data.fd = pair[1]
+        let outputs = try OutputPipes()
+        defer { outputs.closeChildEnds() }
+        var cgroupDirectory: Int32 = -1
+        if let cgroup {
+            cgroupDirectory = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard cgroupDirectory >= 0 else {
+                let status = -errno
+                outputs.closeParentEnds()
+                if pair[0] >= 0 { close(pair[0]) }
+                throw ProcessStartError(call: "open \(cgroup)", status: status)
+            }
         }
+        defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
 
         let argv = CStringArray(arguments)
         let envp = CStringArray(environment)
-        status = executable.withCString { file in
+        var result = runway_spawn_result()
+        let status = executable.withCString { file in
             (workingDirectory ?? "").withCString { cwd in
-                stdio.withUnsafeMutableBufferPointer { stdioBuffer in
-                    var options = uv_process_options_t()
-                    options.exit_cb = { process, status, signal in
-                        guard let process, let data = process.pointee.data else { return }
-                        let child = Unmanaged<ChildProcess>.fromOpaque(data).takeUnretainedValue()
-                        child.exited(status: status, signal: signal)
-                    }
-                    options.file = file
-                    options.args = argv.pointer
-                    options.env = envp.pointer
-                    options.cwd = workingDirectory == nil ? nil : cwd
-                    options.flags = UInt32(UV_PROCESS_DETACHED.rawValue)
-                    options.stdio_count = Int32(stdioBuffer.count)
-                    options.stdio = stdioBuffer.baseAddress
-                    return uv_spawn(self.loop, self.process, &options)
-                }
+                var request = runway_spawn_request()
+                request.path = file
+                request.argv = UnsafePointer(argv.pointer)
+                request.envp = UnsafePointer(envp.pointer)
+                request.working_directory = workingDirectory == nil ? nil : cwd
+                request.cgroup_fd = cgroupDirectory
+                request.join_by_write = joinsCgroupByWrite ? 1 : 0
+                request.stdout_fd = outputs.stdout.write
+                request.stderr_fd = outputs.stderr.write
+                request.channel_fd = pair[1]
+                return runway_spawn(&request, &result)
             }
         }
         guard status == 0 else {
-            // libuv initialised the process handle even on failure; it must be closed like the pipes.
-            self.retainForHandle()
-            uv_close(runway_process_as_handle(self.process), ChildProcess.handleClosed)
-            uv_close(runway_pipe_as_handle(self.stdoutPipe), ChildProcess.handleClosed)
-            uv_close(runway_pipe_as_handle(self.stderrPipe), ChildProcess.handleClosed)
+            outputs.closeParentEnds()
             if pair[0] >= 0 { close(pair[0]) }
-            throw ProcessStartError(call: "uv_spawn", status: status)
+            throw ProcessStartError(call: ProcessStartError.stepName(result.step), status: status)
         }
-        self.retainForHandle()
-        self.pid = self.process.pointee.pid
-        self.startReadingOutput(self.stdoutPipe)
-        self.startReadingOutput(self.stderrPipe)
+        self.pid = result.pid
+        self.pidfd = result.pidfd
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        self.exitPoll.pointee.data = owner
+        self.stdoutPipe.pointee.data = owner
+        self.stderrPipe.pointee.data = owner
+        self.channel.pointee.data = owner
+        self.watchExit()
+        self.openOutput(self.stdoutPipe, outputs.stdout.read)
+        self.openOutput(self.stderrPipe, outputs.stderr.read)
         if speaksProtocol {
             Self.blockBrokenPipeSignal()
-            status = uv_pipe_init(self.loop, self.channel, 0)
+            var status = uv_pipe_init(self.loop, self.channel, 0)
             precondition(status == 0, "uv_pipe_init cannot fail on a valid loop: \(status)")
             self.retainForHandle()
             status = uv_pipe_open(self.channel, pair[0])
@@ -200,16 +203,15 @@ final class ChildProcess {
 
     // MARK: Lifetime
 
-    private func exited(status: Int64, signal: Int32) {
+    /// Reports the exit once the pidfd's poll handle has reaped the child (`ChildProcess+Exit.swift`).
+    func exited(_ exit: ProcessExit) {
         self.hasExited = true
-        let exit: ProcessExit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
-        uv_close(runway_process_as_handle(self.process), ChildProcess.handleClosed)
         self.delegate?.child(self, exited: exit)
     }
 
     /// Blocks SIGPIPE on the loop thread (the caller's), so that a write to a child that closed its end of the
     /// channel fails with EPIPE (reported as a write error) instead of killing the process: a write's SIGPIPE is
-    /// sent to the writing thread, where it stays pending. Children do not inherit the mask (libuv clears it).
+    /// sent to the writing thread, where it stays pending. Children do not inherit the mask (`runway_spawn` clears it).
     private static func blockBrokenPipeSignal() {
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -236,5 +238,6 @@ struct ProcessStartError: Error, CustomStringConvertible {
     var call: String
     var status: Int32
 
-    var description: String { "\(self.call) failed: \(String(cString: uv_strerror(self.status)))" }
+    /// `CALL failed: ` and the C library's text for the errno (libuv's has no text for some, ENOEXEC).
+    var description: String { "\(self.call) failed: \(String(cString: strerror(-self.status)))" }
 }

@@ -12,13 +12,9 @@ import Musl
 /// Launching: `.spawn`, each app's suspension mechanism and cgroup, the program, its environment and the
 /// cgroup placement (Behaviour.md section 5, P1, A4). Loop thread only.
 extension ProcessSupervisor {
-    /// Run by `/bin/sh -c` with `$1` = the cgroup's `cgroup.procs` and the program and its arguments after it:
-    /// moves the shell into the cgroup, then replaces it with the program (same pid). Exit status 126 when
-    /// the move fails.
-    static let cgroupEnterScript = #"echo 0 > "$1" || exit 126; shift; exec "$@""#
-
     /// `.spawn`: starts the program. Reports `processFailedToStart` when it cannot: the required freezer is
-    /// unavailable, the program is not found, or `uv_spawn` fails.
+    /// unavailable, the program is not found, or the spawn fails (`ChildProcess.start`: the step and errno, an
+    /// exec failure included).
     func spawn(_ app: AppID) {
         guard var managed = self.apps[app] else { preconditionFailure("spawn of unregistered process app \(app)") }
         precondition(managed.child == nil || managed.child!.hasExited, "spawn of \(app) while its child runs")
@@ -36,21 +32,24 @@ extension ProcessSupervisor {
             )
             return
         }
+        // The child starts in the app's cgroup (CLONE_INTO_CGROUP): nothing it runs is ever outside it.
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
-        let (program, arguments) = Self.command(executable, spec.arguments, enteringCgroup: freezerCgroup)
         let child = ChildProcess(app: app, loop: self.loop.handles.loop, options: self.options)
         child.delegate = self
         let environment = Self.environment(for: app, spec: spec)
         do {
             try SpawnedChildren.spawning { () throws(ProcessStartError) -> Int32 in
                 // Descriptors this process inherited or opened without O_CLOEXEC must not reach the app: it gets
-                // 0-2 and, for a protocol app, its channel as 3 (which uv_spawn maps in with dup2).
+                // 0-2 and, for a protocol app, its channel as 3 (which runway_spawn maps in with dup2; the child
+                // also marks everything above close-on-exec before it execs).
                 Self.markDescriptorsCloseOnExec(logger: self.logger)
                 try child.start(
-                    executable: program,
-                    arguments: arguments,
+                    executable: executable,
+                    arguments: spec.arguments,
                     environment: environment,
                     workingDirectory: spec.workingDirectory.map(locator.resolvePath),
+                    cgroup: freezerCgroup?.path,
+                    joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
                     speaksProtocol: spec.speaksProtocol
                 )
                 return child.pid
@@ -120,21 +119,6 @@ extension ProcessSupervisor {
         }
         self.runwayCgroupDirectory = discovered
         return discovered
-    }
-
-    /// The program and `argv` to spawn. With a cgroup the child enters it before it runs the program, through
-    /// a one-line `/bin/sh` wrapper (`cgroupEnterScript`), so that nothing it starts can escape the cgroup
-    /// (libuv cannot spawn into a cgroup: no CLONE_INTO_CGROUP).
-    static func command(
-        _ executable: String,
-        _ arguments: [String],
-        enteringCgroup cgroup: AppCgroup?
-    ) -> (program: String, arguments: [String]) {
-        guard let cgroup else { return (executable, arguments) }
-        let wrapper = [
-            "/bin/sh", "-c", Self.cgroupEnterScript, "runway-cgroup-enter", "\(cgroup.path)/cgroup.procs", executable,
-        ]
-        return ("/bin/sh", wrapper + arguments.dropFirst())
     }
 
     /// The child's environment as `KEY=value`, sorted by key: this process's, overridden by the app's

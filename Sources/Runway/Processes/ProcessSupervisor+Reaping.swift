@@ -31,7 +31,7 @@ extension ProcessSupervisor {
         _ = runway_kill(child.pid, SIGKILL)
     }
 
-    /// `ChildProcessDelegate`: the main process exited and libuv reaped it. Kills what it left behind, records
+    /// `ChildProcessDelegate`: the main process exited and its pidfd reaped it. Kills what it left behind, records
     /// those processes as orphans to reap, and reports `processExited`.
     func child(_ child: ChildProcess, exited exit: ProcessExit) {
         let app = child.app

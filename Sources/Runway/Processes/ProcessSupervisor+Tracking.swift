@@ -97,7 +97,7 @@ extension ProcessSupervisor {
     }
 
     /// This process's children that no app claimed and that run in another session than this process (an
-    /// app's processes never share it: libuv starts each app in a new session; a host's own children do):
+    /// app's processes never share it: `runway_spawn` starts each app in a new session; a host's own children do):
     /// attributed to an app by `RUNWAY_APP` when its environment still says so, else kept as unattributed.
     ///
     /// - Returns: True when an app's set or the unattributed set changed.

@@ -7,11 +7,11 @@ import Musl
 #endif
 
 /// The zombie sweep (P2: no zombie is ever left). As a child subreaper this process inherits every orphan of
-/// the apps' trees: a process that double-forked, for example, and died after its parent. libuv reaps only
-/// the children it spawned, by pid, and `reapOrphans` only those an app's exit left; so on each SIGCHLD (a
+/// the apps' trees: a process that double-forked, for example, and died after its parent. Each app's main
+/// process is reaped through its pidfd, and `reapOrphans` only those an app's exit left; so on each SIGCHLD (a
 /// second `uv_signal_t` for it on this loop beside libuv's own, which libuv allows) every exited child of
 /// this process is reaped, except:
-/// - an app's main process, which libuv reaps (`SpawnedChildren`, across every supervisor of the process);
+/// - an app's main process, which its pidfd reaps (`SpawnedChildren`, across every supervisor of the process);
 /// - a child in this process's own session: apps run in sessions of their own, so such a child is the
 ///   host's, and its owner waits for it.
 ///

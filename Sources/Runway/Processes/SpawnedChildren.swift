@@ -7,11 +7,11 @@ import Glibc
 import Musl
 #endif
 
-/// The pids of the apps' main processes that libuv spawned and has not reaped yet, across every supervisor of
-/// this process. libuv reaps each of its children by pid; the zombie sweep (`sweepZombies`) reaps the other
-/// exited children and must never take one of these, even one of another supervisor's on another loop.
+/// The pids of the apps' main processes that were spawned and not reaped yet, across every supervisor of this
+/// process. Each is reaped through its pidfd (`ChildProcess+Exit.swift`); the zombie sweep (`sweepZombies`) reaps
+/// the other exited children and must never take one of these, even one of another supervisor's on another loop.
 ///
-/// Threading: any thread; one lock. `spawn` holds it around `uv_spawn` and the insertion, and the sweep holds
+/// Threading: any thread; one lock. `spawn` holds it around `runway_spawn` and the insertion, and the sweep holds
 /// it while it reaps, so a child that exits before its pid is recorded cannot be reaped by a sweep.
 enum SpawnedChildren {
     private static let pids = Mutex<Set<Int32>>([])
@@ -24,12 +24,12 @@ enum SpawnedChildren {
         }
     }
 
-    /// Forgets `pid` once libuv has reaped it.
+    /// Forgets `pid` once its pidfd has reaped it.
     static func reaped(_ pid: Int32) {
         _ = Self.pids.withLock { $0.remove(pid) }
     }
 
-    /// Runs `body` under the lock with the pids libuv owns.
+    /// Runs `body` under the lock with the pids the pidfds own.
     static func withOwned<T>(_ body: (Set<Int32>) -> T) -> T {
         Self.pids.withLock { body($0) }
     }

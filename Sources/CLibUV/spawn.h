@@ -1,0 +1,304 @@
+// CLibUV spawn: starts an app's program straight into place (issue 15: no `/bin/sh` in between).
+//
+// `runway_spawn` creates the child with clone3(CLONE_PIDFD | CLONE_INTO_CGROUP) where the kernel has it (Linux
+// 5.7), so that the child is in its cgroup from its first instruction and the parent holds a pidfd for it; on
+// older kernels it falls back to fork(), the child joining its cgroup by writing "0" to `cgroup.procs` before it
+// execs, and pidfd_open (Linux 5.3). A child without a cgroup (signal mode) is started with glibc's clone and
+// CLONE_VM | CLONE_VFORK | CLONE_PIDFD on a stack of its own, as posix_spawn does: nothing is copied. Between the clone and execve the child makes only async-signal-safe calls.
+// An exec failure (or any step before it) reaches the parent through a close-on-exec pipe as the step and
+// errno, and the failed child is reaped before `runway_spawn` returns.
+#pragma once
+
+#include <uv.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/// The steps `runway_spawn` can fail at (`runway_spawn_result.step`).
+enum runway_spawn_step {
+    RUNWAY_SPAWN_OK = 0,
+    RUNWAY_SPAWN_PIPE = 1,
+    RUNWAY_SPAWN_CLONE = 2,
+    RUNWAY_SPAWN_DESCRIPTORS = 3,
+    RUNWAY_SPAWN_SETSID = 4,
+    RUNWAY_SPAWN_CHDIR = 5,
+    RUNWAY_SPAWN_EXECVE = 6,
+    RUNWAY_SPAWN_CGROUP = 7,
+    RUNWAY_SPAWN_PIDFD = 8,
+    RUNWAY_SPAWN_READ = 9,
+};
+
+/// What to start. Every descriptor belongs to the caller, which closes it after the call.
+struct runway_spawn_request {
+    /// The resolved program path (no PATH search).
+    const char *path;
+    /// NULL-terminated argv and envp.
+    char *const *argv;
+    char *const *envp;
+    /// The working directory, or NULL for the caller's.
+    const char *working_directory;
+    /// The cgroup v2 directory to start in (O_RDONLY | O_DIRECTORY), or -1 for none.
+    int cgroup_fd;
+    /// Non-zero: the child joins the cgroup by writing "0" to its `cgroup.procs` before it execs, instead of
+    /// being cloned into it (for a cgroup that `cgroup.kill` was written to: see `AppCgroup.killAll`).
+    int join_by_write;
+    /// The child's stdout and stderr (write ends of pipes) and its protocol channel (-1: none), which it gets as
+    /// descriptors 1, 2 and 3. Descriptor 0 is /dev/null.
+    int stdout_fd;
+    int stderr_fd;
+    int channel_fd;
+};
+
+/// The started child, or the step that failed and its errno.
+struct runway_spawn_result {
+    int pid;
+    /// A close-on-exec pidfd for the child (readable once it exits).
+    int pidfd;
+    /// 1 when clone3 with CLONE_INTO_CGROUP/CLONE_PIDFD started it, 0 for the fork fallback.
+    int used_clone3;
+    /// The failed step (`runway_spawn_step`) and its errno; 0 on success.
+    int step;
+    int error;
+};
+
+#define RUNWAY_CLONE_PIDFD 0x00001000ULL
+#define RUNWAY_CLONE_INTO_CGROUP 0x200000000ULL
+#define RUNWAY_P_PIDFD 3
+
+/// `struct clone_args` of <linux/sched.h> up to `cgroup` (CLONE_ARGS_SIZE_VER2, Linux 5.7).
+struct runway_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+_Static_assert(sizeof(struct runway_clone_args) == 88, "clone_args version 2 is 88 bytes");
+
+/// 0 until clone3 was found missing (ENOSYS, or E2BIG for a kernel without the cgroup field): then 1, and every
+/// later spawn forks. A benign race: two threads may both try clone3 once.
+static int runway_spawn_clone3_missing = 0;
+
+/// Child side: reports `step` and errno on `report_fd` and exits 127. Async-signal-safe.
+static inline void runway_spawn_child_fail(int report_fd, int step) {
+    int report[2] = {step, errno};
+    ssize_t ignored = write(report_fd, report, sizeof report);
+    (void)ignored;
+    _exit(127);
+}
+
+/// Child side, between the clone and execve: only async-signal-safe calls. Never returns.
+static inline void runway_spawn_child(const struct runway_spawn_request *request, int report_fd, int cgroup_procs_fd) {
+    // Joining the cgroup first (fork fallback only), before anything the program could do.
+    if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
+        runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_CGROUP);
+    // Descriptors: each source moved to 10 or above first (close-on-exec), so that none is overwritten by a dup2
+    // of another; then dup2 into 0-3, which clears close-on-exec on the targets only.
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_DESCRIPTORS);
+    int sources[4] = {null_fd, request->stdout_fd, request->stderr_fd, request->channel_fd};
+    int count = request->channel_fd >= 0 ? 4 : 3;
+    for (int i = 0; i < count; i++) {
+        sources[i] = fcntl(sources[i], F_DUPFD_CLOEXEC, 10);
+        if (sources[i] < 0) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_DESCRIPTORS);
+    }
+    for (int i = 0; i < count; i++) {
+        if (dup2(sources[i], i) != i) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_DESCRIPTORS);
+    }
+    // Nothing else reaches the program (Decision 77): every descriptor from `count` up is close-on-exec, the
+    // report pipe included, whatever another thread of the parent opened without O_CLOEXEC.
+#ifdef SYS_close_range
+    syscall(SYS_close_range, (unsigned)count, ~0U, 1U << 2);
+#endif
+    // A session and process group of its own, so that signals to -pid reach what it starts.
+    if (setsid() < 0) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_SETSID);
+    // Default dispositions and an empty mask (the parent blocked every signal around the clone).
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    for (int signal_number = 1; signal_number < 65; signal_number++) {
+        if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+        (void)sigaction(signal_number, &default_action, NULL);  // EINVAL for libc's internal signals: kept.
+    }
+    sigset_t empty;
+    sigemptyset(&empty);
+    (void)sigprocmask(SIG_SETMASK, &empty, NULL);
+    if (request->working_directory != NULL && chdir(request->working_directory) != 0)
+        runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_CHDIR);
+    execve(request->path, request->argv, request->envp);
+    runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_EXECVE);
+}
+
+/// glibc's clone(3) wrapper (declared by <sched.h> only under _GNU_SOURCE): runs `fn` on `stack` in the child.
+extern int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+#define RUNWAY_CLONE_VM 0x00000100
+#define RUNWAY_CLONE_VFORK 0x00004000
+#define RUNWAY_SPAWN_STACK_BYTES 65536
+
+/// What the child of a CLONE_VM clone gets (it shares the parent's memory while the parent waits).
+struct runway_spawn_child_arguments {
+    const struct runway_spawn_request *request;
+    int report_read_fd;
+    int report_write_fd;
+};
+
+static inline int runway_spawn_child_entry(void *argument) {
+    struct runway_spawn_child_arguments *arguments = (struct runway_spawn_child_arguments *)argument;
+    close(arguments->report_read_fd);
+    runway_spawn_child(arguments->request, arguments->report_write_fd, -1);
+    return 127;
+}
+
+/// Starts `request` (see the top of this file). Returns 0 with `result->pid` and `result->pidfd` set, or -errno
+/// with `result->step` naming what failed. Any thread; blocks until the child has exec'd or failed.
+static inline int runway_spawn(const struct runway_spawn_request *request, struct runway_spawn_result *result) {
+    memset(result, 0, sizeof *result);
+    result->pid = -1;
+    result->pidfd = -1;
+    int report[2];
+    if (syscall(SYS_pipe2, report, O_CLOEXEC) != 0) {
+        result->step = RUNWAY_SPAWN_PIPE;
+        result->error = errno;
+        return -errno;
+    }
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+
+    int pid = -1;
+    int pidfd = -1;
+    int cgroup_procs_fd = -1;
+    int clone_error = 0;
+    int into_cgroup = request->cgroup_fd >= 0 && !request->join_by_write;
+    int clone3_available = !__atomic_load_n(&runway_spawn_clone3_missing, __ATOMIC_RELAXED);
+#ifndef SYS_clone3
+    clone3_available = 0;
+#endif
+    if (request->cgroup_fd >= 0 && (!into_cgroup || !clone3_available)) {
+        cgroup_procs_fd = openat(request->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+        if (cgroup_procs_fd < 0) clone_error = errno;
+    }
+    void *stack = NULL;
+    if (request->cgroup_fd < 0) {
+        // No cgroup (signal mode): glibc's clone with CLONE_VM | CLONE_VFORK, as posix_spawn does: the child
+        // borrows the parent's memory on a stack of its own until it execs, so nothing is copied (a fork copies
+        // the page tables of the whole daemon). CLONE_PIDFD stores the pidfd through parent_tid.
+        stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
+        if (stack != NULL) {
+            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1]};
+            int flags = RUNWAY_CLONE_VM | RUNWAY_CLONE_VFORK | (int)RUNWAY_CLONE_PIDFD | SIGCHLD;
+            pid = clone(runway_spawn_child_entry, (char *)stack + RUNWAY_SPAWN_STACK_BYTES, flags, &child_arguments,
+                        &pidfd);
+            if (pid < 0) pidfd = -1;  // and fall through to clone3 or fork
+            free(stack);
+        }
+    }
+#ifdef SYS_clone3
+    if (pid < 0 && clone3_available && clone_error == 0) {
+        struct runway_clone_args arguments;
+        memset(&arguments, 0, sizeof arguments);
+        arguments.flags = RUNWAY_CLONE_PIDFD | (into_cgroup ? RUNWAY_CLONE_INTO_CGROUP : 0);
+        arguments.pidfd = (uint64_t)(uintptr_t)&pidfd;
+        arguments.exit_signal = SIGCHLD;
+        arguments.cgroup = into_cgroup ? (uint64_t)request->cgroup_fd : 0;
+        long cloned = syscall(SYS_clone3, &arguments, sizeof arguments);
+        if (cloned == 0) {
+            close(report[0]);
+            runway_spawn_child(request, report[1], into_cgroup ? -1 : cgroup_procs_fd);
+        }
+        if (cloned > 0) {
+            pid = (int)cloned;
+            result->used_clone3 = 1;
+        } else if (errno == ENOSYS || errno == E2BIG) {
+            __atomic_store_n(&runway_spawn_clone3_missing, 1, __ATOMIC_RELAXED);
+        } else {
+            clone_error = errno;
+        }
+    }
+#endif
+    if (pid < 0 && clone_error == 0 && request->cgroup_fd >= 0 && cgroup_procs_fd < 0) {
+        // clone3 was found missing just now: the fallback joins by writing.
+        cgroup_procs_fd = openat(request->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+        if (cgroup_procs_fd < 0) clone_error = errno;
+    }
+    if (pid < 0 && clone_error == 0) {
+        pid = (int)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+        if (pid == 0) {
+            close(report[0]);
+            runway_spawn_child(request, report[1], cgroup_procs_fd);
+        }
+        if (pid < 0) clone_error = errno;
+    }
+    if (cgroup_procs_fd >= 0) close(cgroup_procs_fd);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    close(report[1]);
+    if (pid < 0) {
+        close(report[0]);
+        result->step = RUNWAY_SPAWN_CLONE;
+        result->error = clone_error;
+        return -clone_error;
+    }
+    // The child's report: end of file once it has exec'd (the pipe is close-on-exec), or its step and errno.
+    int child_report[2] = {0, 0};
+    ssize_t got;
+    do {
+        got = read(report[0], child_report, sizeof child_report);
+    } while (got < 0 && errno == EINTR);
+    int read_error = got < 0 ? errno : 0;
+    close(report[0]);
+    if (got != 0) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        if (pidfd >= 0) close(pidfd);
+        result->step = got > 0 ? child_report[0] : RUNWAY_SPAWN_READ;
+        result->error = got > 0 ? child_report[1] : read_error;
+        if (result->error == 0) result->error = EIO;
+        return -result->error;
+    }
+    if (pidfd < 0) {
+#ifdef SYS_pidfd_open
+        long opened = syscall(SYS_pidfd_open, pid, 0);
+        pidfd = opened >= 0 ? (int)opened : -1;
+#endif
+        if (pidfd < 0) {
+            int error = errno;
+#ifndef SYS_pidfd_open
+            error = ENOSYS;
+#endif
+            kill(pid, SIGKILL);
+            int status;
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            result->step = RUNWAY_SPAWN_PIDFD;
+            result->error = error;
+            return -error;
+        }
+    }
+    result->pid = pid;
+    result->pidfd = pidfd;
+    return 0;
+}
+
+/// Reaps the exited process `pidfd` refers to without blocking (waitid(P_PIDFD, WEXITED | WNOHANG)): 1 with
+/// `*exited` 1 and `*status` the exit status, or `*exited` 0 and `*status` the signal that ended it; 0 when it
+/// has not exited; -errno.
+static inline int runway_pidfd_reap(int pidfd, int *exited, int *status) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WEXITED | WNOHANG, NULL) != 0) return -errno;
+    if (info.si_pid == 0) return 0;
+    *exited = info.si_code == CLD_EXITED ? 1 : 0;
+    *status = info.si_status;
+    return 1;
+}
+
+/// Casts for the pidfd poll handle.
+static inline uv_handle_t *runway_poll_as_handle(uv_poll_t *poll) { return (uv_handle_t *)poll; }
+static inline uv_handle_t *runway_check_as_handle(uv_check_t *check) { return (uv_handle_t *)check; }
+
+/// A close-on-exec pipe (pipe2, which glibc declares only under _GNU_SOURCE). Returns 0 or -errno.
+static inline int runway_pipe_cloexec(int fds[2]) {
+    return syscall(SYS_pipe2, fds, O_CLOEXEC) == 0 ? 0 : -errno;
+}
