@@ -58,7 +58,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        // --json prints the reply whole, every app's history included; the table needs none (Decision 135).
+        // --json prints the reply whole, every app's history included; the table needs none (Decision 139).
         let request = ControlRequest(command: "status", app: self.app, history: self.json ? true : nil)
         guard self.watch else {
             let reply = try self.connection.request(request)

@@ -22,7 +22,7 @@ extension ControlService {
         let token = try self.scheduler.wake(app, for: reason, payload: request.payload ?? "")
         let status = self.scheduler.status().first { $0.app == app }
         // A not-running process app whose program cannot be started is back in notRunning in the same loop step:
-        // spawnFailed, as for launch (Decision 103), not `ok` with state notRunning.
+        // spawnFailed, as for launch (Decision 81), not `ok` with state notRunning.
         if status?.state == .notRunning, case .spawnFailed(let why)? = status?.lastTermination {
             return .failure(
                 "spawnFailed",
