@@ -6,7 +6,7 @@ extension RunwayCommand {
     /// under `--json` (`ErrorOutput`). Runs the chosen command on the calling task.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let first = arguments.first, let unknown = Self.unknownSubcommand(first) {
+        if let first = Self.subcommandWord(arguments), let unknown = Self.unknownSubcommand(first) {
             ErrorOutput.report(code: "unknownSubcommand", message: unknown.message, suggestions: unknown.suggestions)
             if !ErrorOutput.json {
                 printError("Usage: runway <subcommand>\n  See 'runway --help' for more information.")
@@ -36,6 +36,15 @@ extension RunwayCommand {
     /// Every subcommand's name and aliases, in help order.
     static var subcommandNames: [String] {
         Self.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases } + ["help"]
+    }
+
+    /// Flags that take no value and may come before the subcommand's name (`runway --json statsu`).
+    static let leadingFlags: Set<String> = ["--json", "--help", "-h", "--version"]
+
+    /// The word where the subcommand's name should be: the first argument after any `leadingFlags`; nil when there
+    /// is none, or when another option comes first (ArgumentParser reports that one).
+    static func subcommandWord(_ arguments: [String]) -> String? {
+        arguments.first { !Self.leadingFlags.contains($0) }
     }
 
     /// Why `word`, the first argument, is not a subcommand, with the close ones; nil when it is one, or an option.

@@ -121,6 +121,10 @@ import Testing
         #expect(typo.status == 64, "\(typo)")
         let unknown = try Self.jsonError(typo)
         #expect(unknown.code == "unknownSubcommand" && unknown.suggestions == ["status"], "\(typo)")
+        // --json before the mistyped name: still the suggestion, as JSON (it was "Unknown option '--json'").
+        let first = try RunwayBinary.run("--json", "statsu")
+        #expect(first.status == 64, "\(first)")
+        #expect(try Self.jsonError(first).suggestions == ["status"], "\(first)")
         let bench = try RunwayBinary.run("bench", "--apps", "0", "--json")
         #expect(bench.status == 64, "\(bench)")
         #expect(try Self.jsonError(bench).message.contains("--apps must be 1 to 100000"), "\(bench)")
