@@ -40,6 +40,28 @@ import Testing
         #expect(try daemon.stop(SIGTERM) == 0)
     }
 
+    @Test func appOutputIsInTheAppsLogButNotInTheDaemonsLogAtInfo() throws {
+        // An app that prints a marker (with an escape sequence) and keeps running.
+        let app = "com.example.talker"
+        let daemon = try DaemonProcess(
+            apps: [
+                app: "<key>ProgramArguments</key><array><string>/bin/sh</string><string>-c</string>"
+                    + "<string>printf 'marker-4711 \\033[31mred\\n'; exec sleep 30</string></array>"
+            ],
+            arguments: ["--log-level", "info"]
+        )
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", app).status == 0)
+        try waitUntil("the marker in runway logs\n\(daemon.output)") {
+            try daemon.cli("logs", app).stdout.contains("marker-4711")
+        }
+        // Transitions are there at info, the app's own lines are not (they are debug: `runway logs` has them).
+        #expect(daemon.output.contains("transition"), "\(daemon.output)")
+        #expect(!daemon.output.contains("marker-4711"), "\(daemon.output)")
+        #expect(!daemon.output.contains("\u{1B}[31m"), "no escape sequence of the app reaches the daemon's log")
+        #expect(try daemon.stop(SIGTERM) == 0)
+    }
+
     @Test func thePlistLevelAndFormatApplyWithoutAFlag() throws {
         // info is below the default notice: transitions appear only because LogLevel says info.
         let daemon = try DaemonProcess(

@@ -110,7 +110,7 @@ import Testing
                 app: "<key>ProgramArguments</key><array><string>python3</string><string>\(sample)</string></array>"
                     + "<key>RunwayProtocol</key><integer>1</integer>"
             ],
-            arguments: ["--verbose"]
+            arguments: ["--log-level", "debug"]
         )
         defer { daemon.close() }
         #expect(try daemon.cli("launch", app).status == 0)

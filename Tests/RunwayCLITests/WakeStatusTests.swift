@@ -21,7 +21,7 @@ import Testing
                     + "<key>EnvironmentVariables</key><dict>\(variables)</dict>"
             ],
             settings: "<key>BackgroundTimeBudget</key><real>30</real>",
-            arguments: ["--verbose"]
+            arguments: ["--log-level", "debug"]
         )
         defer { daemon.close() }
         #expect(try daemon.cli("launch", Self.app).status == 0)

@@ -22,7 +22,7 @@ import Testing
             ],
             settings: "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>"
                 + settings,
-            arguments: ["--verbose"]
+            arguments: ["--log-level", "debug"]
         )
     }
 

@@ -31,7 +31,9 @@ extension ProcessSupervisor {
 
     func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool) {
         self.logs.append(line, stream: isError ? .stderr : .stdout, app: child.app, run: ObjectIdentifier(child))
-        self.logger.info(
+        // Debug, not info: every line is in the app's log ring (`runway logs`); at info a flooding app would flood
+        // the daemon's own log (journald) too, escape sequences and all.
+        self.logger.debug(
             "app output",
             metadata: [
                 "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")", "line": "\(line)",

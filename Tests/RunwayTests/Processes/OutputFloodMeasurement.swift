@@ -31,15 +31,16 @@ struct OutputFloodMeasurement {
         let lines = environment["RUNWAY_MEASURE_LINES"].flatMap { Int($0) } ?? ProcessOptions().outputLinesPerTurn
         let bounded = ProcessOptions(outputLinesPerTurn: lines)
         let bound = "bound at \(bounded.outputBytesPerTurn / 1_024) KiB, \(lines) lines"
-        // The daemon logs app output only with --verbose (info); by default (notice) the lines are framed and
-        // dropped by the logger. Without a bound and at info, one turn logs tens of thousands of lines (seconds in
-        // a debug build), so that run is left out. RUNWAY_MEASURE_RUNS=0,2 runs only those.
+        // The daemon logs app output only at --log-level debug; by default (notice) the lines are framed, kept in
+        // the app's log ring and dropped by the logger. Without a bound and at debug, one turn logs tens of
+        // thousands of lines (seconds in a debug build), so that run is left out. RUNWAY_MEASURE_RUNS=0,2 runs
+        // only those.
         let runs: [(String, Logger.Level, ProcessOptions?)] = [
             ("notice: no flood", .notice, nil),
             ("notice: yes, no bound", .notice, unbounded),
             ("notice: yes, \(bound)", .notice, bounded),
-            ("info: no flood", .info, nil),
-            ("info: yes, \(bound)", .info, bounded),
+            ("debug: no flood", .debug, nil),
+            ("debug: yes, \(bound)", .debug, bounded),
         ]
         let only = environment["RUNWAY_MEASURE_RUNS"].map { Set($0.split(separator: ",")) }
         for (index, (name, level, options)) in runs.enumerated() where only?.contains(Substring("\(index)")) ?? true {
@@ -145,7 +146,7 @@ struct DevNullLogHandler: LogHandler {
     let label: String
     let lines: LineCounter
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
+    var logLevel: Logger.Level = .debug
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { self.metadata[key] }

@@ -100,7 +100,8 @@ final class FloodRecorder: Sendable {
 struct FloodLogHandler: LogHandler {
     let recorder: FloodRecorder
     var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
+    /// Debug: the level of the daemon's `app output` lines.
+    var logLevel: Logger.Level = .debug
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { self.metadata[key] }
