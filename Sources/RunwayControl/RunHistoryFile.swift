@@ -1,4 +1,5 @@
 import Foundation
+import Runway
 
 /// The run history on disk: `<state file name>.history.json` in the state directory, one per control socket like
 /// the process state file (StateDirectory.swift). Replaced whole on each write (a temporary file beside it, mode
@@ -45,23 +46,21 @@ struct RunHistoryFile: Sendable {
     /// symbolic link, a FIFO, a file another user planted in a shared state directory): the history is shown by
     /// `status` as the daemon's own words, so only what this user wrote is trusted, as for the process state file.
     func read() -> Result<[String: [RunRecord]], RunHistoryFileError> {
-        let fd = open(self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return .success([:]) }
+        let fd: Int32
+        let size: Int
+        switch PrivateFile.openTrusted(self.path) {
+        case .success(nil): return .success([:])
+        case .success(let opened?): (fd, size) = opened
+        case .failure(.cannotOpen(let code)):
             return .failure(RunHistoryFileError("cannot open \(self.path): \(String(cString: strerror(code)))"))
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            return .failure(RunHistoryFileError("\(self.path) is not a regular file"))
-        }
-        guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+        case .failure(.notRegular): return .failure(RunHistoryFileError("\(self.path) is not a regular file"))
+        case .failure(.untrusted(let uid)):
             return .failure(
-                RunHistoryFileError("\(self.path) belongs to uid \(info.st_uid) or is writable by group or others")
+                RunHistoryFileError("\(self.path) belongs to uid \(uid) or is writable by group or others")
             )
         }
-        guard Int(info.st_size) <= self.readByteLimit else {
+        defer { close(fd) }
+        guard size <= self.readByteLimit else {
             return .failure(RunHistoryFileError("\(self.path) is larger than \(self.readByteLimit) bytes"))
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
@@ -82,12 +81,7 @@ struct RunHistoryFile: Sendable {
         let directory = (self.path as NSString).deletingLastPathComponent
         var info = stat()
         guard lstat(directory, &info) == 0 else { return nil }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
-        guard info.st_uid == geteuid() || info.st_uid == 0 else {
-            return "\(directory) belongs to uid \(info.st_uid), not to this user"
-        }
-        guard info.st_mode & 0o022 == 0 else { return "\(directory) is writable by group or others" }
-        return nil
+        return PrivateFile.directoryProblem(directory, info: info)
     }
 
     /// Replaces the file; returns nil, or why it could not.
@@ -107,17 +101,8 @@ struct RunHistoryFile: Sendable {
         } catch {
             return "cannot create \(directory): \(error)"
         }
-        let temporary = "\(self.path).\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            return "cannot write \(temporary)"
-        }
-        guard rename(temporary, self.path) == 0 else {
-            let problem = "cannot rename \(temporary) to \(self.path): errno \(errno)"
-            unlink(temporary)
-            return problem
-        }
-        return nil
+        let code = PrivateFile.replace(self.path, with: Array(data))
+        return code == 0 ? nil : "cannot write \(self.path): \(String(cString: strerror(code)))"
     }
 }
 

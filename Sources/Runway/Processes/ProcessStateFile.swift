@@ -34,27 +34,21 @@ struct ProcessStateFile: Hashable, Sendable {
         guard lstat(self.directory, &info) == 0 else {
             return "cannot read \(self.directory): \(SystemFiles.describe(errno))"
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(self.directory) is not a directory" }
-        guard info.st_uid == geteuid() || info.st_uid == 0 else {
-            return "\(self.directory) belongs to uid \(info.st_uid), not to this user"
-        }
-        guard info.st_mode & 0o022 == 0 else { return "\(self.directory) is writable by group or others" }
-        return nil
+        return PrivateFile.directoryProblem(self.directory, info: info)
     }
 
     /// The file's snapshot; nil when there is no file. Fails when it is not a regular file owned by this user,
     /// is writable by others, or does not parse.
     func read() -> Result<ProcessStateSnapshot?, StateFileError> {
-        let fd = open(self.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            return errno == ENOENT ? .success(nil) : .failure(.init("cannot open: \(SystemFiles.describe(errno))"))
+        let fd: Int32
+        switch PrivateFile.openTrusted(self.path) {
+        case .success(nil): return .success(nil)
+        case .success(let opened?): fd = opened.fd
+        case .failure(.cannotOpen(let code)): return .failure(.init("cannot open: \(SystemFiles.describe(code))"))
+        case .failure(.notRegular): return .failure(.init("not a file"))
+        case .failure(.untrusted(let uid)): return .failure(.init("owned by uid \(uid) or writable by others"))
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .failure(.init("not a file")) }
-        guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
-            return .failure(.init("owned by uid \(info.st_uid) or writable by others"))
-        }
         guard let text = SystemFiles.read("/proc/self/fd/\(fd)", limitBytes: 16 << 20) else {
             return .failure(.init("cannot read"))
         }
@@ -67,31 +61,7 @@ struct ProcessStateFile: Hashable, Sendable {
     /// - Returns: 0, or the errno of the failing call.
     @discardableResult
     func write(_ snapshot: ProcessStateSnapshot) -> Int32 {
-        let temporary = "\(self.path).\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return errno }
-        var bytes = Array(snapshot.encoded().utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { raw in
-                Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let code = count < 0 ? errno : EIO
-                close(fd)
-                unlink(temporary)
-                return code
-            }
-            written += count
-        }
-        close(fd)
-        guard rename(temporary, self.path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            return code
-        }
-        return 0
+        PrivateFile.replace(self.path, with: Array(snapshot.encoded().utf8))
     }
 
     /// Removes the file (a clean close left nothing to end).
