@@ -23,9 +23,7 @@ struct WallClock: Sendable {
     }
 
     static func text(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        WallTime(nanosecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1e9).rounded(.down))).iso8601
     }
 
     /// `12:10:41.123`: the time of day in UTC, for the timeline's first column.

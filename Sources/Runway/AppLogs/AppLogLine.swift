@@ -31,9 +31,15 @@ package struct WallTime: Hashable, Sendable, Comparable {
     }
 
     /// ISO 8601 in UTC with milliseconds: `2026-11-23T12:10:41.123Z`. Pure (no locale, no time zone file).
-    package var iso8601: String {
+    package var iso8601: String { self.iso8601(fractionDigits: 3) }
+
+    /// ISO 8601 in UTC with `fractionDigits` (1 to 9) digits of the second, truncated:
+    /// `2026-11-23T12:10:41.123456Z` for 6.
+    package func iso8601(fractionDigits: Int) -> String {
         var seconds = time_t(self.nanosecondsSinceEpoch.floorDivided(by: 1_000_000_000))
-        let milliseconds = Int(self.nanosecondsSinceEpoch - Int64(seconds) * 1_000_000_000) / 1_000_000
+        var divisor: Int64 = 1
+        for _ in fractionDigits..<9 { divisor *= 10 }
+        let fraction = (self.nanosecondsSinceEpoch - Int64(seconds) * 1_000_000_000) / divisor
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int) -> String {
@@ -42,7 +48,7 @@ package struct WallTime: Hashable, Sendable, Comparable {
         }
         return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T"
             + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "."
-            + pad(Int32(milliseconds), 3) + "Z"
+            + pad(Int32(fraction), fractionDigits) + "Z"
     }
 }
 

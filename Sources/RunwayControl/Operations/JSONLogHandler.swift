@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Runway
 
 /// A swift-log handler that writes one JSON object per line, for log aggregators (`LogFormat json`,
 /// `runway run --log-format json`): `{"time":"2026-11-23T12:00:00.123456Z","level":"info","label":"runway",
@@ -47,16 +48,7 @@ struct JSONLogHandler: LogHandler {
 
     /// `2026-11-23T12:00:00.123456Z`.
     static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &parts)
-        let micros = Int(now.tv_nsec) / 1_000
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let fraction = String(micros).count < 6 ? String(repeating: "0", count: 6 - String(micros).count) : ""
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)\(micros)Z"
+        WallTime.now().iso8601(fractionDigits: 6)
     }
 
     /// A metadata value as JSON, keys sorted so that lines are stable.
