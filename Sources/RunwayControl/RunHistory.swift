@@ -77,8 +77,8 @@ package final class RunHistory: Sendable {
     /// A transition (loop thread): a run begins when the app leaves `notRunning` and ends when it returns there.
     func transitioned(_ event: TransitionEvent) {
         let key = event.app.bundleIdentifier
-        let wall = self.clock.text(at: event.at)
         if event.from == .notRunning {
+            let wall = self.clock.text(at: event.at)
             self.state.withLock { state in
                 if case .restart(let attempt) = event.cause { state.restarts[key] = attempt }
                 let record = RunRecord(
@@ -91,7 +91,9 @@ package final class RunHistory: Sendable {
             }
             return
         }
+        // Every other transition (background, suspended, ...) changes no run: no clock reading, no lock.
         guard event.to == .notRunning, case .terminated(let reason) = event.cause else { return }
+        let wall = self.clock.text(at: event.at)
         let source = self.state.withLock { $0.outputSource }
         let output = (source?(event.app) ?? []).suffix(Self.outputLineLimit).map(Self.cut)
         let snapshot = self.state.withLock { state -> [String: [RunRecord]] in
