@@ -8,8 +8,15 @@ extension ControlService {
     /// reason, instead of `ok` with state notRunning (Docs/ControlProtocol.md). Loop thread.
     func spawnFailureReply(_ command: ControlCommand, app: AppID?, id: Int?) -> ControlReply? {
         guard case .lifecycle(let lifecycle) = command, lifecycle == .launch || lifecycle == .launchInBackground,
-            let app, let status = self.scheduler.status().first(where: { $0.app == app }),
-            status.state == .notRunning, case .spawnFailed(let reason)? = status.lastTermination
+            let app
+        else { return nil }
+        return self.spawnFailureReply(app, status: self.scheduler.status().first { $0.app == app }, id: id)
+    }
+
+    /// The `spawnFailed` error reply when `status` (the app's, read after a command that may have started it: a
+    /// launch, a wake-up) shows a spawn that failed in that same loop step, or nil (Decision 81).
+    func spawnFailureReply(_ app: AppID, status: AppStatus?, id: Int?) -> ControlReply? {
+        guard let status, status.state == .notRunning, case .spawnFailed(let reason)? = status.lastTermination
         else { return nil }
         return .failure(
             "spawnFailed",

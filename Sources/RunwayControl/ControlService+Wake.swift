@@ -22,14 +22,8 @@ extension ControlService {
         let token = try self.scheduler.wake(app, for: reason, payload: request.payload ?? "")
         let status = self.scheduler.status().first { $0.app == app }
         // A not-running process app whose program cannot be started is back in notRunning in the same loop step:
-        // spawnFailed, as for launch (Decision 81), not `ok` with state notRunning.
-        if status?.state == .notRunning, case .spawnFailed(let why)? = status?.lastTermination {
-            return .failure(
-                "spawnFailed",
-                "spawnFailed: \(app.bundleIdentifier) could not be started: \(why); it is notRunning",
-                id: request.id
-            )
-        }
+        // spawnFailed, as for launch, not `ok` with state notRunning.
+        if let failure = self.spawnFailureReply(app, status: status, id: request.id) { return failure }
         var reply = ControlReply(id: request.id, ok: true)
         reply.state = status?.state.rawValue
         reply.wake = token.rawValue
