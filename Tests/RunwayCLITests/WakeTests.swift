@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct WakeTests {
     static let app = "com.example.python"
 
-    /// A daemon running the Python sample as `app`, logging its output (--verbose), with `environment`.
+    /// A daemon running the Python sample as `app`, logging its output (--log-level debug), with `environment`.
     private func daemon(_ environment: [String: String], settings: String = "") throws -> DaemonProcess {
         let sample = RunwayBinary.repositoryRoot().appendingPathComponent("Config/Programs/sample_app.py").path
         let variables = environment.map { "<key>\($0.key)</key><string>\($0.value)</string>" }.joined()
@@ -100,6 +100,25 @@ import Testing
         #expect(woken >= (due * 1_000).rounded(.down) / 1_000, "due \(due), woken \(woken)")
         #expect(try daemon.status(Self.app).nextRefreshAtSeconds == nil)
         #expect(try daemon.stop() == 0)
+    }
+
+    @Test func W9_aRestartedDaemonHasNoRefreshRequest() throws {
+        let first = try self.daemon(["SAMPLE_TASK_SECONDS": "0.1", "SAMPLE_REFRESH_SECONDS": "60"])
+        defer { first.close() }
+        #expect(try first.cli("launch", Self.app).status == 0)
+        try waitUntil("the refresh requested\n\(first.output)") {
+            try first.status(Self.app).nextRefreshAtSeconds != nil
+        }
+        #expect(try first.stop() == 0)
+
+        // Requests live in the daemon's memory only: the next daemon on the same configuration and state directory
+        // has none, and does not launch the app for it; the app asks again when it runs (W9).
+        let second = try DaemonProcess(restarting: first)
+        defer { second.close() }
+        let status = try second.status(Self.app)
+        #expect(status.nextRefreshAtSeconds == nil, "\(status)")
+        #expect(status.state == "notRunning", "\(status)")
+        #expect(try second.stop() == 0)
     }
 
     /// `make demo-wake`: Config/Scenarios/wake.jsonl on the shipped configuration plays a modern lock, a background
