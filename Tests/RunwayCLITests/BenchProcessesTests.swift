@@ -156,9 +156,13 @@ import Glibc
             contentsOf: RunwayBinary.repositoryRoot().appendingPathComponent("README.md"),
             encoding: .utf8
         )
+        // The fields shared with the embedded-apps report are documented in "`runway bench`", the others in its
+        // subsection "`runway bench --processes`".
+        let bench = try #require(readme.components(separatedBy: "## `runway bench`").dropFirst().first)
         let section = try #require(readme.components(separatedBy: "### `runway bench --processes`").dropFirst().first)
         for name in ProcessBenchSchema.fieldNames {
-            let documented = ["`\(name)`", "`\(name).", ".\(name)`"].contains { section.contains($0) }
+            let text = BenchSchema.fieldNames.contains(name) ? bench : section
+            let documented = ["`\(name)`", "`\(name).", ".\(name)`"].contains { text.contains($0) }
             #expect(documented, "README.md's runway bench --processes section does not document `\(name)`")
         }
     }
