@@ -92,6 +92,8 @@ let package = Package(
                 "RunwayTestKit",
                 "RunwayControl",
                 "Runway",
+                // `runway bench-child`, the protocol app of `runway bench --processes`.
+                "RunwayClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -30,6 +30,9 @@ final class LoopDriver: @unchecked Sendable {
     private var observers: [@Sendable (TransitionEvent) -> Void] = []
     /// Called synchronously on the loop thread for every message sent to an app, in order.
     private var messageObservers: [@Sendable (AppID, Message, Instant) -> Void] = []
+    /// Called synchronously on the loop thread when the kernel confirms a process app's suspension or resumption
+    /// (`LoopDriver+Confirmations.swift`).
+    var confirmationObservers: [@Sendable (AppID, Bool, Instant) -> Void] = []
 
     init(
         core: Scheduler,
@@ -246,6 +249,7 @@ final class LoopDriver: @unchecked Sendable {
         self.runner.release()
         self.observers = []
         self.messageObservers = []
+        self.confirmationObservers = []
         self.supervisor = nil
     }
 

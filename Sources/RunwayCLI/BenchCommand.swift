@@ -49,18 +49,41 @@ struct BenchCommand: AsyncParsableCommand {
             With --compare nio, the ratios are printed only when every run of both sides served every planned \
             event exactly once and none early; otherwise they are withheld and the run fails.
 
+            --processes runs the same seeded plan on real child processes instead (see "Child processes" below).
+
             Exit codes: 0 passed; 1 an event fired early, was lost, repeated or not in the plan (on either side), \
             a call failed, or the bench fell behind its plan; 2 a figure regressed against --baseline; 64 bad \
             usage, or a --baseline file that cannot be compared. Timings depend on the machine; only the counts \
             are reproducible.
+
+            Child processes (--processes): each app is a child process, `runway bench-child` (this executable), \
+            that speaks the app protocol (Docs/AppProtocol.md), under OverrunPolicy suspend and a termination grace \
+            of 0.5 s. --apps defaults to 20 there (at most 200) and --tasks-per-app to 10 (at most 100). Each child \
+            begins its tasks while active; the finishers end them before the warning and are suspended; the \
+            overrunners ignore the warning and take three roles in turn: suspended at the deadline, exits on \
+            suspend (UIApplicationExitsOnSuspend: willTerminate, then SIGTERM ends it), and exits on suspend but \
+            ignores SIGTERM (SIGKILL after the grace). Reported per kind: warning lateness (deadline - lead to the \
+            line written to the app), suspension-confirmed lateness (the last end, or the deadline, to the kernel \
+            showing the app stopped or frozen, checked every 1 ms), and reap lateness (the deadline, or deadline + \
+            grace for SIGKILL, to the child reaped), with every event's expected and seen counts. --suspension \
+            auto|signal|freezer picks the mechanism (default auto). --runs, --baseline and --threshold work as \
+            above (a baseline must be a --processes report); --compare, --plot, --realtime-priority and \
+            --wakeup-spin are refused.
             """
     )
 
-    @Option(help: ArgumentHelp("Embedded apps in the scheduler.", valueName: "n"))
-    var apps = 1_000
+    @Option(
+        help: ArgumentHelp(
+            "Embedded apps in the scheduler (default 1000), or child processes with --processes (default 20).",
+            valueName: "n"
+        )
+    )
+    var apps: Int?
 
-    @Option(help: ArgumentHelp("Background tasks each app begins.", valueName: "m"))
-    var tasksPerApp = 100
+    @Option(
+        help: ArgumentHelp("Background tasks each app begins (default 100; 10 with --processes).", valueName: "m")
+    )
+    var tasksPerApp: Int?
 
     @Option(help: ArgumentHelp("Each app's background budget (BackgroundTimeBudget).", valueName: "seconds"))
     var budget = 2.0
@@ -128,16 +151,27 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON (schema in README.md) instead of a table.")
     var json = false
 
+    @Flag(help: "Run the plan on real child processes that speak the app protocol (see below).")
+    var processes = false
+
+    @Option(help: ArgumentHelp("With --processes: how apps are suspended (SuspensionMechanism).", valueName: "how"))
+    var suspension: BenchSuspension?
+
     enum Peer: String, ExpressibleByArgument, CaseIterable {
         case nio
     }
 
     func validate() throws {
-        guard (1...100_000).contains(self.apps) else { throw ValidationError("--apps must be 1 to 100000") }
-        guard (1...10_000).contains(self.tasksPerApp) else {
-            throw ValidationError("--tasks-per-app must be 1 to 10000")
+        if self.processes {
+            try self.validateProcesses()
+        } else {
+            if self.suspension != nil { throw ValidationError("--suspension needs --processes") }
+            guard (1...100_000).contains(self.appCount) else { throw ValidationError("--apps must be 1 to 100000") }
+            guard (1...10_000).contains(self.taskCount) else {
+                throw ValidationError("--tasks-per-app must be 1 to 10000")
+            }
         }
-        guard self.apps * self.tasksPerApp <= 10_000_000 else {
+        guard self.appCount * self.taskCount <= 10_000_000 else {
             throw ValidationError("--apps x --tasks-per-app must be at most 10000000")
         }
         guard self.budget.isFinite, self.budget > 0, self.budget <= 3_600 else {
@@ -176,10 +210,11 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if self.processes { return try await self.runProcesses() }
         let plan = BenchPlan(
             BenchConfiguration(
-                apps: self.apps,
-                tasksPerApp: self.tasksPerApp,
+                apps: self.appCount,
+                tasksPerApp: self.taskCount,
                 budget: TimeSpan.seconds(self.budget) ?? .zero,
                 warningLead: TimeSpan.seconds(self.warningLead) ?? .zero,
                 endFraction: self.endFraction,
@@ -221,16 +256,19 @@ struct BenchCommand: AsyncParsableCommand {
 
     /// `--baseline`: the file, checked against this run's workload and build type; nil without the option.
     /// Prints the refusal and exits 64 when the file cannot serve.
-    private func loadBaseline(plan: BenchPlan, environment: BenchEnvironment) throws -> BenchBaseline? {
+    private func loadBaseline(
+        plan: BenchPlan,
+        environment: BenchEnvironment
+    ) throws -> BenchBaseline<BenchReport.Configuration>? {
         guard let path = self.baseline else { return nil }
         do {
-            let baseline = try BenchBaseline.load(path)
+            let baseline = try BenchBaseline<BenchReport.Configuration>.load(path)
             let configuration = BenchReport.Configuration(plan.configuration)
             if let mismatch = baseline.mismatch(configuration: configuration, buildType: environment.buildType) {
-                throw BenchBaseline.Refusal(message: mismatch)
+                throw BenchBaselineRefusal(message: mismatch)
             }
             return baseline
-        } catch let refusal as BenchBaseline.Refusal {
+        } catch let refusal as BenchBaselineRefusal {
             ErrorOutput.report(code: "usage", message: refusal.message)
             throw ExitCode.validationFailure
         }

@@ -51,7 +51,11 @@ struct RunwayCommand: AsyncParsableCommand {
             CommandGroup(name: "Simulation", subcommands: userActionCommands),
             CommandGroup(
                 name: "Tools",
-                subcommands: [ValidateCommand.self, BenchCommand.self, DemoCommand.self, CompletionCommand.self]
+                subcommands: [
+                    ValidateCommand.self, BenchCommand.self, DemoCommand.self, CompletionCommand.self,
+                    // Hidden: the child processes of `runway bench --processes`.
+                    BenchChildCommand.self,
+                ]
             ),
         ]
     )

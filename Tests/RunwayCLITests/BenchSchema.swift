@@ -137,7 +137,7 @@ enum BenchSchema {
         return problems
     }
 
-    private static func problems(_ value: Any, _ field: Field, path: String) -> [String] {
+    static func problems(_ value: Any, _ field: Field, path: String) -> [String] {
         // JSONSerialization gives NSNumber for numbers and booleans; booleans are of a class named
         // `__NSCFBoolean` (`value is Bool` is also true for the numbers 0 and 1).
         let isBoolean = String(describing: type(of: value)).contains("Boolean")

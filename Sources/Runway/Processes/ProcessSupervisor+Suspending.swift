@@ -66,6 +66,7 @@ extension ProcessSupervisor {
                 confirmation.suspending ? "suspension confirmed" : "resumption confirmed",
                 metadata: ["app": "\(app)", "mechanism": "\(mechanism)", "after": "\(after)"]
             )
+            self.delegate?.processSuspensionConfirmed(app, suspended: confirmation.suspending)
         case .timedOut(let waited):
             self.logger.info(
                 confirmation.suspending ? "suspension not confirmed" : "resumption not confirmed",

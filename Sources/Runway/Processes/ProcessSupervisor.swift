@@ -19,6 +19,8 @@ protocol ProcessSupervisorDelegate: AnyObject {
     /// delegate passes to `reply`, once, before anything the request causes reaches the app (so that the answer
     /// to the last `endBackgroundTask` is written before the app is frozen).
     func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void)
+    /// The kernel showed the app's pending suspension (`suspended`) or resumption done (P1): the poll that saw it.
+    func processSuspensionConfirmed(_ app: AppID, suspended: Bool)
 }
 
 /// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children

@@ -6,15 +6,16 @@ import Foundation
 ///
 /// Only a report made by a runway that writes `figures` (0.2.0-dev of 2026-11-23 on) serves; only one made with
 /// the same workload (every `configuration` field) and the same build type can be compared; a failed one is
-/// refused (its figures are not the plan's). Threading: a value, loaded on the calling thread before the run.
-struct BenchBaseline: Sendable {
+/// refused (its figures are not the plan's), and so is a report of the other workload (`workload`: embedded apps or
+/// `--processes`). Threading: a value, loaded on the calling thread before the run.
+struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendable {
     let path: String
     let report: File
 
     /// The part of a report the comparison reads.
     struct File: Decodable, Sendable {
         var schemaVersion: Int
-        var configuration: BenchReport.Configuration
+        var configuration: Configuration
         var commit: String
         var buildType: String
         var date: String
@@ -24,10 +25,7 @@ struct BenchBaseline: Sendable {
         var passed: Bool
     }
 
-    /// Why a file cannot serve as a baseline; `message` names the file and what was expected.
-    struct Refusal: Error, Sendable {
-        var message: String
-    }
+    typealias Refusal = BenchBaselineRefusal
 
     /// Reads and checks `path`.
     static func load(_ path: String) throws(Refusal) -> BenchBaseline {
@@ -37,8 +35,7 @@ struct BenchBaseline: Sendable {
         } catch {
             throw Refusal(message: "--baseline \(path): cannot read the file (\(error.localizedDescription))")
         }
-        struct Version: Decodable { var schemaVersion: Int }
-        guard let version = try? JSONDecoder().decode(Version.self, from: data) else {
+        guard let version = try? JSONDecoder().decode(BenchReportKind.self, from: data) else {
             throw Refusal(
                 message: "--baseline \(path): not a `runway bench --json` report (expected a JSON object with "
                     + "`schemaVersion`)"
@@ -48,6 +45,13 @@ struct BenchBaseline: Sendable {
             throw Refusal(
                 message: "--baseline \(path): a report of schema version \(version.schemaVersion); expected "
                     + "\(BenchReport.currentSchemaVersion): make the baseline again with this runway's `bench --json`"
+            )
+        }
+        guard version.workload == Configuration.workload else {
+            throw Refusal(
+                message:
+                    "--baseline \(path): a report of \(Self.describe(workload: version.workload)), and this run is "
+                    + "\(Self.describe(workload: Configuration.workload)): make the baseline with the same command"
             )
         }
         let file: File
@@ -70,14 +74,14 @@ struct BenchBaseline: Sendable {
     }
 
     /// Why this baseline cannot be compared with a run of `configuration` by a `buildType` build, or nil.
-    func mismatch(configuration: BenchReport.Configuration, buildType: String) -> String? {
+    func mismatch(configuration: Configuration, buildType: String) -> String? {
         if self.report.buildType != buildType {
             return "--baseline \(self.path) was made by a \(self.report.buildType) build and this runway is a "
                 + "\(buildType) build: their timings are not comparable"
         }
         if self.report.configuration != configuration {
             return "--baseline \(self.path) was made with another workload (configuration "
-                + "\(Self.describe(self.report.configuration))) than this run (\(Self.describe(configuration))): "
+                + "\(self.report.configuration.summary)) than this run (\(configuration.summary)): "
                 + "run with the baseline's options"
         }
         return nil
@@ -116,16 +120,9 @@ struct BenchBaseline: Sendable {
         )
     }
 
-    private static func describe(_ configuration: BenchReport.Configuration) -> String {
-        var parts = [
-            "apps \(configuration.apps)", "tasksPerApp \(configuration.tasksPerApp)",
-            "budget \(configuration.budgetSeconds)", "lead \(configuration.warningLeadSeconds)",
-            "endFraction \(configuration.endFraction)", "duration \(configuration.durationSeconds)",
-            "seed \(configuration.seed)",
-        ]
-        if let priority = configuration.realtimePriority { parts.append("realtimePriority \(priority)") }
-        if let spin = configuration.wakeupSpinMicroseconds { parts.append("wakeupSpin \(spin)") }
-        return parts.joined(separator: ", ")
+    /// `runway bench --processes`, or `runway bench` (embedded apps) for a report without `workload`.
+    private static func describe(workload: String?) -> String {
+        workload.map { "`runway bench --\($0)`" } ?? "`runway bench` (embedded apps)"
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -161,4 +158,51 @@ struct BenchThreshold: ExpressibleByArgument, Sendable {
     static func formatted(_ percent: Double) -> String {
         percent.rounded() == percent ? String(Int(percent)) : String(percent)
     }
+}
+
+/// Why a file cannot serve as a baseline; `message` names the file and what was expected.
+struct BenchBaselineRefusal: Error, Sendable {
+    var message: String
+}
+
+/// The `configuration` of one kind of `runway bench --json` report: what must be equal for two reports to be
+/// compared.
+protocol BenchBaselineConfiguration: Decodable, Sendable, Equatable {
+    /// The report's `workload` field: nil (absent) for embedded apps, `processes` for `--processes`.
+    static var workload: String? { get }
+    /// The fields, one `name value` each, for the refusal of another workload.
+    var summary: String { get }
+}
+
+extension BenchReport.Configuration: BenchBaselineConfiguration {
+    static var workload: String? { nil }
+
+    var summary: String {
+        var parts = [
+            "apps \(self.apps)", "tasksPerApp \(self.tasksPerApp)", "budget \(self.budgetSeconds)",
+            "lead \(self.warningLeadSeconds)", "endFraction \(self.endFraction)", "duration \(self.durationSeconds)",
+            "seed \(self.seed)",
+        ]
+        if let priority = self.realtimePriority { parts.append("realtimePriority \(priority)") }
+        if let spin = self.wakeupSpinMicroseconds { parts.append("wakeupSpin \(spin)") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension ProcessBenchReport.Configuration: BenchBaselineConfiguration {
+    static var workload: String? { ProcessBenchReport.workloadName }
+
+    var summary: String {
+        [
+            "apps \(self.apps)", "tasksPerApp \(self.tasksPerApp)", "budget \(self.budgetSeconds)",
+            "lead \(self.warningLeadSeconds)", "endFraction \(self.endFraction)", "duration \(self.durationSeconds)",
+            "seed \(self.seed)", "suspension \(self.suspension)", "terminationGrace \(self.terminationGraceSeconds)",
+        ].joined(separator: ", ")
+    }
+}
+
+/// The first fields read from a `--baseline` file: which schema and which workload.
+private struct BenchReportKind: Decodable {
+    var schemaVersion: Int
+    var workload: String?
 }

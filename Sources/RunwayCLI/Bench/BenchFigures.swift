@@ -16,11 +16,13 @@ struct BenchFigure: Codable, Sendable, Equatable {
     var min: Double
     var max: Double
 
-    /// True when `--baseline` judges this figure: Runway's (swift-nio's are the peer's, shown for context), and not
+    /// True when `--baseline` judges this figure: Runway's (`runway.`, and `processes.` of `runway bench --processes`;
+    /// swift-nio's are the peer's, shown for context), and not
     /// the p99.9 or the maximum, which rest on one or a few samples and swing by several times from run to run on a
     /// shared machine.
     var isCompared: Bool {
-        self.name.hasPrefix("runway.") && !self.name.hasSuffix(".p99_9") && !self.name.hasSuffix(".max")
+        (self.name.hasPrefix("runway.") || self.name.hasPrefix("processes."))
+            && !self.name.hasSuffix(".p99_9") && !self.name.hasSuffix(".max")
     }
 
     /// One run's value of one figure.

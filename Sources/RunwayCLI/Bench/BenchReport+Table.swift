@@ -98,7 +98,8 @@ extension BenchReport {
         return lines.joined(separator: "\n")
     }
 
-    private static func eventTable(_ rows: [(String, Events)]) -> [String] {
+    /// The event table: a header, then one row per kind (shared with `runway bench --processes`).
+    static func eventTable(_ rows: [(String, Events)]) -> [String] {
         var lines = [
             self.row([
                 "lateness in us", "expected", "count", "early", "lost", "unexp.", "p50", "p90", "p99", "p99.9", "max",
@@ -126,7 +127,7 @@ extension BenchReport {
 }
 
 /// `12,345`.
-private func grouped(_ value: Int) -> String {
+func grouped(_ value: Int) -> String {
     let digits = String(value.magnitude)
     var result = ""
     for (offset, digit) in digits.enumerated() {
@@ -137,15 +138,15 @@ private func grouped(_ value: Int) -> String {
 }
 
 /// `12.3` microseconds from nanoseconds.
-private func microseconds(_ nanoseconds: UInt64) -> String {
+func microseconds(_ nanoseconds: UInt64) -> String {
     String(format: "%.1f", Double(nanoseconds) / 1_000)
 }
 
-private func seconds(_ value: Double) -> String {
+func seconds(_ value: Double) -> String {
     String(format: "%.3gs", value)
 }
 
-private func perSecond(_ value: Double?) -> String {
+func perSecond(_ value: Double?) -> String {
     guard let value else { return "-" }
     return grouped(Int(value.rounded()))
 }
@@ -155,7 +156,7 @@ private func megabytes(_ bytes: UInt64?) -> String {
     return String(format: "%.1f MB", Double(bytes) / 1_000_000)
 }
 
-private func utilisation(_ loop: LoopUtilisation?) -> String {
+func utilisation(_ loop: LoopUtilisation?) -> String {
     guard let loop else { return "?" }
     return String(format: "%.1f%% of %.2fs", loop.busyFraction * 100, loop.wallSeconds)
 }

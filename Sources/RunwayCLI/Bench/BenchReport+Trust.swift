@@ -1,6 +1,30 @@
 import Foundation
 
-extension BenchReport {
+/// What the trust lines of a `runway bench` report read: `BenchReport` (embedded apps) and `ProcessBenchReport`
+/// (`--processes`) share them, so both name their making, show the spread and judge a baseline alike.
+protocol BenchTrustReport {
+    var version: String { get }
+    var commit: String { get }
+    var buildType: String { get }
+    var date: String { get }
+    var host: BenchEnvironment.Host { get }
+    var runs: Int { get }
+    var figures: [BenchFigure] { get }
+    var baseline: BenchReport.BaselineComparison? { get }
+    var passed: Bool { get }
+    var failures: [String] { get }
+    /// Why the ratios with a peer were withheld; nil when none were asked or they were printed.
+    var ratiosWithheld: String? { get }
+}
+
+extension BenchReport: BenchTrustReport {}
+
+extension ProcessBenchReport: BenchTrustReport {
+    /// No peer runs with `--processes`.
+    var ratiosWithheld: String? { nil }
+}
+
+extension BenchTrustReport {
     /// What made the report: the version, the build (type, commit, date) and the host, one line each.
     var environmentLines: [String] {
         let host = self.host
@@ -70,7 +94,7 @@ extension BenchReport {
     }
 
     /// `runway.expirationWarnings.p99: 812.3 us, baseline 0.0 us (+12.3%)`.
-    static func describe(_ regression: Regression) -> String {
+    static func describe(_ regression: BenchReport.Regression) -> String {
         let unit = regression.unit == "ns" ? "us" : regression.unit
         return "\(regression.figure): \(Self.formatFigure(regression.current, unit: regression.unit)) \(unit), "
             + "baseline \(Self.formatFigure(regression.baseline, unit: regression.unit)) \(unit) "

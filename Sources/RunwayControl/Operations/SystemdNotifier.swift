@@ -1,3 +1,4 @@
+import CLibUV
 import Foundation
 
 /// The sd_notify protocol without libsystemd: one datagram per state change to the Unix socket named by

@@ -1,0 +1,63 @@
+import Foundation
+
+extension ProcessBenchReport {
+    /// The human-readable report of `runway bench --processes`: a header, one table row per kind of event, then
+    /// setup, loop, build and result. Lateness in microseconds.
+    var table: String {
+        let configuration = self.configuration
+        let plan = self.plan
+        let section = self.processes
+        var lines: [String] = []
+        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
+        lines.append(
+            "runway bench --processes: \(grouped(configuration.apps)) child processes x "
+                + "\(grouped(configuration.tasksPerApp)) tasks, budget \(seconds(configuration.budgetSeconds)), "
+                + "warning lead \(seconds(configuration.warningLeadSeconds)), "
+                + "end fraction \(configuration.endFraction), duration \(seconds(configuration.durationSeconds)), "
+                + "termination grace \(seconds(configuration.terminationGraceSeconds)), seed \(configuration.seed)"
+        )
+        lines.append(
+            "plan: \(grouped(plan.finisherApps)) apps end their tasks before the warning; of the "
+                + "\(grouped(plan.suspendedOverrunnerApps + plan.exitingOverrunnerApps + plan.killedOverrunnerApps)) "
+                + "that ignore it, \(grouped(plan.suspendedOverrunnerApps)) are suspended at the deadline, "
+                + "\(grouped(plan.exitingOverrunnerApps)) exit on suspend (SIGTERM), "
+                + "\(grouped(plan.killedOverrunnerApps)) also ignore SIGTERM (SIGKILL); "
+                + "\(grouped(plan.events)) events expected"
+        )
+        lines.append(
+            "setup: \(seconds(section.setup.seconds)) to start the children and begin "
+                + "\(grouped(section.setup.tasksBegun)) tasks over the app protocol; "
+                + "suspension: \(section.suspensionMechanism) (--suspension \(configuration.suspension))"
+        )
+        lines.append("")
+        lines.append(contentsOf: BenchReport.eventTable(section.kinds.map { ($0.name, $0.events) }))
+        lines.append("")
+        lines.append(
+            "lateness from: warnings, deadline - lead, to the line written to the app; stopped after end, the "
+                + "last task's end; stopped at deadline and SIGTERM, the budget deadline; SIGKILL, the deadline + "
+                + "termination grace; to the kernel's confirmation (stop or freeze, checked every 1 ms) or the reap"
+        )
+        lines.append(
+            "deadline phase \(seconds(section.deadlinePhaseSeconds)); "
+                + "loop busy: setup \(utilisation(section.loop.setup)), "
+                + "deadlines \(utilisation(section.loop.deadlines)) (1 - uv_metrics_idle_time / wall time)"
+        )
+        lines.append(contentsOf: self.environmentLines)
+        lines.append(contentsOf: self.spreadLines)
+        lines.append(contentsOf: self.baselineLines)
+        lines.append("")
+        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
+        if self.passed, let baseline = self.baseline, !baseline.regressions.isEmpty {
+            lines.append(
+                "result: REGRESSED (every event seen once and none early, but \(baseline.regressions.count) figures "
+                    + "worse than the baseline)"
+            )
+        } else if self.passed {
+            lines.append("result: passed (every planned event seen exactly once, none early)")
+        } else {
+            lines.append("result: FAILED")
+            lines.append(contentsOf: self.failures.map { "  \($0)" })
+        }
+        return lines.joined(separator: "\n")
+    }
+}
