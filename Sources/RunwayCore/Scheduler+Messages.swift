@@ -31,24 +31,44 @@ extension Scheduler {
 
     /// Sends queued messages while nothing is in flight, then checks whether the app should be suspended (B5).
     mutating func advance(_ index: Int) {
-        let awaits = self.apps[index].descriptor.awaitsMessages
-        while let message = self.nextMessage(index) {
-            if awaits {
-                let token = MessageToken(rawValue: self.nextToken)
+        if self.apps[index].descriptor.awaitsMessages {
+            // One visit: the next message still due goes in flight at once. Then nothing more is sent before it
+            // returns (L2), and an app with a message in flight is not suspended (B5): no `settle` (`messageSent`
+            // arms timers, it never takes the message out of flight).
+            let token = MessageToken(rawValue: self.nextToken)
+            if let message = Self.sendNext(in: &self.apps[index].lifecycle, token: token, app: index, self.taskTable) {
                 self.nextToken += 1
-                self.apps[index].lifecycle.withRunning { $0.outbox.inFlight = (token, message) }
                 self.messageSent(index, message)
                 self.actions.append(.deliver(self.apps[index].id, message, token))
-                // The message is in flight (`messageSent` arms timers, it never clears it): nothing more is sent
-                // before it returns (L2), and an app with a message in flight is not suspended (B5), so neither
-                // another `nextMessage` nor `settle` could do anything.
                 return
-            } else {
-                // A plain process is never waited for (L2, A4): its messages complete when "sent".
+            }
+        } else {
+            // A plain process is never waited for (L2, A4): its messages complete when "sent".
+            while let message = self.nextMessage(index) {
                 self.messageCompleted(index, message)
             }
         }
         self.settle(index)
+    }
+
+    /// Puts the app's next queued message in flight with `token`, if it runs and nothing is in flight, skipping the
+    /// expiration message of a task that ended after it was queued (B4, B8); returns it, or nil. One visit in place;
+    /// static, with the lifecycle and the task table as two arguments, so that the table is read without a copy.
+    private static func sendNext(
+        in lifecycle: inout Lifecycle,
+        token: MessageToken,
+        app index: Int,
+        _ tasks: TaskTable
+    ) -> Message? {
+        lifecycle.withRunning { running -> Message? in
+            guard running.outbox.inFlight == nil else { return nil }
+            while let message = running.outbox.popNext() {
+                if case .backgroundTaskWillExpire(let id) = message, tasks.owner(of: id) != index { continue }
+                running.outbox.inFlight = (token, message)
+                return message
+            }
+            return nil
+        } ?? nil
     }
 
     /// The next message to send, if nothing is in flight. The handler of a task that ended after its warning
