@@ -165,3 +165,11 @@ bench-check: deps
 
 clean:
 	rm -rf .build .build-example
+
+# Instructions per begin+end pair and per expiry at 100,000 outstanding tasks, counted by callgrind
+# (Benchmarks/Scripts/instructions.py on the CoreInstructions executable; Benchmarks/README.md). Needs valgrind;
+# builds only RunwayCore and that executable in release (about a minute). Not part of `make test`.
+.PHONY: instructions
+instructions: deps
+	cd Benchmarks && $(SWIFT) build -c release -j 2 --product CoreInstructions
+	cd Benchmarks && python3 Scripts/instructions.py

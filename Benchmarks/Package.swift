@@ -55,6 +55,18 @@ let package = Package(
             ],
             path: "Sources/LatenessComparison"
         ),
+        // The core's begin+end pair and expiry at 100,000 outstanding tasks, for callgrind instruction counts
+        // (Scripts/instructions.py, `make instructions`) and interleaved before/after timing. Under Sources/ for the
+        // same reason as LatenessComparison.
+        .executableTarget(
+            name: "CoreInstructions",
+            dependencies: [
+                .product(name: "RunwayCore", package: rootIdentity)
+            ],
+            path: "Sources/CoreInstructions",
+            // RunwayCore's `Double.rounded(.up)` calls libm's `ceil`; the other targets get libm through Foundation.
+            linkerSettings: [.linkedLibrary("m")]
+        ),
         // The whole lifecycle of N `sleep` children (spawn, suspend + confirm, resume + confirm, terminate +
         // reap) on RunwayScheduler; Supervisord/compare.py runs it beside supervisord doing the same.
         .executableTarget(

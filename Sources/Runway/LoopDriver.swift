@@ -162,7 +162,7 @@ final class LoopDriver: @unchecked Sendable {
 
     func messageReturned(_ token: MessageToken, from app: AppID) {
         self.assertOnLoop()
-        self.runner.run { $0.messageReturned(token, from: app, now: $1) }
+        self.runner.messageReturned(token, from: app)
     }
 
     func notificationPosted(name: String, payload: String, to app: AppID) throws(SchedulerError) {

@@ -31,7 +31,11 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     /// No deadline is armed any more.
     case cancelWakeup
     /// A state transition happened (L8): publish it on the event stream.
-    case publish(TransitionEvent)
+    ///
+    /// `indirect` (the event is boxed): a `TransitionEvent` is several times larger than every other case's
+    /// payload, and inline it made every action that size, copied by `memcpy` each time an action moved (an
+    /// eighth of an expiry's instructions, callgrind, issue 15). Transitions are rare beside deliveries.
+    indirect case publish(TransitionEvent)
 
     /// The action and its arguments on one line, for simulation logs and test failures:
     /// `deliver(com.example.mail, didEnterBackground, msg#3)`.

@@ -37,7 +37,12 @@ package final class ActionRunner {
 
     private let now: () -> Instant
     private var handlers: [BackgroundTaskID: (BackgroundTaskID) -> Void] = [:]
-    private var pending = FIFO<[Action]>()
+    /// Actions not yet performed, in order: one queue of actions (not of lists), so that queuing copies the
+    /// actions in and allocates nothing once the queue has grown.
+    private var pending = FIFO<Action>()
+    /// The buffer the core's hot events write their actions into (`Scheduler+Buffered.swift`); copied into `pending`
+    /// at once, so no array is allocated per event (issue 15).
+    private var buffer: [Action] = []
     private var running = false
     /// The process apps, for picking a host without reading the core for every action.
     private var processApps = Set<AppID>()
@@ -105,16 +110,24 @@ package final class ActionRunner {
     /// change, because a deadline re-armed at the instant that just fired (a zero grace) still needs a wake-up.
     package func wakeupFired(at now: Instant) {
         self.announcedWakeup = nil
-        self.run { core, _ in core.clockAdvanced(to: now) }
+        self.core.clockAdvanced(to: now, into: &self.buffer)
+        self.performBuffer()
+    }
+
+    /// A message delivered to `app` returned (`Scheduler.messageReturned`), with the current instant.
+    package func messageReturned(_ token: MessageToken, from app: AppID) {
+        self.core.messageReturned(token, from: app, now: self.now(), into: &self.buffer)
+        self.performBuffer()
     }
 
     /// `beginBackgroundTask` (B1); `handler`, if any, is kept until the task ends and is called on this thread
     /// for the task's `backgroundTaskWillExpire` (B4), with the task's id (also when it runs before this returns,
-    /// for a task begun after the warning instant).
+    /// for a task begun after the warning instant). The grant's actions have run when this returns; its `actions`
+    /// is empty.
     package func beginTask(name: String, app: AppID, handler: ((BackgroundTaskID) -> Void)?) -> TaskGrant {
-        let grant = self.core.backgroundTaskRequested(name: name, by: app, now: self.now())
+        let grant = self.core.backgroundTaskRequested(name: name, by: app, now: self.now(), into: &self.buffer)
         if grant.refusal == nil, let handler { self.handlers[grant.id] = handler }
-        self.perform(grant.actions)
+        self.performBuffer()
         return grant
     }
 
@@ -125,10 +138,10 @@ package final class ActionRunner {
         app: AppID,
         beforeActions: () -> Void = {}
     ) throws(SchedulerError) {
-        let actions = try self.core.backgroundTaskEnded(id, by: app, now: self.now())
+        try self.core.backgroundTaskEnded(id, by: app, now: self.now(), into: &self.buffer)
         self.handlers[id] = nil
         beforeActions()
-        self.perform(actions)
+        self.performBuffer()
     }
 
     /// Forgets the hosts, handlers and closures (which may refer back to the driver), so that a stopped driver
@@ -138,6 +151,7 @@ package final class ActionRunner {
         self.processHost = nil
         self.handlers = [:]
         self.pending = FIFO()
+        self.buffer = []
         self.onAction = { _ in }
         self.onTransition = { _ in }
         self.onMessage = { _, _, _ in }
@@ -149,11 +163,23 @@ package final class ActionRunner {
     // MARK: Actions
 
     private func perform(_ actions: [Action]) {
-        self.pending.append(actions)
+        self.pending.append(contentsOf: actions)
+        self.drain()
+    }
+
+    /// Queues the actions the core left in `buffer` and runs the queue.
+    private func performBuffer() {
+        if !self.buffer.isEmpty { self.pending.append(contentsOf: self.buffer) }
+        self.drain()
+    }
+
+    /// Runs queued actions until none is left, unless a drain is already running further up the stack (then the
+    /// new actions wait behind the current ones).
+    private func drain() {
         guard !self.running else { return }
         self.running = true
-        while let list = self.pending.popFirst() {
-            for action in list { self.perform(action) }
+        while let action = self.pending.popFirst() {
+            self.perform(action)
         }
         self.running = false
         precondition(
@@ -189,7 +215,7 @@ package final class ActionRunner {
             // message returns when it does.
             self.onHandlerCalled()
             self.handlers[id]?(id)
-            self.run { $0.messageReturned(token, from: app, now: $1) }
+            self.messageReturned(token, from: app)
         case .deliver(let app, let message, let token):
             self.onMessage(app, message, self.now())
             self.host(for: app).deliver(message, token: token, to: app)

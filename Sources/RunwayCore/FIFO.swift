@@ -18,6 +18,11 @@ struct FIFO<Element> {
 
     var first: Element? { self.isEmpty ? nil : self.storage[self.head] }
 
+    /// Room for `count` queued elements without growing.
+    mutating func reserveCapacity(_ count: Int) {
+        self.storage.reserveCapacity(self.head + count)
+    }
+
     mutating func append(_ element: Element) {
         self.storage.append(element)
     }

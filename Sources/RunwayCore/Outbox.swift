@@ -24,8 +24,24 @@ struct Outbox {
 
     var isIdle: Bool { self.inFlight == nil && self.pending.isEmpty }
 
+    /// True when `popNext()` may give a message to send now: nothing in flight and something queued.
+    var mayDeliver: Bool { self.inFlight == nil && !self.pending.isEmpty }
+
     mutating func append(_ messages: [Message]) {
         self.pending.append(contentsOf: messages.map(Entry.message))
+    }
+
+    /// Queues a `backgroundTaskWillExpire` for each of `ids` that `isOutstanding`, in order (B4).
+    mutating func appendExpirations(of ids: [BackgroundTaskID], where isOutstanding: (BackgroundTaskID) -> Bool) {
+        self.pending.reserveCapacity(self.pending.count + ids.count)
+        for id in ids where isOutstanding(id) {
+            self.pending.append(.message(.backgroundTaskWillExpire(id)))
+        }
+    }
+
+    /// Queues one message (no array of one).
+    mutating func append(_ message: Message) {
+        self.pending.append(.message(message))
     }
 
     /// Queues a notification or coalesces it with a waiting one; returns the name evicted to stay in `limit`.

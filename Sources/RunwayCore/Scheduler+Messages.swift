@@ -10,36 +10,65 @@ extension Scheduler {
     ///   - now: the driver's clock reading for this event; never earlier than the previous call's.
     /// - Returns: the actions to run; the next queued message, if any, is among them.
     public mutating func messageReturned(_ token: MessageToken, from app: AppID, now: Instant) -> [Action] {
+        self.returnMessage(token, from: app, now: now)
+        return self.finish()
+    }
+
+    /// `messageReturned(_:from:now:)` with the actions left for `finish()` or `finish(into:)`.
+    mutating func returnMessage(_ token: MessageToken, from app: AppID, now: Instant) {
         self.begin(now)
         // One visit: the message in flight is taken only when the token is its own.
-        guard let index = self.appIndex[app],
+        guard let index = self.lookup(app),
             let message = self.apps[index].lifecycle.withRunning({ running -> Message? in
                 guard let inFlight = running.outbox.inFlight, inFlight.token == token else { return nil }
                 running.outbox.inFlight = nil
                 return inFlight.message
             }) ?? nil
-        else { return self.finish() }
+        else { return }
         self.messageCompleted(index, message)
         self.advance(index)
-        return self.finish()
     }
 
     /// Sends queued messages while nothing is in flight, then checks whether the app should be suspended (B5).
     mutating func advance(_ index: Int) {
-        let awaits = self.apps[index].descriptor.awaitsMessages
-        while let message = self.nextMessage(index) {
-            if awaits {
-                let token = MessageToken(rawValue: self.nextToken)
+        if self.apps[index].descriptor.awaitsMessages {
+            // One visit: the next message still due goes in flight at once. Then nothing more is sent before it
+            // returns (L2), and an app with a message in flight is not suspended (B5): no `settle` (`messageSent`
+            // arms timers, it never takes the message out of flight).
+            let token = MessageToken(rawValue: self.nextToken)
+            if let message = Self.sendNext(in: &self.apps[index].lifecycle, token: token, app: index, self.taskTable) {
                 self.nextToken += 1
-                self.apps[index].lifecycle.withRunning { $0.outbox.inFlight = (token, message) }
                 self.messageSent(index, message)
                 self.actions.append(.deliver(self.apps[index].id, message, token))
-            } else {
-                // A plain process is never waited for (L2, A4): its messages complete when "sent".
+                return
+            }
+        } else {
+            // A plain process is never waited for (L2, A4): its messages complete when "sent".
+            while let message = self.nextMessage(index) {
                 self.messageCompleted(index, message)
             }
         }
         self.settle(index)
+    }
+
+    /// Puts the app's next queued message in flight with `token`, if it runs and nothing is in flight, skipping the
+    /// expiration message of a task that ended after it was queued (B4, B8); returns it, or nil. One visit in place;
+    /// static, with the lifecycle and the task table as two arguments, so that the table is read without a copy.
+    private static func sendNext(
+        in lifecycle: inout Lifecycle,
+        token: MessageToken,
+        app index: Int,
+        _ tasks: TaskTable
+    ) -> Message? {
+        lifecycle.withRunning { running -> Message? in
+            guard running.outbox.inFlight == nil else { return nil }
+            while let message = running.outbox.popNext() {
+                if case .backgroundTaskWillExpire(let id) = message, tasks.owner(of: id) != index { continue }
+                running.outbox.inFlight = (token, message)
+                return message
+            }
+            return nil
+        } ?? nil
     }
 
     /// The next message to send, if nothing is in flight. The handler of a task that ended after its warning
@@ -114,13 +143,12 @@ extension Scheduler {
     /// suspended at once (or terminated, E1). Background-mode apps stay (L7), and so does an app with a background
     /// wake-up not yet completed (W4).
     mutating func settle(_ index: Int) {
-        guard case .background(let period, let running) = self.apps[index].lifecycle,
-            period.deadline != nil,
-            !period.isAwaitingEntry,
-            period.wakes.isEmpty,
-            running.tasks.isEmpty,
-            running.outbox.isIdle
-        else { return }
+        // Read in place (`withBackground` moves the payload out and back; a pattern binding would copy it).
+        let idle = self.apps[index].lifecycle.withBackground { period, running in
+            period.deadline != nil && !period.isAwaitingEntry && period.wakes.isEmpty && running.tasks.isEmpty
+                && running.outbox.isIdle
+        }
+        guard idle == true else { return }
         self.suspendOrExit(index, cause: .noOutstandingTasks)
     }
 }

@@ -11,46 +11,34 @@ extension Scheduler {
     /// the background after the expiration warning fired gets its `backgroundTaskWillExpire` at once (B4).
     /// Tasks begun in the foreground cost nothing until the app enters the background (B2).
     public mutating func backgroundTaskRequested(name: String, by app: AppID, now: Instant) -> TaskGrant {
+        let (id, refusal) = self.requestTask(name: name, app: app, now: now)
+        return TaskGrant(id: id, refusal: refusal, actions: self.finish())
+    }
+
+    /// `backgroundTaskRequested(name:by:now:)` without the per-call work of its `TaskGrant`: the id and refusal are
+    /// returned, and the actions are left for `finish()` or `finish(into:)`.
+    mutating func requestTask(name: String, app: AppID, now: Instant) -> (BackgroundTaskID, TaskRefusal?) {
         self.begin(now)
-        guard let index = self.appIndex[app] else {
-            return TaskGrant(id: .invalid, refusal: .unknownApp, actions: self.finish())
-        }
-        if let refusal = self.refusal(index, now: now) ?? self.nameRefusal(name) {
-            return TaskGrant(id: .invalid, refusal: refusal, actions: self.finish())
-        }
+        guard let index = self.lookup(app) else { return (.invalid, .unknownApp) }
         let id = BackgroundTaskID(rawValue: self.nextTaskID)
-        // One visit to the app's tasks: the per-app limit, the task, and B4 (after the warning, a new task's handler
-        // is called at once).
-        let warned = self.apps[index].lifecycle.period?.isWarned == true
-        let limit = self.settings.taskLimitPerApp
-        let accepted = self.apps[index].lifecycle.withRunning { running -> Bool in
-            guard running.tasks.count < limit else { return false }
-            running.tasks.began(id)
-            if warned { running.outbox.append([.backgroundTaskWillExpire(id)]) }
-            return true
-        }
-        guard accepted == true else {
-            return TaskGrant(id: .invalid, refusal: .tooManyTasks(limit: limit), actions: self.finish())
+        // One visit to the app in place: the state's refusal, the name's, the per-app limit, the task, and B4
+        // (after the warning, a new task's handler is called at once).
+        let outcome = self.apps[index].lifecycle.beginTask(
+            id,
+            now: now,
+            limit: self.settings.taskLimitPerApp,
+            exitsImmediately: self.exitsImmediately(index),
+            nameRefusal: self.nameRefusal(name)
+        )
+        let warned: Bool
+        switch outcome {
+        case .failure(let refusal): return (.invalid, refusal)
+        case .success(let afterWarning): warned = afterWarning
         }
         self.nextTaskID += 1
         self.taskTable.insert(id, name: name, began: now, app: index)
         if warned { self.advance(index) }
-        return TaskGrant(id: id, refusal: nil, actions: self.finish())
-    }
-
-    /// Why a task may not begin now, or nil. Reads the app in place (no copy of its record).
-    func refusal(_ index: Int, now: Instant) -> TaskRefusal? {
-        switch self.apps[index].lifecycle {
-        case .terminating: return .terminating
-        case _ where self.exitsImmediately(index): return .exitsOnSuspendImmediately
-        case .notRunning: return .notRunning
-        case .suspended: return .suspended
-        case .foreground: return nil
-        case .background(let period, _):
-            // B1: not after the budget of this period ran out.
-            return period.deadline.map { now >= $0 } == true ? .budgetExhausted : nil
-        case .modifying: preconditionFailure("app=\(self.apps[index].id) is being modified")
-        }
+        return (id, nil)
     }
 
     /// `nameTooLong` for a name over `taskNameByteLimit` bytes: every app may make the scheduler hold at most
@@ -71,19 +59,30 @@ extension Scheduler {
         by app: AppID,
         now: Instant
     ) throws(SchedulerError) -> [Action] {
+        try self.endTask(id, app: app, now: now)
+        return self.finish()
+    }
+
+    /// `backgroundTaskEnded(_:by:now:)` with the actions left for `finish()` or `finish(into:)`.
+    mutating func endTask(_ id: BackgroundTaskID, app: AppID, now: Instant) throws(SchedulerError) {
         self.begin(now)
         let index = try self.index(of: app)
         guard self.taskTable.owner(of: id) == index else {
             throw self.endError(id, app: app, state: self.apps[index].state)
         }
         self.taskTable.remove(id)
-        if self.apps[index].lifecycle.withRunning({ $0.tasks.ended() }) == true {
+        // One visit in place: the app's list, and whether `advance` could do anything: with tasks left and no message
+        // to send now it neither delivers nor suspends (B5), so it is skipped.
+        let visit = self.apps[index].lifecycle.withRunning { running -> (compact: Bool, quiet: Bool) in
+            let compact = running.tasks.ended()
+            return (compact, !running.tasks.isEmpty && !running.outbox.mayDeliver)
+        }
+        if visit?.compact == true {
             let table = self.taskTable
             self.apps[index].lifecycle.withRunning { $0.tasks.compact { table.owner(of: $0) == index } }
         }
         // A handler not yet called for an ended task is not called: `advance` skips its queued message.
-        self.advance(index)
-        return self.finish()
+        if visit?.quiet != true { self.advance(index) }
     }
 
     func endError(_ id: BackgroundTaskID, app: AppID, state: AppState) -> SchedulerError {

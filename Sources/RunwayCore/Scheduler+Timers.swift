@@ -6,11 +6,16 @@ extension Scheduler {
     /// (B10). Deadlines are collected before any fires; a deadline armed by a firing waits for the next call,
     /// even if it is already due.
     public mutating func clockAdvanced(to now: Instant) -> [Action] {
+        self.advanceClock(to: now)
+        return self.finish()
+    }
+
+    /// `clockAdvanced(to:)` with the actions left for `finish()` or `finish(into:)`.
+    mutating func advanceClock(to now: Instant) {
         self.begin(now)
         for entry in self.timers.drainDue(now: now) {
             self.fire(entry.payload, handle: entry.handle)
         }
-        return self.finish()
     }
 
     /// Runs one due timer if its app still holds it. A timer cancelled by an earlier firing of the same batch
@@ -26,8 +31,12 @@ extension Scheduler {
                 return true
             }
             guard holds == true else { return }
-            let expiring = self.outstandingTasks(index).map(Message.backgroundTaskWillExpire)
-            self.apps[index].lifecycle.withRunning { $0.outbox.append(expiring) }
+            // Queued in place, straight from the app's list (no array of ids and none of messages in between).
+            let table = self.taskTable
+            self.apps[index].lifecycle.withRunning { running in
+                let ids = running.tasks.ids
+                running.outbox.appendExpirations(of: ids) { table.owner(of: $0) == index }
+            }
             self.advance(index)
 
         case .budgetDeadline:

@@ -12,6 +12,8 @@
 //   only the scheduler (or only the loop); bytes per task = (task peak - baseline peak) / 1_000_000.
 // - "expiry-at-once-…": 100_000 tasks that expire at one instant: the scheduler's expiration warning, the
 //   `DeadlineQueue` alone (`drainDue`), and `EmbeddedEventLoop.advanceTime(by:)` running 100_000 tasks.
+// - "begin-end-pairs-at-100k-outstanding", "expiry-with-handler-at-100k": the core alone at 100_000 outstanding
+//   tasks (CoreAtScale.swift).
 //
 // `DeadlineQueue` is `@inlinable`, so this module specializes `DeadlineQueue<Int>` as any caller outside
 // RunwayCore would; the scheduler's own `DeadlineQueue<TimerKey>` is specialized inside RunwayCore. The queue and
@@ -44,6 +46,7 @@ let benchmarks: @Sendable () -> Void = {
     registerCancelAtScale()
     registerMemoryPerTask()
     registerExpiryAtOnce()
+    registerCoreAtScale()
 }
 
 /// How far a run's p90 may be from the one recorded in Thresholds/ before `thresholds check` (`make bench-check`)
