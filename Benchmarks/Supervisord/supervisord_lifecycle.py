@@ -7,7 +7,9 @@ Phases, each timed from the first request to the confirmation:
   resume     signalAllProcesses("CONT"), then no pid shows T
   terminate  stopAllProcesses(wait=True): every program STOPPED, i.e. reaped by supervisord
 supervisord has no suspension of its own; its batch XML-RPC calls are the fastest way it offers.
-Usage: supervisord_lifecycle.py [apps=200] [rounds=1]; prints one JSON object per round.
+Usage: supervisord_lifecycle.py [apps=200] [rounds=1] [--loglevel LEVEL]; prints one JSON object per round.
+--loglevel sets supervisord's `loglevel` (default `error`, as this script always did); `--loglevel default` leaves
+the key out, so supervisord logs at its own default (`info`: a line per process started, stopped and exited).
 """
 import json
 import os
@@ -19,8 +21,14 @@ import xmlrpc.client
 
 from supervisor.xmlrpc import SupervisorTransport
 
-COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+ARGUMENTS = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+LOGLEVEL = "error"
+if "--loglevel" in sys.argv:
+    LOGLEVEL = sys.argv[sys.argv.index("--loglevel") + 1]
+    ARGUMENTS.remove(LOGLEVEL)
+COUNT = int(ARGUMENTS[0]) if len(ARGUMENTS) > 0 else 200
+ROUNDS = int(ARGUMENTS[1]) if len(ARGUMENTS) > 1 else 1
+TOOL = "supervisord" if LOGLEVEL == "error" else "supervisord-" + LOGLEVEL
 
 
 def state(pid):
@@ -41,10 +49,16 @@ def one_round(directory, number):
     config = os.path.join(directory, "supervisord.conf")
     with open(config, "w") as handle:
         handle.write(
-            "[unix_http_server]\nfile=%s\n\n[supervisord]\nnodaemon=true\nlogfile=%s\npidfile=%s\nloglevel=error\n\n"
-            "[rpcinterface:supervisor]\n"
+            "[unix_http_server]\nfile=%s\n\n[supervisord]\nnodaemon=true\nlogfile=%s\npidfile=%s\n%s"
+            "minfds=%d\n\n[rpcinterface:supervisor]\n"
             "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface\n\n"
-            % (socket_path, os.path.join(directory, "supervisord.log"), os.path.join(directory, "supervisord.pid"))
+            % (
+                socket_path,
+                os.path.join(directory, "supervisord.log"),
+                os.path.join(directory, "supervisord.pid"),
+                "" if LOGLEVEL == "default" else "loglevel=%s\n" % LOGLEVEL,
+                max(1024, COUNT * 4 + 64),
+            )
         )
         for index in range(COUNT):
             handle.write(
@@ -84,7 +98,7 @@ def one_round(directory, number):
     finally:
         daemon.wait(timeout=30)
     phases["total"] = sum(phases.values())
-    print(json.dumps({"tool": "supervisord", "apps": COUNT, "round": number, **{k: round(v, 2) for k, v in phases.items()}}), flush=True)
+    print(json.dumps({"tool": TOOL, "apps": COUNT, "round": number, **{k: round(v, 2) for k, v in phases.items()}}), flush=True)
 
 
 def _ready(server):
