@@ -70,7 +70,9 @@ def run(tool, command, timeout):
         return None
     rows = [json.loads(line) for line in completed.stdout.splitlines() if line.startswith("{")]
     if completed.returncode != 0 or not rows:
-        print("  %s failed (exit %d): %s" % (tool, completed.returncode, completed.stderr[-400:]), file=sys.stderr)
+        lines = [line for line in completed.stderr.splitlines() if "Error" in line or "assert" in line.lower()]
+        print("  %s failed (exit %d): %s" % (tool, completed.returncode, " | ".join(lines) or completed.stderr[-400:]),
+              file=sys.stderr)
         return None
     return rows[0]
 

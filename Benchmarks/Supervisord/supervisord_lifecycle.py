@@ -11,6 +11,7 @@ Usage: supervisord_lifecycle.py [apps=200] [rounds=1] [--loglevel LEVEL]; prints
 --loglevel sets supervisord's `loglevel` (default `error`, as this script always did); `--loglevel default` leaves
 the key out, so supervisord logs at its own default (`info`: a line per process started, stopped and exited).
 """
+import http.client
 import json
 import os
 import subprocess
@@ -96,7 +97,13 @@ def one_round(directory, number):
         phases["terminate"] = (time.monotonic() - start) * 1000
         server.supervisor.shutdown()
     finally:
-        daemon.wait(timeout=30)
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            # Not left running (it would hold the caller's stdout open): killed, and the round fails.
+            daemon.kill()
+            daemon.wait()
+            raise
     phases["total"] = sum(phases.values())
     print(json.dumps({"tool": TOOL, "apps": COUNT, "round": number, **{k: round(v, 2) for k, v in phases.items()}}), flush=True)
 
@@ -104,9 +111,8 @@ def one_round(directory, number):
 def _ready(server):
     try:
         return server.supervisor.getState()["statename"] == "RUNNING"
-    except OSError:
-        return False
-    except xmlrpc.client.Fault:
+    except (OSError, xmlrpc.client.Fault, http.client.HTTPException):
+        # Not listening yet, or answering half-started (seen: an HTTPException during startup).
         return False
 
 
