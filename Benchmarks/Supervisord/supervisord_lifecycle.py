@@ -37,11 +37,11 @@ def state(pid):
         return handle.read().rsplit(")", 1)[1].split()[0]
 
 
-def wait_until(condition, timeout=60):
+def wait_until(condition, timeout=60, what="phase"):
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > end:
-            raise TimeoutError("supervisord lifecycle phase timed out")
+            raise TimeoutError("supervisord lifecycle %s timed out" % what)
         time.sleep(0.0002)
 
 
@@ -69,8 +69,8 @@ def one_round(directory, number):
     daemon = subprocess.Popen([sys.executable, "-m", "supervisor.supervisord", "-c", config])
     try:
         server = xmlrpc.client.ServerProxy("http://127.0.0.1", transport=SupervisorTransport(None, None, "unix://" + socket_path))
-        wait_until(lambda: os.path.exists(socket_path))
-        wait_until(lambda: _ready(server))
+        wait_until(lambda: os.path.exists(socket_path), what="start (socket)")
+        wait_until(lambda: _ready(server), what="start (RUNNING)")
         phases = {}
 
         start = time.monotonic()
@@ -82,12 +82,12 @@ def one_round(directory, number):
 
         start = time.monotonic()
         server.supervisor.signalAllProcesses("STOP")
-        wait_until(lambda: all(state(pid) == "T" for pid in pids))
+        wait_until(lambda: all(state(pid) == "T" for pid in pids), what="suspend")
         phases["suspend"] = (time.monotonic() - start) * 1000
 
         start = time.monotonic()
         server.supervisor.signalAllProcesses("CONT")
-        wait_until(lambda: all(state(pid) != "T" for pid in pids))
+        wait_until(lambda: all(state(pid) != "T" for pid in pids), what="resume")
         phases["resume"] = (time.monotonic() - start) * 1000
 
         start = time.monotonic()
