@@ -7,8 +7,11 @@ Phases, each timed from the first request to the confirmation:
   resume     signalAllProcesses("CONT"), then no pid shows T
   terminate  stopAllProcesses(wait=True): every program STOPPED, i.e. reaped by supervisord
 supervisord has no suspension of its own; its batch XML-RPC calls are the fastest way it offers.
-Usage: supervisord_lifecycle.py [apps=200] [rounds=1]; prints one JSON object per round.
+Usage: supervisord_lifecycle.py [apps=200] [rounds=1] [--loglevel LEVEL]; prints one JSON object per round.
+--loglevel sets supervisord's `loglevel` (default `error`, as this script always did); `--loglevel default` leaves
+the key out, so supervisord logs at its own default (`info`: a line per process started, stopped and exited).
 """
+import http.client
 import json
 import os
 import subprocess
@@ -19,8 +22,14 @@ import xmlrpc.client
 
 from supervisor.xmlrpc import SupervisorTransport
 
-COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+ARGUMENTS = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+LOGLEVEL = "error"
+if "--loglevel" in sys.argv:
+    LOGLEVEL = sys.argv[sys.argv.index("--loglevel") + 1]
+    ARGUMENTS.remove(LOGLEVEL)
+COUNT = int(ARGUMENTS[0]) if len(ARGUMENTS) > 0 else 200
+ROUNDS = int(ARGUMENTS[1]) if len(ARGUMENTS) > 1 else 1
+TOOL = "supervisord" if LOGLEVEL == "error" else "supervisord-" + LOGLEVEL
 
 
 def state(pid):
@@ -28,11 +37,11 @@ def state(pid):
         return handle.read().rsplit(")", 1)[1].split()[0]
 
 
-def wait_until(condition, timeout=60):
+def wait_until(condition, timeout=60, what="phase"):
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > end:
-            raise TimeoutError("supervisord lifecycle phase timed out")
+            raise TimeoutError("supervisord lifecycle %s timed out" % what)
         time.sleep(0.0002)
 
 
@@ -41,10 +50,16 @@ def one_round(directory, number):
     config = os.path.join(directory, "supervisord.conf")
     with open(config, "w") as handle:
         handle.write(
-            "[unix_http_server]\nfile=%s\n\n[supervisord]\nnodaemon=true\nlogfile=%s\npidfile=%s\nloglevel=error\n\n"
-            "[rpcinterface:supervisor]\n"
+            "[unix_http_server]\nfile=%s\n\n[supervisord]\nnodaemon=true\nlogfile=%s\npidfile=%s\n%s"
+            "minfds=%d\n\n[rpcinterface:supervisor]\n"
             "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface\n\n"
-            % (socket_path, os.path.join(directory, "supervisord.log"), os.path.join(directory, "supervisord.pid"))
+            % (
+                socket_path,
+                os.path.join(directory, "supervisord.log"),
+                os.path.join(directory, "supervisord.pid"),
+                "" if LOGLEVEL == "default" else "loglevel=%s\n" % LOGLEVEL,
+                max(1024, COUNT * 4 + 64),
+            )
         )
         for index in range(COUNT):
             handle.write(
@@ -54,8 +69,8 @@ def one_round(directory, number):
     daemon = subprocess.Popen([sys.executable, "-m", "supervisor.supervisord", "-c", config])
     try:
         server = xmlrpc.client.ServerProxy("http://127.0.0.1", transport=SupervisorTransport(None, None, "unix://" + socket_path))
-        wait_until(lambda: os.path.exists(socket_path))
-        wait_until(lambda: _ready(server))
+        wait_until(lambda: os.path.exists(socket_path), what="start (socket)")
+        wait_until(lambda: _ready(server), what="start (RUNNING)")
         phases = {}
 
         start = time.monotonic()
@@ -67,12 +82,12 @@ def one_round(directory, number):
 
         start = time.monotonic()
         server.supervisor.signalAllProcesses("STOP")
-        wait_until(lambda: all(state(pid) == "T" for pid in pids))
+        wait_until(lambda: all(state(pid) == "T" for pid in pids), what="suspend")
         phases["suspend"] = (time.monotonic() - start) * 1000
 
         start = time.monotonic()
         server.supervisor.signalAllProcesses("CONT")
-        wait_until(lambda: all(state(pid) != "T" for pid in pids))
+        wait_until(lambda: all(state(pid) != "T" for pid in pids), what="resume")
         phases["resume"] = (time.monotonic() - start) * 1000
 
         start = time.monotonic()
@@ -82,17 +97,22 @@ def one_round(directory, number):
         phases["terminate"] = (time.monotonic() - start) * 1000
         server.supervisor.shutdown()
     finally:
-        daemon.wait(timeout=30)
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            # Not left running (it would hold the caller's stdout open): killed, and the round fails.
+            daemon.kill()
+            daemon.wait()
+            raise
     phases["total"] = sum(phases.values())
-    print(json.dumps({"tool": "supervisord", "apps": COUNT, "round": number, **{k: round(v, 2) for k, v in phases.items()}}), flush=True)
+    print(json.dumps({"tool": TOOL, "apps": COUNT, "round": number, **{k: round(v, 2) for k, v in phases.items()}}), flush=True)
 
 
 def _ready(server):
     try:
         return server.supervisor.getState()["statename"] == "RUNNING"
-    except OSError:
-        return False
-    except xmlrpc.client.Fault:
+    except (OSError, xmlrpc.client.Fault, http.client.HTTPException):
+        # Not listening yet, or answering half-started (seen: an HTTPException during startup).
         return False
 
 

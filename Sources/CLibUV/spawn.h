@@ -4,7 +4,10 @@
 // 5.7), so that the child is in its cgroup from its first instruction and the parent holds a pidfd for it; on
 // older kernels it falls back to fork(), the child joining its cgroup by writing "0" to `cgroup.procs` before it
 // execs, and pidfd_open (Linux 5.3). A child without a cgroup (signal mode) is started with glibc's clone and
-// CLONE_VM | CLONE_VFORK | CLONE_PIDFD on a stack of its own, as posix_spawn does: nothing is copied. Between the clone and execve the child makes only async-signal-safe calls.
+// CLONE_VM | CLONE_VFORK | CLONE_PIDFD on a stack of its own, as posix_spawn does: nothing is copied. On x86_64
+// a child with a cgroup is too, through clone3 with CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP and a small
+// assembly trampoline (`runway_clone3_vm`). Between the clone and execve the child makes only async-signal-safe
+// calls.
 // An exec failure (or any step before it) reaches the parent through a close-on-exec pipe as the step and
 // errno, and the failed child is reaped before `runway_spawn` returns.
 #pragma once
@@ -63,6 +66,9 @@ struct runway_spawn_result {
     int pidfd;
     /// 1 when clone3 with CLONE_INTO_CGROUP/CLONE_PIDFD started it, 0 for the fork fallback.
     int used_clone3;
+    /// 1 when the child borrowed this process's memory until its exec (CLONE_VM | CLONE_VFORK: no page table
+    /// copied), 0 when it was forked.
+    int shared_memory;
     /// The failed step (`runway_spawn_step`) and its errno; 0 on success.
     int step;
     int error;
@@ -134,8 +140,8 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
 
 /// glibc's clone(3) wrapper (declared by <sched.h> only under _GNU_SOURCE): runs `fn` on `stack` in the child.
 extern int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
-#define RUNWAY_CLONE_VM 0x00000100
-#define RUNWAY_CLONE_VFORK 0x00004000
+#define RUNWAY_CLONE_VM 0x00000100ULL
+#define RUNWAY_CLONE_VFORK 0x00004000ULL
 #define RUNWAY_SPAWN_STACK_BYTES 65536
 
 /// What the child of a CLONE_VM clone gets (it shares the parent's memory while the parent waits).
@@ -143,14 +149,46 @@ struct runway_spawn_child_arguments {
     const struct runway_spawn_request *request;
     int report_read_fd;
     int report_write_fd;
+    /// `cgroup.procs` to write "0" to before anything else (joining by write), or -1.
+    int cgroup_procs_fd;
 };
 
 static inline int runway_spawn_child_entry(void *argument) {
     struct runway_spawn_child_arguments *arguments = (struct runway_spawn_child_arguments *)argument;
     close(arguments->report_read_fd);
-    runway_spawn_child(arguments->request, arguments->report_write_fd, -1);
+    runway_spawn_child(arguments->request, arguments->report_write_fd, arguments->cgroup_procs_fd);
     return 127;
 }
+
+#if defined(__x86_64__) && defined(SYS_clone3)
+#define RUNWAY_HAS_CLONE3_VM 1
+/// clone3 with a function to run on the new stack, as glibc 2.34's internal `__clone3` does (glibc exports no
+/// wrapper): `long runway_clone3_vm(struct runway_clone_args *args, size_t size, int (*fn)(void *), void *arg)`.
+/// Returns the child's pid or -errno in the parent. The child, whose stack pointer the kernel set to
+/// `args->stack + args->stack_size`, touches nothing of the caller's frame: it calls `fn(arg)` on its own stack
+/// and exits with its result (`fn` execs or `_exit`s first). `syscall` keeps rdx and r8 (it clobbers rax, rcx,
+/// r11), which carry `fn` and `arg` across it.
+__attribute__((naked, noinline, used)) static long runway_clone3_vm(struct runway_clone_args *args, size_t size,
+                                                                   int (*fn)(void *), void *arg) {
+    __asm__ volatile(
+        "mov %rcx, %r8\n\t"
+        "mov $435, %eax\n\t" /* SYS_clone3 */
+        "syscall\n\t"
+        "test %rax, %rax\n\t"
+        "jz 1f\n\t"
+        "ret\n"
+        "1:\n\t"
+        "xor %ebp, %ebp\n\t"
+        "mov %r8, %rdi\n\t"
+        "call *%rdx\n\t"
+        "mov %eax, %edi\n\t"
+        "mov $60, %eax\n\t" /* SYS_exit */
+        "syscall\n\t"
+        "hlt\n\t");
+}
+#else
+#define RUNWAY_HAS_CLONE3_VM 0
+#endif
 
 /// Starts `request` (see the top of this file). Returns 0 with `result->pid` and `result->pidfd` set, or -errno
 /// with `result->step` naming what failed. Any thread; blocks until the child has exec'd or failed.
@@ -188,14 +226,49 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         // the page tables of the whole daemon). CLONE_PIDFD stores the pidfd through parent_tid.
         stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
         if (stack != NULL) {
-            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1]};
-            int flags = RUNWAY_CLONE_VM | RUNWAY_CLONE_VFORK | (int)RUNWAY_CLONE_PIDFD | SIGCHLD;
+            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1], -1};
+            int flags = (int)(RUNWAY_CLONE_VM | RUNWAY_CLONE_VFORK | RUNWAY_CLONE_PIDFD) | SIGCHLD;
             pid = clone(runway_spawn_child_entry, (char *)stack + RUNWAY_SPAWN_STACK_BYTES, flags, &child_arguments,
                         &pidfd);
             if (pid < 0) pidfd = -1;  // and fall through to clone3 or fork
+            result->shared_memory = pid > 0;
             free(stack);
         }
     }
+#if RUNWAY_HAS_CLONE3_VM
+    else if (clone3_available && clone_error == 0) {
+        // A cgroup (freezer): clone3 into it with CLONE_VM | CLONE_VFORK on a stack of its own, through the
+        // trampoline above, so that this spawn copies no page tables either (Decision 162).
+        stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
+        if (stack != NULL) {
+            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1],
+                                                                   into_cgroup ? -1 : cgroup_procs_fd};
+            struct runway_clone_args arguments;
+            memset(&arguments, 0, sizeof arguments);
+            arguments.flags = RUNWAY_CLONE_VM | RUNWAY_CLONE_VFORK | RUNWAY_CLONE_PIDFD |
+                              (into_cgroup ? RUNWAY_CLONE_INTO_CGROUP : 0);
+            arguments.pidfd = (uint64_t)(uintptr_t)&pidfd;
+            arguments.exit_signal = SIGCHLD;
+            arguments.stack = (uint64_t)(uintptr_t)stack;
+            arguments.stack_size = RUNWAY_SPAWN_STACK_BYTES;
+            arguments.cgroup = into_cgroup ? (uint64_t)request->cgroup_fd : 0;
+            long cloned = runway_clone3_vm(&arguments, sizeof arguments, runway_spawn_child_entry, &child_arguments);
+            free(stack);
+            if (cloned > 0) {
+                pid = (int)cloned;
+                result->used_clone3 = 1;
+                result->shared_memory = 1;
+            } else {
+                // Any other error falls through to the fork-style clone3 below, which reports its own.
+                pidfd = -1;
+                if (cloned == -ENOSYS || cloned == -E2BIG) {
+                    __atomic_store_n(&runway_spawn_clone3_missing, 1, __ATOMIC_RELAXED);
+                    clone3_available = 0;
+                }
+            }
+        }
+    }
+#endif
 #ifdef SYS_clone3
     if (pid < 0 && clone3_available && clone_error == 0) {
         struct runway_clone_args arguments;
@@ -292,6 +365,16 @@ static inline int runway_pidfd_reap(int pidfd, int *exited, int *status) {
     *exited = info.si_code == CLD_EXITED ? 1 : 0;
     *status = info.si_status;
     return 1;
+}
+
+/// The pid of an exited child of this process that nobody has reaped yet, without reaping it
+/// (waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT)): the pid, 0 when no child has exited, or -errno (-ECHILD: no
+/// children at all).
+static inline int runway_peek_exited_child(void) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -errno;
+    return info.si_pid;
 }
 
 /// Casts for the pidfd poll handle.

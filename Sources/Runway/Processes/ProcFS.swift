@@ -1,3 +1,5 @@
+import CLibUV
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,6 +18,8 @@ enum ProcFS {
         /// When the process started, in clock ticks after boot (field 22): with the pid, it names one process
         /// across pid reuse.
         var startTime: UInt64
+        /// Its number of threads (field 20).
+        var threads: Int32 = 1
     }
 
     /// Parses a `/proc/PID/stat` line. The command name is in parentheses and may itself contain spaces and
@@ -25,14 +29,32 @@ enum ProcFS {
         let fields = line[line.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
         // Field 3 (the state) is fields[0], so field 22 (the start time) is fields[19].
         guard fields.count >= 20, let state = fields[0].first, let parent = Int32(fields[1]),
-            let group = Int32(fields[2]), let session = Int32(fields[3]), let start = UInt64(fields[19])
+            let group = Int32(fields[2]), let session = Int32(fields[3]), let start = UInt64(fields[19]),
+            let threads = Int32(fields[17])
         else { return nil }
-        return Stat(state: state, parent: parent, processGroup: group, session: session, startTime: start)
+        return Stat(
+            state: state,
+            parent: parent,
+            processGroup: group,
+            session: session,
+            startTime: start,
+            threads: threads
+        )
     }
 
-    /// The stat of a live process, or nil when it is gone.
+    /// The stat of a live process, or nil when it is gone: read and parsed in C (`runway_proc_stat`), without
+    /// allocating; the same fields as `parseStat`.
     static func stat(_ pid: Int32) -> Stat? {
-        SystemFiles.read("/proc/\(pid)/stat").flatMap(Self.parseStat)
+        var raw = runway_proc_stat()
+        guard runway_proc_stat(pid, nil, &raw) == 0 else { return nil }
+        return Stat(
+            state: Character(Unicode.Scalar(UInt8(bitPattern: raw.state))),
+            parent: raw.parent,
+            processGroup: raw.process_group,
+            session: raw.session,
+            startTime: raw.start_time,
+            threads: raw.threads
+        )
     }
 
     /// The pids of every process whose process group is `group` (a scan of `/proc`).

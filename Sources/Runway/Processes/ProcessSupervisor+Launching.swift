@@ -38,7 +38,7 @@ extension ProcessSupervisor {
         child.delegate = self
         let environment = Self.environment(for: app, spec: spec)
         do {
-            try SpawnedChildren.spawning { () throws(ProcessStartError) -> Int32 in
+            try SpawnedChildren.spawning(owner: ObjectIdentifier(self)) { () throws(ProcessStartError) -> Int32 in
                 // Descriptors this process inherited or opened without O_CLOEXEC must not reach the app: it gets
                 // 0-2 and, for a protocol app, its channel as 3 (which runway_spawn maps in with dup2; the child
                 // also marks everything above close-on-exec before it execs).
@@ -63,6 +63,7 @@ extension ProcessSupervisor {
         managed.confirmation = nil
         managed.policer = self.makePolicer()
         managed.tracked = ProcessIdentity.current(child.pid).map { [$0] } ?? []
+        managed.scannedAt = nil
         self.apps[app] = managed
         self.markStateDirty()
         self.startScanningIfNeeded()

@@ -45,7 +45,7 @@ extension ProcessSupervisor {
         self.refreshTracking([app])
         // What died before this exit was handled is a zombie no scan follows: reaped now, for its SIGCHLD
         // may have been handled already, and the supervisor may close before another arrives.
-        if self.options.reapsOrphans { self.sweepZombies() }
+        if self.options.reapsOrphans { self.sweepZombiesIfAny() }
         guard var managed = self.apps[app] else { return }
         managed.lastExit = exit
         managed.confirmation = nil

@@ -28,14 +28,37 @@ extension ProcessSupervisor {
     /// processes still tracked), then this process's children that no app tracks; marks the state file dirty
     /// when anything changed. What is found for an app whose main process has exited is killed and left to
     /// reap (`leaveBehind`). With `apps` empty this is the light scan.
+    ///
+    /// The look at this process's own children (`attributeOwnChildren`, which reads the whole list of them) is
+    /// done at most once per loop turn for a scan of named apps (Decision 160): a batch of N suspends in one turn
+    /// reads it once, not N times. The light scan and the scan of every app always do it.
     func refreshTracking(_ apps: [AppID]? = nil) {
         let tree = ProcessTree()
         var changed = false
-        for app in apps ?? Array(self.apps.keys) { changed = self.rescan(app, tree) || changed }
-        let claimed = Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
-        changed = self.attributeOwnChildren(tree, claimed: claimed) || changed
-        for app in self.apps.keys where self.apps[app]?.child?.hasExited == true { self.leaveBehind(app) }
+        let scanned = apps ?? Array(self.apps.keys)
+        for app in scanned { changed = self.rescan(app, tree) || changed }
+        var touched = Set(scanned)
+        if self.needsOwnChildrenLook(named: apps) {
+            self.scanCounts.ownChildrenLooks += 1
+            let claimed = Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
+            let (attributionChanged, attributed) = self.attributeOwnChildren(tree, claimed: claimed)
+            changed = attributionChanged || changed
+            touched.formUnion(attributed)
+        }
+        for app in apps == nil ? Array(self.apps.keys) : Array(touched)
+        where self.apps[app]?.child?.hasExited == true {
+            self.leaveBehind(app)
+        }
         if changed { self.markStateDirty() }
+    }
+
+    /// True when this scan reads this process's own children: always for the light scan (`named` empty) and
+    /// for every app (`named` nil); for named apps, once per loop turn (`ownChildrenLookedAt`).
+    private func needsOwnChildrenLook(named apps: [AppID]?) -> Bool {
+        let now = self.loop.turnNow
+        defer { self.ownChildrenLookedAt = now }
+        guard let apps, !apps.isEmpty else { return true }
+        return self.ownChildrenLookedAt != now
     }
 
     /// The light scan: this process's children that no app tracks yet are attributed (or kept as unattributed)
@@ -44,10 +67,16 @@ extension ProcessSupervisor {
 
     /// One app's processes: its cgroup's with the freezer, else the tree under its main process and under every
     /// process already tracked for it. Returns true when they changed.
+    ///
+    /// A running app already scanned in this loop turn is not read again (Decision 160): `signalEveryProcess` and
+    /// the confirmation check right after it share one scan.
     private func rescan(_ app: AppID, _ tree: ProcessTree) -> Bool {
         guard var managed = self.apps[app], let child = managed.child else { return false }
         let running = !child.hasExited
         guard running || !managed.tracked.isEmpty else { return false }
+        let now = self.loop.turnNow
+        if running && managed.scannedAt == now { return false }
+        managed.scannedAt = running ? now : nil
         let found: Set<ProcessIdentity>
         if managed.choice?.mechanism == .freezer, let cgroup = managed.cgroup, running {
             found = Set(cgroup.processes.compactMap(ProcessIdentity.current))
@@ -55,10 +84,10 @@ extension ProcessSupervisor {
             let roots = managed.tracked.map { (pid: $0.pid, startTime: Optional($0.startTime)) }
             found = self.walk(tree, from: (running ? [(child.pid, nil)] : []) + roots, app: app)
         }
-        guard found != managed.tracked else { return false }
+        let changed = found != managed.tracked
         managed.tracked = found
         self.apps[app] = managed
-        return true
+        return changed
     }
 
     /// The app's processes to signal beside its process group: every tracked process outside the main
@@ -100,11 +129,12 @@ extension ProcessSupervisor {
     /// app's processes never share it: `runway_spawn` starts each app in a new session; a host's own children do):
     /// attributed to an app by `RUNWAY_APP` when its environment still says so, else kept as unattributed.
     ///
-    /// - Returns: True when an app's set or the unattributed set changed.
-    private func attributeOwnChildren(_ tree: ProcessTree, claimed: Set<Int32>) -> Bool {
+    /// - Returns: True when an app's set or the unattributed set changed, and the apps given processes.
+    private func attributeOwnChildren(_ tree: ProcessTree, claimed: Set<Int32>) -> (Bool, [AppID]) {
         var claimed = claimed
         var unattributed = Set<ProcessIdentity>()
         var changed = false
+        var attributed: [AppID] = []
         let own = getpid()
         let mains = SpawnedChildren.withOwned { $0 }
         for pid in tree.children(of: own) where !claimed.contains(pid) && !mains.contains(pid) {
@@ -117,6 +147,7 @@ extension ProcessSupervisor {
                 claimed.formUnion(found.map(\.pid))
                 managed.tracked.formUnion(found)
                 self.apps[app] = managed
+                attributed.append(app)
                 changed = true
             } else {
                 let limit = max(1, self.options.trackedProcessLimit)
@@ -127,7 +158,7 @@ extension ProcessSupervisor {
             self.unattributed = unattributed
             changed = true
         }
-        return changed
+        return (changed, attributed)
     }
 
     // MARK: The scan timer

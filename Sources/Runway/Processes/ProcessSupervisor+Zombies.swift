@@ -29,7 +29,7 @@ extension ProcessSupervisor {
             signal,
             { handle, _ in
                 guard let data = handle?.pointee.data else { return }
-                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().sweepZombies()
+                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().sweepZombiesIfAny()
             },
             SIGCHLD
         )
@@ -49,12 +49,23 @@ extension ProcessSupervisor {
         uv_close(runway_signal_as_handle(signal)) { handle in UnsafeMutableRawPointer(handle)?.deallocate() }
     }
 
+    /// `sweepZombies` unless the first exited child the kernel shows (`waitid(WNOWAIT)`, which reaps nothing) is
+    /// none, or is a main process of this supervisor: its pidfd reaps it, and the handling of that exit sweeps
+    /// again (`child(_:exited:)`), so whatever exited beside it is reaped then (Decision 161). A full sweep reads
+    /// the list of every child of this process; at each of N exits that made terminating N apps O(N²).
+    func sweepZombiesIfAny() {
+        let exited = runway_peek_exited_child()
+        guard exited > 0, SpawnedChildren.owner(of: exited) != ObjectIdentifier(self) else { return }
+        self.sweepZombies()
+    }
+
     /// Reaps every exited child of this process that is neither an app's main process nor in this process's
     /// session.
     ///
     /// - Returns: The pids reaped.
     @discardableResult
     func sweepZombies() -> [Int32] {
+        self.scanCounts.zombieSweeps += 1
         let tree = ProcessTree()
         let children = tree.children(of: getpid())
         guard !children.isEmpty else { return [] }

@@ -69,6 +69,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
         /// Every live process of the app's current run, main process included, as last scanned
         /// (`+Tracking`); emptied when the run's leftovers become orphans.
         var tracked: Set<ProcessIdentity> = []
+        /// The loop turn (`turnNow`) of the last scan of `tracked` while the child ran (`+Tracking`).
+        var scannedAt: Instant?
     }
 
     /// A process left behind by an app (a grandchild) that was killed and must be reaped once re-parented.
@@ -105,6 +107,10 @@ final class ProcessSupervisor: ChildProcessDelegate {
     var truncatedApps: Set<AppID> = []
     /// Children of this process in an app's session that no app claims (`+Tracking`).
     var unattributed: Set<ProcessIdentity> = []
+    /// The loop turn (`turnNow`) of the last look at this process's own children (`+Tracking`).
+    var ownChildrenLookedAt: Instant?
+    /// How often the list of this process's children was read (tests).
+    var scanCounts = ProcessScanCounts()
     /// Registered apps by bundle identifier, for `RUNWAY_APP` in a child's environment.
     var appsByBundleIdentifier: [String: AppID] = [:]
     /// SIGCHLD, for the zombie sweep (`+Zombies`); nil without `reapsOrphans`.

@@ -1,3 +1,5 @@
+import CLibUV
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,15 +24,21 @@ struct ProcessTree {
         self.parentMap = Self.hasChildrenFiles ? nil : Self.readParentMap()
     }
 
-    /// The pids of `pid`'s children (zombies included), as listed now.
-    func children(of pid: Int32) -> [Int32] {
+    /// The pids of `pid`'s children (zombies included), as listed now: read and parsed in C
+    /// (`runway_proc_children`), into a buffer that grows when the list is longer. `threads` is the count its
+    /// stat showed, when the caller read it: with 1, only the main thread's list is read (no listing of its tasks).
+    func children(of pid: Int32, threads: Int32? = nil) -> [Int32] {
         if let parentMap = self.parentMap { return parentMap[pid] ?? [] }
-        var result: [Int32] = []
-        for task in SystemFiles.entries(of: "/proc/\(pid)/task") {
-            guard let text = SystemFiles.read("/proc/\(pid)/task/\(task)/children") else { continue }
-            result += text.split(separator: " ").compactMap { Int32($0.trimmingWhitespace) }
+        var capacity = 64
+        while true {
+            var count: Int32 = 0
+            let result = [Int32](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                count = runway_proc_children(pid, threads == 1 ? 1 : 0, buffer.baseAddress, Int32(capacity))
+                initialized = Int(max(0, min(count, Int32(capacity))))
+            }
+            if Int(count) <= capacity { return result }
+            capacity = Int(count) + 64  // More children than room (some may arrive before the next read).
         }
-        return result
     }
 
     /// Every live, non-zombie process reachable from `roots` (the roots included), each with its start time,
@@ -52,7 +60,7 @@ struct ProcessTree {
                 guard found.count < limit else { return (found, true) }
                 found.insert(ProcessIdentity(pid: pid, startTime: stat.startTime))
             }
-            queue += self.children(of: pid).map { ($0, nil) }
+            queue += self.children(of: pid, threads: stat.threads).map { ($0, nil) }
         }
         return (found, false)
     }

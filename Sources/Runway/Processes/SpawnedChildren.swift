@@ -15,22 +15,36 @@ import Musl
 /// it while it reaps, so a child that exits before its pid is recorded cannot be reaped by a sweep.
 enum SpawnedChildren {
     private static let pids = Mutex<Set<Int32>>([])
+    /// The supervisor (its `ObjectIdentifier`) that spawned each pid of `pids`.
+    private static let owners = Mutex<[Int32: ObjectIdentifier]>([:])
 
-    /// Runs `body` (which spawns) under the lock and records the pid it returns (when positive).
-    static func spawning<E: Error>(_ body: () throws(E) -> Int32) throws(E) {
+    /// Runs `body` (which spawns) under the lock and records the pid it returns (when positive), spawned by
+    /// `owner` when given.
+    static func spawning<E: Error>(owner: ObjectIdentifier? = nil, _ body: () throws(E) -> Int32) throws(E) {
         try Self.pids.withLock { (pids: inout Set<Int32>) throws(E) in
             let pid = try body()
-            if pid > 0 { pids.insert(pid) }
+            if pid > 0 {
+                pids.insert(pid)
+                if let owner { Self.owners.withLock { $0[pid] = owner } }
+            }
         }
     }
 
     /// Forgets `pid` once its pidfd has reaped it.
     static func reaped(_ pid: Int32) {
-        _ = Self.pids.withLock { $0.remove(pid) }
+        _ = Self.pids.withLock { pids in
+            Self.owners.withLock { _ = $0.removeValue(forKey: pid) }
+            return pids.remove(pid)
+        }
     }
 
     /// Runs `body` under the lock with the pids the pidfds own.
     static func withOwned<T>(_ body: (Set<Int32>) -> T) -> T {
         Self.pids.withLock { body($0) }
+    }
+
+    /// The supervisor that spawned `pid` and has not reaped it yet, or nil.
+    static func owner(of pid: Int32) -> ObjectIdentifier? {
+        Self.pids.withLock { _ in Self.owners.withLock { $0[pid] } }
     }
 }

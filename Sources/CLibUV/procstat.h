@@ -1,0 +1,138 @@
+// CLibUV procstat: `/proc/PID/stat` read and parsed in C, without allocating (issue 15: the signal mode's
+// suspend, resume and confirmation read it several times per app; the Swift read and split cost more than the
+// kernel's answer).
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/// The fields of `/proc/PID/stat` that Runway uses (`ProcFS.Stat`).
+struct runway_proc_stat {
+    /// The one-letter state (field 3).
+    char state;
+    int parent;
+    int process_group;
+    int session;
+    /// Field 20, the number of threads.
+    int threads;
+    /// Field 22, clock ticks after boot.
+    uint64_t start_time;
+};
+
+/// Reads and parses `/proc/PID/stat` (`path`, or "/proc/<pid>/stat" when `path` is NULL). Fields are counted
+/// from the last ')' (the command name may hold spaces and parentheses). Returns 0, -errno when the file cannot
+/// be read (-ENOENT: no such process), or -EINVAL when it does not parse. Any thread.
+static inline int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out) {
+    char own_path[48];
+    if (path == NULL) {
+        snprintf(own_path, sizeof own_path, "/proc/%d/stat", pid);
+        path = own_path;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    char buffer[1024];
+    ssize_t count;
+    do {
+        count = read(fd, buffer, sizeof buffer - 1);
+    } while (count < 0 && errno == EINTR);
+    int error = errno;
+    close(fd);
+    if (count < 0) return -error;
+    buffer[count] = 0;
+    char *field = strrchr(buffer, ')');
+    if (field == NULL) return -EINVAL;
+    field += 1;
+    // Field 3 is the first after ')'; walk the space-separated fields up to 22.
+    uint64_t values[23] = {0};
+    char state = 0;
+    int number = 2;
+    while (*field != 0 && number < 22) {
+        while (*field == ' ') field++;
+        if (*field == 0 || *field == '\n') break;
+        number += 1;
+        if (number == 3) {
+            state = *field;
+            while (*field != 0 && *field != ' ') field++;
+            continue;
+        }
+        int negative = *field == '-';
+        if (negative) field++;
+        uint64_t value = 0;
+        if (*field < '0' || *field > '9') return -EINVAL;
+        while (*field >= '0' && *field <= '9') value = value * 10 + (uint64_t)(*field++ - '0');
+        if (*field != ' ' && *field != '\n' && *field != 0) return -EINVAL;
+        values[number] = negative ? (uint64_t)(-(int64_t)value) : value;
+    }
+    if (number < 22 || state == 0) return -EINVAL;
+    out->state = state;
+    out->parent = (int)values[4];
+    out->process_group = (int)values[5];
+    out->session = (int)values[6];
+    out->threads = (int)values[20];
+    out->start_time = values[22];
+    return 0;
+}
+
+#include <dirent.h>
+
+/// Appends the pids listed in `path` (a `children` file) to `out` (at most `capacity` in all) and returns the new
+/// count, or -1 when the file cannot be opened.
+static inline int runway_proc_children_file(const char *path, int *out, int capacity, int count) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    // The list may be longer than the buffer: a number cut at the end of one read goes on in the next.
+    char buffer[4096];
+    long value = -1;
+    for (;;) {
+        ssize_t got = read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        for (ssize_t i = 0; i < got; i++) {
+            char c = buffer[i];
+            if (c >= '0' && c <= '9') {
+                value = (value < 0 ? 0 : value * 10) + (c - '0');
+            } else if (value >= 0) {
+                if (count < capacity) out[count] = (int)value;
+                count += 1;
+                value = -1;
+            }
+        }
+    }
+    if (value >= 0) {
+        if (count < capacity) out[count] = (int)value;
+        count += 1;
+    }
+    close(fd);
+    return count;
+}
+
+/// The pids of `pid`'s children, as its threads' `/proc/PID/task/TID/children` list them (zombies included),
+/// written to `out` (at most `capacity`). With `single_thread` non-zero (the caller read one thread in its stat)
+/// only the main thread's file is read, without listing `/proc/PID/task`. Returns how many there are (more than
+/// `capacity` when `out` was too small: call again with room for that many), or -errno when the process's task
+/// folder cannot be read. Any thread.
+static inline int runway_proc_children(int pid, int single_thread, int *out, int capacity) {
+    char path[96];
+    if (single_thread) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
+        int count = runway_proc_children_file(path, out, capacity, 0);
+        if (count >= 0) return count;  // else list the tasks (the main thread may have exited: a zombie leader)
+    }
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (tasks == NULL) return -errno;
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%s/children", pid, entry->d_name);
+        int next = runway_proc_children_file(path, out, capacity, count);
+        if (next >= 0) count = next;
+    }
+    closedir(tasks);
+    return count;
+}

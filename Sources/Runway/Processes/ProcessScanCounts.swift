@@ -1,0 +1,9 @@
+/// How often the supervisor read the whole list of this process's children (issue 15): each read costs in
+/// proportion to the number of children, so doing it per app or per exit made a batch of N apps cost O(N²).
+/// Tests read these to check that a batch reads the list once (Decisions 160, 161). Loop thread only.
+struct ProcessScanCounts: Hashable, Sendable {
+    /// Looks at this process's own children for attribution (`attributeOwnChildren`).
+    var ownChildrenLooks = 0
+    /// Full zombie sweeps (`sweepZombies`).
+    var zombieSweeps = 0
+}
