@@ -1,0 +1,46 @@
+import RunwayCore
+
+/// What one batch of actions makes redundant (issue 15, Decisions 165-167): per-app work the supervisor defers to
+/// the end of the core's action list or caches for one loop turn. Loop thread only.
+struct SupervisorBatchState {
+    /// `oom_score_adj` values not written yet, by app, each for the child that was running when the core asked;
+    /// written by `flushOOMScores()` when the runner has drained the actions of one event.
+    var pendingOOMScores: [AppID: (child: ChildProcess, value: Int)] = [:]
+    /// This process's environment as read in the loop turn `turn` (`environmentBase(now:)`).
+    var environment: (turn: Instant, base: [String: String])?
+    /// True while the housekeeping tick is armed to fire on the next loop turn (`startTicking(soon:)`).
+    var tickSoon = false
+}
+
+extension ProcessSupervisor {
+    /// `.setOOMScoreAdjust` when the runner drains: only the last value the core gave an app in the action list
+    /// of one event is written (Decision 165). Going Home from the foreground, an app passes through the
+    /// background (500) to suspended (1,000) in one list: one write, of 1,000, instead of two.
+    func deferOOMScoreAdjust(_ value: Int, for app: AppID) {
+        guard self.options.adjustsOOMScore, let child = self.apps[app]?.child, !child.hasExited else { return }
+        self.batch.pendingOOMScores[app] = (child, value)
+    }
+
+    /// Writes the pending `oom_score_adj` values: each to the child it was meant for, if that child is still the
+    /// app's and has not exited (its pid is not reaped, so it names that process). Called by `LoopDriver` when
+    /// the runner has drained an event's actions.
+    func flushOOMScores() {
+        guard !self.batch.pendingOOMScores.isEmpty else { return }
+        let pending = self.batch.pendingOOMScores
+        self.batch.pendingOOMScores = [:]
+        for (app, entry) in pending where self.apps[app]?.child === entry.child && !entry.child.hasExited {
+            self.scanCounts.oomScoreWrites += 1
+            ProcFS.setOOMScoreAdjust(entry.child.pid, entry.value)
+        }
+    }
+
+    /// This process's environment, read once per loop turn (Decision 167): a batch of N launches parses
+    /// `environ` once, not N times. A change to the environment shows at the next turn's launches.
+    func environmentBase(now: Instant) -> [String: String] {
+        if let cached = self.batch.environment, cached.turn == now { return cached.base }
+        self.scanCounts.environmentReads += 1
+        let base = Self.currentEnvironment()
+        self.batch.environment = (now, base)
+        return base
+    }
+}
