@@ -59,6 +59,7 @@ extension ProcessSupervisor {
             return
         }
         managed.child = child
+        self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
         managed.confirmation = nil
         managed.policer = self.makePolicer()

@@ -56,6 +56,39 @@ struct ProcessBatchTests {
         await scheduler.shutdown()
     }
 
+    @Test("Issue 15: a launch does not write the oom_score_adj the child inherited; a different value is written")
+    func launchSkipsTheInheritedOOMScore() async throws {
+        let own = try #require(ProcFS.oomScoreAdjust(getpid()))
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
+        let apps = (0..<4).map { AppID("com.test.batch.oom.\($0)") }
+        for app in apps {
+            try scheduler.register(
+                process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+            )
+        }
+        // Launched active (0), or in the background and suspended at once (no task: 1000): one write per app
+        // unless its final value is this process's.
+        let (foreground, background) = (Array(apps.prefix(2)), Array(apps.suffix(2)))
+        let writes = scheduler.bridge.sync { driver -> Int in
+            let supervisor = driver.processSupervisor()
+            let before = supervisor.scanCounts.oomScoreWrites
+            for app in foreground { try? driver.command(.launch, for: app) }
+            for app in background { try? driver.command(.launchInBackground, for: app) }
+            return supervisor.scanCounts.oomScoreWrites - before
+        }
+        let expected = (own == 0 ? 0 : foreground.count) + (own == 1000 ? 0 : background.count)
+        #expect(writes == expected, "oom_score_adj writes for 4 launches, this process's value \(own)")
+        let processes = scheduler.processes()
+        for app in apps {
+            let pid = try #require(processes[app]?.pid)
+            #expect(ProcFS.oomScoreAdjust(pid) == (foreground.contains(app) ? 0 : 1000), "oom_score_adj of \(app)")
+        }
+        await scheduler.shutdown()
+    }
+
     @Test(
         "Issue 15: a batch of suspends looks at the kernel on the next turn, and each is confirmed",
         arguments: mechanisms
