@@ -37,6 +37,8 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Tick.swift`: the housekeeping timer that polls confirmations and leftovers.
 /// - `ProcessSupervisor+Tracking.swift`: every process of each app (descendants, double-forked ones too).
 /// - `ProcessSupervisor+Zombies.swift`: reaps every exited child this process inherits (SIGCHLD).
+/// - `ProcessSupervisor+Batching.swift`: work a batch makes redundant (`oom_score_adj` once per event, the
+///   environment once per turn).
 /// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
