@@ -66,7 +66,10 @@ final class LoopDriver: @unchecked Sendable {
             self.armedWakeup = next
             self.loop.setWakeup(at: next)
         }
-        self.runner.onDrained = { [unowned self] in self.resumeStopWaitersIfDone() }
+        self.runner.onDrained = { [unowned self] in
+            self.supervisor?.flushOOMScores()
+            self.resumeStopWaitersIfDone()
+        }
     }
 
     func assertOnLoop(_ function: StaticString = #function) {

@@ -6,4 +6,10 @@ struct ProcessScanCounts: Hashable, Sendable {
     var ownChildrenLooks = 0
     /// Full zombie sweeps (`sweepZombies`).
     var zombieSweeps = 0
+    /// `oom_score_adj` writes (`flushOOMScores`, Decision 165).
+    var oomScoreWrites = 0
+    /// Looks at the kernel for a pending suspension or resumption (`checkConfirmation`, Decision 166).
+    var confirmationChecks = 0
+    /// Reads of this process's environment for a launch (`environmentBase`, Decision 167).
+    var environmentReads = 0
 }

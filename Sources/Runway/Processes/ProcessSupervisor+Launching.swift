@@ -36,7 +36,7 @@ extension ProcessSupervisor {
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
         let child = ChildProcess(app: app, loop: self.loop.handles.loop, options: self.options)
         child.delegate = self
-        let environment = Self.environment(for: app, spec: spec)
+        let environment = Self.environment(for: app, spec: spec, base: self.environmentBase(now: self.loop.turnNow))
         do {
             try SpawnedChildren.spawning(owner: ObjectIdentifier(self)) { () throws(ProcessStartError) -> Int32 in
                 // Descriptors this process inherited or opened without O_CLOEXEC must not reach the app: it gets
@@ -59,6 +59,7 @@ extension ProcessSupervisor {
             return
         }
         managed.child = child
+        self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
         managed.confirmation = nil
         managed.policer = self.makePolicer()
@@ -124,8 +125,12 @@ extension ProcessSupervisor {
 
     /// The child's environment as `KEY=value`, sorted by key: this process's, overridden by the app's
     /// `EnvironmentVariables`, then `RUNWAY_APP` and, for a protocol app, `RUNWAY_FD=3` (A4).
-    static func environment(for app: AppID, spec: ProcessSpec) -> [String] {
-        var environment = Self.currentEnvironment()
+    static func environment(
+        for app: AppID,
+        spec: ProcessSpec,
+        base: [String: String] = ProcessSupervisor.currentEnvironment()
+    ) -> [String] {
+        var environment = base
         for (key, value) in spec.environment { environment[key] = value }
         environment[AppProtocol.appEnvironmentKey] = app.bundleIdentifier
         if spec.speaksProtocol { environment[AppProtocol.descriptorEnvironmentKey] = "3" }

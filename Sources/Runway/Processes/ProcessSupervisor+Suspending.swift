@@ -10,7 +10,7 @@ import Musl
 /// a `SuspensionConfirmation` per app. Loop thread only.
 extension ProcessSupervisor {
     /// `.suspend`: freeze the cgroup, or SIGSTOP the group and every other process of the app (`+Tracking`);
-    /// the confirmation is checked now, then polled by the tick until confirmed or
+    /// the confirmation is first checked on the next loop turn, then polled by the tick until confirmed or
     /// `options.confirmationTimeout` has passed. A protocol app that has not read what was written to it is
     /// suspended once it has, within `options.suspendDrainTimeout` (`+Draining`).
     func suspend(_ app: AppID) {
@@ -43,15 +43,20 @@ extension ProcessSupervisor {
             timeout: self.options.confirmationTimeout
         )
         self.apps[app] = managed
-        self.checkConfirmation(app, now: now)
-        if self.apps[app]?.confirmation?.isPending == true { self.startTicking() }
+        // Decision 166: a resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
+        // call returns, and the scan just made is shared); a suspension on the next loop turn, as the kernel
+        // has not stopped the app yet right after the signal or the freeze write, and a batch of N requests
+        // shares that turn's tick.
+        if !suspended { self.checkConfirmation(app, now: now) }
+        if self.apps[app]?.confirmation?.isPending == true { self.startTicking(soon: suspended) }
     }
 
     /// Reads the kernel for the app's pending confirmation and records the outcome; logs it once settled.
-    /// Does nothing when nothing is pending. Called by `setSuspended` and by the tick.
+    /// Does nothing when nothing is pending. Called by `setSuspended` for a resumption and by the tick.
     func checkConfirmation(_ app: AppID, now: Instant) {
         guard var managed = self.apps[app], var confirmation = managed.confirmation, confirmation.isPending
         else { return }
+        self.scanCounts.confirmationChecks += 1
         let shows = self.kernelShows(app, managed, suspended: confirmation.suspending)
         managed = self.apps[app] ?? managed  // The scan may have updated the tracked processes.
         let status = confirmation.kernelObserved(showsRequestedState: shows, now: now)
@@ -84,19 +89,35 @@ extension ProcessSupervisor {
         case .freezer:
             return managed.cgroup.map { $0.isFrozen == suspended } ?? false
         case .signal, nil:
+            // Decision 166: while a process already tracked still runs or sleeps, a suspension cannot be
+            // confirmed; the rescan (which also stops what was forked since the signal) waits for the look that
+            // can confirm. `D` is left to the full check (a vfork parent waits for a child not tracked yet).
+            // A stopped state is kept until SIGCONT, so what this look read is reused by the walk and below.
+            let known = suspended ? Self.states(of: managed.tracked) : [:]
+            if known.values.contains(where: { !"TtZXD".contains($0.state) }) { return false }
             let before = managed.tracked
-            self.refreshTracking([app])
+            self.refreshTracking([app], known: known)
             guard let tracked = self.apps[app]?.tracked, !tracked.isEmpty else { return false }
             for process in tracked.subtracting(before) { process.send(suspended ? SIGSTOP : SIGCONT) }
-            var states: [Int32: ProcFS.Stat] = [:]
-            for process in tracked {
-                if let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime {
-                    states[process.pid] = stat
-                }
-            }
+            let states = Self.states(of: tracked, known: known)
             if suspended { return Self.showsStopped(states) }
             return !states.isEmpty && !states.values.contains { $0.state == "T" }
         }
+    }
+
+    /// `/proc/PID/stat` of each of `processes` that is still the process tracked (same start time), by pid;
+    /// a reading in `known` is used instead of reading again.
+    static func states(
+        of processes: Set<ProcessIdentity>,
+        known: [Int32: ProcFS.Stat] = [:]
+    ) -> [Int32: ProcFS.Stat] {
+        var states: [Int32: ProcFS.Stat] = [:]
+        for process in processes {
+            if let stat = known[process.pid] ?? ProcFS.stat(process.pid), stat.startTime == process.startTime {
+                states[process.pid] = stat
+            }
+        }
+        return states
     }
 
     /// P1 for signals: every process shows `T` (or `t`, or has become a zombie), except that a process blocked

@@ -1,16 +1,21 @@
 import CLibUV
 import RunwayCore
 
-/// The housekeeping tick: one libuv timer, every `options.confirmationPollMilliseconds` (1 ms), that checks
+/// The housekeeping tick: one libuv timer, on the next loop turn after a suspend or resume and then every
+/// `options.confirmationPollMilliseconds` (1 ms), that checks
 /// suspensions waiting for the app to read its channel (`+Draining`), pending confirmations (`+Suspending`) and
 /// reaps leftovers (`+Reaping`). It runs only while one of them is
 /// pending, and it is bookkeeping, not a deadline: the core's deadlines use the loop's own wake-up.
 /// Loop thread only.
 extension ProcessSupervisor {
-    /// Starts the timer unless it runs or the supervisor is closed.
-    func startTicking() {
-        guard !self.ticking, !self.closed else { return }
+    /// Starts the timer unless it runs or the supervisor is closed. With `soon`, its next tick is on the next
+    /// loop turn (a zero timeout), then every interval: the tick re-arms it that way at most once per tick, so
+    /// however many requests a batch makes, the loop polls once per turn at most (Decision 166).
+    func startTicking(soon: Bool = false) {
+        guard !self.closed else { return }
+        if self.ticking && (!soon || self.batch.tickSoon) { return }
         self.ticking = true
+        self.batch.tickSoon = soon
         let interval = self.options.confirmationPollMilliseconds
         uv_timer_start(
             self.tick,
@@ -18,7 +23,7 @@ extension ProcessSupervisor {
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().tickFired()
             },
-            interval,
+            soon ? 0 : interval,
             interval
         )
     }
@@ -26,12 +31,14 @@ extension ProcessSupervisor {
     func stopTicking() {
         guard self.ticking else { return }
         self.ticking = false
+        self.batch.tickSoon = false
         uv_timer_stop(self.tick)
     }
 
     /// One tick at `loop.turnNow`: confirmations first, then leftovers; stops when neither is pending, then
     /// lets a waiting `finish` complete.
     private func tickFired() {
+        self.batch.tickSoon = false
         let now = self.loop.turnNow
         for (app, managed) in self.apps where managed.drain != nil {
             self.checkDrain(app, now: now)

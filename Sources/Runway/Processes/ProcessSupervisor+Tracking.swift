@@ -31,9 +31,11 @@ extension ProcessSupervisor {
     ///
     /// The look at this process's own children (`attributeOwnChildren`, which reads the whole list of them) is
     /// done at most once per loop turn for a scan of named apps (Decision 160): a batch of N suspends in one turn
-    /// reads it once, not N times. The light scan and the scan of every app always do it.
-    func refreshTracking(_ apps: [AppID]? = nil) {
-        let tree = ProcessTree()
+    /// reads it once, not N times. The light scan and the scan of every app always do it. `known` holds stat
+    /// readings made in this turn, which the walk uses instead of reading again (Decision 166).
+    func refreshTracking(_ apps: [AppID]? = nil, known: [Int32: ProcFS.Stat] = [:]) {
+        var tree = ProcessTree()
+        tree.known = known
         var changed = false
         let scanned = apps ?? Array(self.apps.keys)
         for app in scanned { changed = self.rescan(app, tree) || changed }

@@ -37,6 +37,8 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Tick.swift`: the housekeeping timer that polls confirmations and leftovers.
 /// - `ProcessSupervisor+Tracking.swift`: every process of each app (descendants, double-forked ones too).
 /// - `ProcessSupervisor+Zombies.swift`: reaps every exited child this process inherits (SIGCHLD).
+/// - `ProcessSupervisor+Batching.swift`: work a batch makes redundant (`oom_score_adj` once per event, the
+///   environment once per turn).
 /// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
@@ -100,6 +102,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var ticking = false
+    /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
+    var batch = SupervisorBatchState()
     /// The periodic scan of the apps' processes (`+Tracking`).
     let scanTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var scanning = false
@@ -207,14 +211,14 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// `.setOOMScoreAdjust`: writes `value` to the running child's `/proc/PID/oom_score_adj`, so that the
     /// kernel's OOM killer follows the core's purge order (P3). Does nothing when `options.adjustsOOMScore` is
-    /// off or the app has no running child. The value is the core's decision; this only writes it.
+    /// off or the app has no running child. The value is the core's decision; this only writes it, when the
+    /// runner has drained the event's actions (`flushOOMScores`, Decision 165): the last value of the list wins.
     ///
     /// - Parameters:
     ///   - value: Within -1000...1000 (the kernel's range).
     func setOOMScoreAdjust(_ value: Int, for app: AppID) {
         precondition((-1000...1000).contains(value), "oom_score_adj \(value) for \(app) is outside -1000...1000")
-        guard self.options.adjustsOOMScore, let child = self.apps[app]?.child, !child.hasExited else { return }
-        ProcFS.setOOMScoreAdjust(child.pid, value)
+        self.deferOOMScoreAdjust(value, for: app)
     }
 
     // MARK: Closing

@@ -19,6 +19,9 @@ struct ProcessTree {
 
     /// The parent map of the whole system, read lazily when the children files are missing.
     private var parentMap: [Int32: [Int32]]?
+    /// `/proc/PID/stat` readings the caller made in this loop turn, by pid, used instead of reading again
+    /// (Decision 166); the start time check still applies to them.
+    var known: [Int32: ProcFS.Stat] = [:]
 
     init() {
         self.parentMap = Self.hasChildrenFiles ? nil : Self.readParentMap()
@@ -55,7 +58,9 @@ struct ProcessTree {
         var queue = roots
         while let (pid, expected) = queue.popLast() {
             guard visited.insert(pid).inserted else { continue }
-            guard let stat = ProcFS.stat(pid), expected == nil || expected == stat.startTime else { continue }
+            guard let stat = self.known[pid] ?? ProcFS.stat(pid), expected == nil || expected == stat.startTime else {
+                continue
+            }
             if stat.state != "Z" && stat.state != "X" {
                 guard found.count < limit else { return (found, true) }
                 found.insert(ProcessIdentity(pid: pid, startTime: stat.startTime))

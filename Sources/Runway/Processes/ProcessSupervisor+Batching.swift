@@ -1,0 +1,75 @@
+import RunwayCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What one batch of actions makes redundant (issue 15, Decisions 165-168): per-app work the supervisor defers to
+/// the end of the core's action list or caches for one loop turn. Loop thread only.
+struct SupervisorBatchState {
+    /// `oom_score_adj` values not written yet, by app, each for the child that was running when the core asked;
+    /// written by `flushOOMScores()` when the runner has drained the actions of one event.
+    var pendingOOMScores: [AppID: (child: ChildProcess, value: Int)] = [:]
+    /// This process's environment as read in the loop turn `turn` (`environmentBase(now:)`).
+    var environment: (turn: Instant, base: [String: String])?
+    /// True while the housekeeping tick is armed to fire on the next loop turn (`startTicking(soon:)`).
+    var tickSoon = false
+    /// The `oom_score_adj` each app's current child has, as far as this process made it: inherited from this
+    /// process at the launch, then the last value written (Decision 168).
+    var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]
+    /// This process's own `oom_score_adj` as read in the loop turn `turn` (`ownOOMScore(now:)`).
+    var ownOOMScore: (turn: Instant, value: Int?)?
+}
+
+extension ProcessSupervisor {
+    /// `.setOOMScoreAdjust` when the runner drains: only the last value the core gave an app in the action list
+    /// of one event is written (Decision 165). Going Home from the foreground, an app passes through the
+    /// background (500) to suspended (1,000) in one list: one write, of 1,000, instead of two.
+    func deferOOMScoreAdjust(_ value: Int, for app: AppID) {
+        guard self.options.adjustsOOMScore, let child = self.apps[app]?.child, !child.hasExited else { return }
+        self.batch.pendingOOMScores[app] = (child, value)
+    }
+
+    /// Writes the pending `oom_score_adj` values: each to the child it was meant for, if that child is still the
+    /// app's and has not exited (its pid is not reaped, so it names that process). Called by `LoopDriver` when
+    /// the runner has drained an event's actions.
+    func flushOOMScores() {
+        guard !self.batch.pendingOOMScores.isEmpty else { return }
+        let pending = self.batch.pendingOOMScores
+        self.batch.pendingOOMScores = [:]
+        for (app, entry) in pending where self.apps[app]?.child === entry.child && !entry.child.hasExited {
+            let identity = ObjectIdentifier(entry.child)
+            if let known = self.batch.knownOOMScores[app], known.child == identity, known.value == entry.value {
+                continue
+            }
+            self.scanCounts.oomScoreWrites += 1
+            ProcFS.setOOMScoreAdjust(entry.child.pid, entry.value)
+            self.batch.knownOOMScores[app] = (identity, entry.value)
+        }
+    }
+
+    /// A child was just started for `app`: it has this process's `oom_score_adj` (inherited through the clone),
+    /// so the launch's first value is not written when it is the same (Decision 168): with the default 0, a
+    /// batch of launches writes nothing. Nothing is known when this process's value cannot be read.
+    func childInheritedOOMScore(_ app: AppID, _ child: ChildProcess) {
+        self.batch.knownOOMScores[app] = nil
+        guard self.options.adjustsOOMScore else { return }
+        let now = self.loop.turnNow
+        if self.batch.ownOOMScore?.turn != now {
+            self.batch.ownOOMScore = (now, ProcFS.oomScoreAdjust(getpid()))
+        }
+        if let own = self.batch.ownOOMScore?.value { self.batch.knownOOMScores[app] = (ObjectIdentifier(child), own) }
+    }
+
+    /// This process's environment, read once per loop turn (Decision 167): a batch of N launches parses
+    /// `environ` once, not N times. A change to the environment shows at the next turn's launches.
+    func environmentBase(now: Instant) -> [String: String] {
+        if let cached = self.batch.environment, cached.turn == now { return cached.base }
+        self.scanCounts.environmentReads += 1
+        let base = Self.currentEnvironment()
+        self.batch.environment = (now, base)
+        return base
+    }
+}
