@@ -56,6 +56,11 @@ extension ProcessSupervisor {
     func checkConfirmation(_ app: AppID, now: Instant) {
         guard var managed = self.apps[app], var confirmation = managed.confirmation, confirmation.isPending
         else { return }
+        // Never in the turn of the signal (Decision 166): that turn's scan is shared (Decision 160), so a look now
+        // would not rescan, and a process forked between the scan and SIGSTOP outside the group would go unseen
+        // while the rest shows stopped. The tick resumes drains and then checks confirmations in one turn, and
+        // libuv before 1.48 runs a timer re-armed with a zero timeout in the same pass (review r15).
+        if confirmation.suspending && confirmation.since == now { return }
         self.scanCounts.confirmationChecks += 1
         let shows = self.kernelShows(app, managed, suspended: confirmation.suspending)
         managed = self.apps[app] ?? managed  // The scan may have updated the tracked processes.
