@@ -17,9 +17,9 @@ import Glibc
 /// 3 overrunners, one of each role: suspended at the deadline, exits on suspend (SIGTERM), and ignores SIGTERM
 /// (SIGKILL).
 @Suite(.serialized) struct BenchProcessesTests {
-    static func tinyWorkload(seed: Int = 2) -> [String] {
+    static func tinyWorkload(seed: Int = 2, budget: String = "1") -> [String] {
         [
-            "bench", "--processes", "--apps", "6", "--tasks-per-app", "3", "--budget", "1", "--warning-lead", "0.4",
+            "bench", "--processes", "--apps", "6", "--tasks-per-app", "3", "--budget", budget, "--warning-lead", "0.4",
             "--duration", "0.1", "--end-fraction", "0.4", "--seed", "\(seed)",
         ]
     }
@@ -164,6 +164,36 @@ import Glibc
             let text = BenchSchema.fieldNames.contains(name) ? bench : section
             let documented = ["`\(name)`", "`\(name).", ".\(name)`"].contains { text.contains($0) }
             #expect(documented, "README.md's runway bench --processes section does not document `\(name)`")
+        }
+    }
+
+    /// An interrupted bench leaves no child behind (review r15): SIGINT once a finisher has been stopped by
+    /// SIGSTOP (state T) makes the bench terminate every child, the stopped one included, and exit 130.
+    @Test func anInterruptedBenchTerminatesItsStoppedChildren() throws {
+        let process = Process()
+        process.executableURL = try RunwayBinary.executable()
+        process.arguments = Self.tinyWorkload(budget: "20") + ["--suspension", "signal"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var stopped = false
+        for _ in 0..<300 where !stopped {
+            usleep(100_000)
+            stopped = self.benchChildStates().contains("T")
+        }
+        #expect(stopped, "a finisher was stopped within 30 s")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT)
+        usleep(200_000)
+        #expect(pgrepBenchChildren() == [], "no child outlives an interrupted bench")
+    }
+
+    /// The states (`/proc/PID/stat` field 3) of the live `runway bench-child` processes.
+    private func benchChildStates() -> [String] {
+        self.pgrepBenchChildren().compactMap { pid in
+            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))
+                .flatMap { $0.split(separator: ")").last?.split(separator: " ").first.map(String.init) }
         }
     }
 

@@ -62,6 +62,8 @@ struct ProcessWorkload {
             logger: logger,
             name: "runway-bench"
         )
+        let interruption = BenchInterruption.install(shuttingDown: scheduler)
+        defer { interruption.cancel() }
         let recorder = ProcessBenchRecorder(apps: self.plan.apps)
         let ids = (0..<self.plan.apps).map { AppID("bench.process.\($0)") }
         let indices = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
