@@ -8,10 +8,14 @@
 //   terminate  SIGTERM each (uv_process_kill), done when libuv has reaped every child (all exit callbacks ran);
 //              the freezer's cgroups are removed after the timed phase
 // Confirmations poll without sleeping, over the children not yet confirmed.
+// signal-rules (analysis, not the floor of the target): the signal mode plus the per-app work that
+// Runway's rules add for a one-process app: stdout and stderr captured through pipes, the child a session leader,
+// and before each signal its stat and children file read, its oom_score_adj written (1,000 to suspend, 0 to
+// resume) and the signal sent to its process group. Runway against it tells the price of the rules from overhead.
 //
 // Build and run (or `make probe` at the repository root):
 //   gcc -O2 -o /tmp/lifecycle Benchmarks/Probes/lifecycle.c $(pkg-config --cflags --libs libuv)
-//   /tmp/lifecycle [children=200] [signal|freezer] [rounds=3]
+//   /tmp/lifecycle [children=200] [signal|signal-rules|freezer] [rounds=3]
 // Prints one JSON object per round with each phase's wall time in milliseconds, in ProcessLifecycle's shape.
 // The freezer needs a writable cgroup v2 hierarchy (root, or a delegated subtree): the cgroup2 mount is read from
 // /proc/self/mountinfo and this process's own cgroup from /proc/self/cgroup (the "0::" line).
@@ -35,12 +39,15 @@ typedef struct {
     int exited;
     int confirmed;
     char cgroup[512];
+    uv_pipe_t out, err;
 } child_t;
 
 static child_t *children;
 static int count;
 static int exited;
 static int use_freezer;
+// signal-rules: the signal mode plus the per-app work Runway's rules add (see the top of the file).
+static int use_rules;
 
 static double now_ms(void) {
     struct timespec t;
@@ -118,6 +125,35 @@ static void on_exit_cb(uv_process_t *process, int64_t status, int signal) {
     uv_close((uv_handle_t *)process, NULL);
 }
 
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffer) {
+    (void)handle;
+    static char storage[4096];
+    (void)suggested;
+    *buffer = uv_buf_init(storage, sizeof storage);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buffer) {
+    (void)buffer;
+    if (n < 0) uv_close((uv_handle_t *)stream, NULL);
+}
+
+// signal-rules, before each signal: the app's process tree is read (its stat and its main thread's children
+// file, as Runway's scan does for a one-process app), its oom_score_adj is written, and the signal goes to the
+// whole process group (the child is a session leader), as Runway's hostile-apps rules require.
+static void rules_before_signal(child_t *child, int oom) {
+    char path[96], buffer[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", child->pid);
+    (void)read_file(path, buffer, sizeof buffer);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", child->pid, child->pid);
+    (void)read_file(path, buffer, sizeof buffer);
+    if (oom >= 0) {
+        char value[16];
+        snprintf(path, sizeof path, "/proc/%d/oom_score_adj", child->pid);
+        snprintf(value, sizeof value, "%d", oom);
+        write_file(path, value);
+    }
+}
+
 static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     char *args[] = {"/bin/sleep", "1000", NULL};
     uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
@@ -135,7 +171,23 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
             if (mkdir(child->cgroup, 0755) < 0) fail(child->cgroup, strerror(errno));
         }
         child->process.data = child;
+        uv_stdio_container_t piped[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
+        if (use_rules) {
+            uv_pipe_init(loop, &child->out, 0);
+            uv_pipe_init(loop, &child->err, 0);
+            piped[1] = (uv_stdio_container_t){.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream =
+                                                  (uv_stream_t *)&child->out};
+            piped[2] = (uv_stdio_container_t){.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream =
+                                                  (uv_stream_t *)&child->err};
+            options.stdio = piped;
+            options.flags = UV_PROCESS_DETACHED;
+        }
         int error = uv_spawn(loop, &child->process, &options);
+        options.stdio = stdio;
+        if (use_rules) {
+            uv_read_start((uv_stream_t *)&child->out, on_alloc, on_read);
+            uv_read_start((uv_stream_t *)&child->err, on_alloc, on_read);
+        }
         if (error) fail("uv_spawn", uv_strerror(error));
         child->pid = child->process.pid;
         if (use_freezer) {
@@ -156,6 +208,9 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
                 char path[600];
                 snprintf(path, sizeof path, "%s/cgroup.freeze", children[i].cgroup);
                 write_file(path, suspend ? "1" : "0");
+            } else if (use_rules) {
+                rules_before_signal(&children[i], suspend ? 1000 : 0);
+                if (kill(-children[i].pid, suspend ? SIGSTOP : SIGCONT) < 0) fail("kill", strerror(errno));
             } else if (kill(children[i].pid, suspend ? SIGSTOP : SIGCONT) < 0) {
                 fail("kill", strerror(errno));
             }
@@ -175,7 +230,14 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     }
 
     start = now_ms();
-    for (int i = 0; i < count; i++) uv_process_kill(&children[i].process, SIGTERM);
+    for (int i = 0; i < count; i++) {
+        if (use_rules) {
+            rules_before_signal(&children[i], -1);
+            if (kill(-children[i].pid, SIGTERM) < 0) fail("kill", strerror(errno));
+        } else {
+            uv_process_kill(&children[i].process, SIGTERM);
+        }
+    }
     while (exited < count) uv_run(loop, UV_RUN_ONCE);
     uv_run(loop, UV_RUN_NOWAIT);  // the close callbacks
     phases[3] = now_ms() - start;
@@ -187,7 +249,7 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     printf(
         "{\"tool\": \"c-libuv-%s\", \"apps\": %d, \"round\": %d, \"spawn\": %.2f, \"suspend\": %.2f, "
         "\"resume\": %.2f, \"terminate\": %.2f, \"total\": %.2f}\n",
-        use_freezer ? "freezer" : "signal", count, round, phases[0], phases[1], phases[2], phases[3], total);
+        use_freezer ? "freezer" : use_rules ? "signal-rules" : "signal", count, round, phases[0], phases[1], phases[2], phases[3], total);
     fflush(stdout);
     return total;
 }
@@ -195,9 +257,10 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
 int main(int argc, char **argv) {
     count = argc > 1 ? atoi(argv[1]) : 200;
     use_freezer = argc > 2 && strcmp(argv[2], "freezer") == 0;
+    use_rules = argc > 2 && strcmp(argv[2], "signal-rules") == 0;
     int rounds = argc > 3 ? atoi(argv[3]) : 3;
-    if (count < 1 || count > MAX_CHILDREN || rounds < 1 || (argc > 2 && !use_freezer && strcmp(argv[2], "signal")))
-        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|freezer] [rounds=3]");
+    if (count < 1 || count > MAX_CHILDREN || rounds < 1 || (argc > 2 && !use_freezer && !use_rules && strcmp(argv[2], "signal")))
+        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|signal-rules|freezer] [rounds=3]");
     children = calloc((size_t)count, sizeof(child_t));
     char parent[400] = "";
     if (use_freezer) {
