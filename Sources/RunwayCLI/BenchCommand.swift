@@ -226,7 +226,10 @@ struct BenchCommand: AsyncParsableCommand {
         )
         let environment = BenchEnvironment.current()
         if environment.isDebugBuild { printError(BenchEnvironment.debugWarning) }
-        let baseline = try self.loadBaseline(plan: plan, environment: environment)
+        let baseline = try self.loadBaseline(
+            matching: BenchReport.Configuration(plan.configuration),
+            environment: environment
+        )
         let progress = ProgressBar.forStandardError()
         var runs: [BenchRun] = []
         for _ in 0..<self.runs {
@@ -239,38 +242,10 @@ struct BenchCommand: AsyncParsableCommand {
             report.figures,
             thresholdPercent: (self.threshold ?? Self.defaultThreshold).percent
         )
-        if self.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
-            print(report.table)
-        }
+        try self.printReport(report, table: report.table)
         if let plot = self.plot, let last = runs.last {
             try Self.writePlot(to: plot, plan: plan, runway: last.runway, nio: last.nio)
         }
-        let status = report.exitStatus
-        for line in report.exitLines { printError(line) }
-        if status != 0 { throw ExitCode(status) }
-    }
-
-    /// `--baseline`: the file, checked against this run's workload and build type; nil without the option.
-    /// Prints the refusal and exits 64 when the file cannot serve.
-    private func loadBaseline(
-        plan: BenchPlan,
-        environment: BenchEnvironment
-    ) throws -> BenchBaseline<BenchReport.Configuration>? {
-        guard let path = self.baseline else { return nil }
-        do {
-            let baseline = try BenchBaseline<BenchReport.Configuration>.load(path)
-            let configuration = BenchReport.Configuration(plan.configuration)
-            if let mismatch = baseline.mismatch(configuration: configuration, buildType: environment.buildType) {
-                throw BenchBaselineRefusal(message: mismatch)
-            }
-            return baseline
-        } catch let refusal as BenchBaselineRefusal {
-            ErrorOutput.report(code: "usage", message: refusal.message)
-            throw ExitCode.validationFailure
-        }
+        try self.exitWithReportStatus(report)
     }
 }

@@ -65,7 +65,7 @@ extension BenchCommand {
         )
         let environment = BenchEnvironment.current()
         if environment.isDebugBuild { printError(BenchEnvironment.debugWarning) }
-        let baseline = try self.loadProcessBaseline(plan: plan, environment: environment)
+        let baseline = try self.loadBaseline(matching: ProcessBenchReport.Configuration(plan), environment: environment)
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             printError("bench failed: cannot read /proc/self/exe, the path of this runway, which the children run")
             throw ExitCode.failure
@@ -86,34 +86,7 @@ extension BenchCommand {
             report.figures,
             thresholdPercent: (self.threshold ?? Self.defaultThreshold).percent
         )
-        if self.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
-            print(report.table)
-        }
-        let status = report.exitStatus
-        for line in report.exitLines { printError(line) }
-        if status != 0 { throw ExitCode(status) }
-    }
-
-    /// `--baseline` for `--processes`: a `--processes` report of the same workload and build type, or exit 64.
-    private func loadProcessBaseline(
-        plan: ProcessBenchPlan,
-        environment: BenchEnvironment
-    ) throws -> BenchBaseline<ProcessBenchReport.Configuration>? {
-        guard let path = self.baseline else { return nil }
-        do {
-            let baseline = try BenchBaseline<ProcessBenchReport.Configuration>.load(path)
-            let configuration = ProcessBenchReport.Configuration(plan)
-            if let mismatch = baseline.mismatch(configuration: configuration, buildType: environment.buildType) {
-                throw BenchBaselineRefusal(message: mismatch)
-            }
-            return baseline
-        } catch let refusal as BenchBaselineRefusal {
-            ErrorOutput.report(code: "usage", message: refusal.message)
-            throw ExitCode.validationFailure
-        }
+        try self.printReport(report, table: report.table)
+        try self.exitWithReportStatus(report)
     }
 }
