@@ -83,18 +83,12 @@ extension BenchReport {
         lines.append(contentsOf: self.spreadLines)
         lines.append(contentsOf: self.baselineLines)
         lines.append("")
-        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
-        if self.passed, let baseline = self.baseline, !baseline.regressions.isEmpty {
-            lines.append(
-                "result: REGRESSED (no event early, lost or unexpected, but \(baseline.regressions.count) figures "
-                    + "worse than the baseline)"
+        lines.append(
+            contentsOf: self.verdictLines(
+                passedClause: "no event early, lost or unexpected",
+                regressedClause: "no event early, lost or unexpected"
             )
-        } else if self.passed {
-            lines.append("result: passed (no event early, lost or unexpected)")
-        } else {
-            lines.append("result: FAILED")
-            lines.append(contentsOf: self.failures.map { "  \($0)" })
-        }
+        )
         return lines.joined(separator: "\n")
     }
 

@@ -70,6 +70,26 @@ extension BenchTrustReport {
         return lines
     }
 
+    /// The table's closing lines: the debug-build warning, then the verdict, which agrees with `exitStatus`:
+    /// `result: REGRESSED (<regressedClause>, but N figures worse than the baseline)`, `result: passed
+    /// (<passedClause>)`, or `result: FAILED` with each failure indented below it.
+    func verdictLines(passedClause: String, regressedClause: String) -> [String] {
+        var lines: [String] = []
+        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
+        if self.passed, let baseline = self.baseline, !baseline.regressions.isEmpty {
+            lines.append(
+                "result: REGRESSED (\(regressedClause), but \(baseline.regressions.count) figures worse than the "
+                    + "baseline)"
+            )
+        } else if self.passed {
+            lines.append("result: passed (\(passedClause))")
+        } else {
+            lines.append("result: FAILED")
+            lines.append(contentsOf: self.failures.map { "  \($0)" })
+        }
+        return lines
+    }
+
     /// The exit status of `runway bench`: 1 when a run failed (on either side), else 2 when a figure regressed
     /// against `--baseline`, else 0.
     var exitStatus: Int32 {

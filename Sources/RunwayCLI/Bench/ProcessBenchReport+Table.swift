@@ -46,18 +46,12 @@ extension ProcessBenchReport {
         lines.append(contentsOf: self.spreadLines)
         lines.append(contentsOf: self.baselineLines)
         lines.append("")
-        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
-        if self.passed, let baseline = self.baseline, !baseline.regressions.isEmpty {
-            lines.append(
-                "result: REGRESSED (every event seen once and none early, but \(baseline.regressions.count) figures "
-                    + "worse than the baseline)"
+        lines.append(
+            contentsOf: self.verdictLines(
+                passedClause: "every planned event seen exactly once, none early",
+                regressedClause: "every event seen once and none early"
             )
-        } else if self.passed {
-            lines.append("result: passed (every planned event seen exactly once, none early)")
-        } else {
-            lines.append("result: FAILED")
-            lines.append(contentsOf: self.failures.map { "  \($0)" })
-        }
+        )
         return lines.joined(separator: "\n")
     }
 }
