@@ -93,7 +93,7 @@ struct ProcessBatchTests {
         "Issue 15: a batch of suspends looks at the kernel on the next turn, and each is confirmed",
         arguments: mechanisms
     )
-    func confirmationLooksOnTheNextTurn(mechanism: SuspensionMechanism) async throws {
+    func P1_confirmationLooksOnTheNextTurn(mechanism: SuspensionMechanism) async throws {
         let (scheduler, apps) = try Self.launched(8, mechanism)
         let (checks, pending) =
             scheduler.bridge.sync { driver -> (Int, Int) in

@@ -15,7 +15,7 @@ import Glibc
 @Suite("Review r15: a suspension checked in its own turn", .serialized)
 struct SameTurnConfirmationTests {
     @Test("P1: a process forked after the turn's scan is stopped before the suspension is confirmed")
-    func processForkedAfterTheTurnsScanIsStoppedBeforeConfirmation() async throws {
+    func P1_processForkedAfterTheTurnsScanIsStoppedBeforeConfirmation() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("runway-r15-\(getpid())").path
         unlink(file)
         defer { unlink(file) }
