@@ -8,8 +8,12 @@
 // a child with a cgroup is too, through clone3 with CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP and a small
 // assembly trampoline (`runway_clone3_vm`). Between the clone and execve the child makes only async-signal-safe
 // calls.
-// An exec failure (or any step before it) reaches the parent through a close-on-exec pipe as the step and
-// errno, and the failed child is reaped before `runway_spawn` returns.
+// An exec failure (or any step before it) reaches the parent as the step and errno, and the failed child is
+// reaped before `runway_spawn` returns. A child that shares this process's memory until its exec writes them into
+// the parent's `runway_spawn_report`, which the parent reads once the clone returns (as glibc's posix_spawn does):
+// no pipe is made, and the parent goes on as soon as the child's execve has replaced its memory, without waiting
+// for the child to close its inherited descriptors (Decision 183). A forked child reports through a close-on-exec
+// pipe.
 #pragma once
 
 #include <uv.h>
@@ -88,39 +92,55 @@ _Static_assert(sizeof(struct runway_clone_args) == 88, "clone_args version 2 is 
 /// later spawn forks. A benign race: two threads may both try clone3 once.
 static int runway_spawn_clone3_missing = 0;
 
-/// Child side: reports `step` and errno on `report_fd` and exits 127. Async-signal-safe.
-static inline void runway_spawn_child_fail(int report_fd, int step) {
-    int report[2] = {step, errno};
-    ssize_t ignored = write(report_fd, report, sizeof report);
+/// Where a child reports the step it failed at and its errno: the pipe `fd` (a forked child), or, with `fd` -1,
+/// `step` and `error` themselves (a child that shares the parent's memory until its exec: the parent, suspended
+/// until the child execs or exits, reads them when the clone returns).
+struct runway_spawn_report {
+    int fd;
+    volatile int step;
+    volatile int error;
+};
+
+/// Child side: reports `step` and errno and exits 127. Async-signal-safe.
+static inline void runway_spawn_child_fail(struct runway_spawn_report *report, int step) {
+    int error = errno;
+    if (report->fd < 0) {
+        report->error = error;
+        report->step = step;
+        _exit(127);
+    }
+    int message[2] = {step, error};
+    ssize_t ignored = write(report->fd, message, sizeof message);
     (void)ignored;
     _exit(127);
 }
 
 /// Child side, between the clone and execve: only async-signal-safe calls. Never returns.
-static inline void runway_spawn_child(const struct runway_spawn_request *request, int report_fd, int cgroup_procs_fd) {
+static inline void runway_spawn_child(const struct runway_spawn_request *request, struct runway_spawn_report *report,
+                                      int cgroup_procs_fd) {
     // Joining the cgroup first (fork fallback only), before anything the program could do.
     if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
-        runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_CGROUP);
+        runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP);
     // Descriptors: each source moved to 10 or above first (close-on-exec), so that none is overwritten by a dup2
     // of another; then dup2 into 0-3, which clears close-on-exec on the targets only.
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null_fd < 0) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_DESCRIPTORS);
+    if (null_fd < 0) runway_spawn_child_fail(report, RUNWAY_SPAWN_DESCRIPTORS);
     int sources[4] = {null_fd, request->stdout_fd, request->stderr_fd, request->channel_fd};
     int count = request->channel_fd >= 0 ? 4 : 3;
     for (int i = 0; i < count; i++) {
         sources[i] = fcntl(sources[i], F_DUPFD_CLOEXEC, 10);
-        if (sources[i] < 0) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_DESCRIPTORS);
+        if (sources[i] < 0) runway_spawn_child_fail(report, RUNWAY_SPAWN_DESCRIPTORS);
     }
     for (int i = 0; i < count; i++) {
-        if (dup2(sources[i], i) != i) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_DESCRIPTORS);
+        if (dup2(sources[i], i) != i) runway_spawn_child_fail(report, RUNWAY_SPAWN_DESCRIPTORS);
     }
     // Nothing else reaches the program (Decision 77): every descriptor from `count` up is close-on-exec, the
-    // report pipe included, whatever another thread of the parent opened without O_CLOEXEC.
+    // report pipe (of a forked child) included, whatever another thread of the parent opened without O_CLOEXEC.
 #ifdef SYS_close_range
     syscall(SYS_close_range, (unsigned)count, ~0U, 1U << 2);
 #endif
     // A session and process group of its own, so that signals to -pid reach what it starts.
-    if (setsid() < 0) runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_SETSID);
+    if (setsid() < 0) runway_spawn_child_fail(report, RUNWAY_SPAWN_SETSID);
     // Default dispositions and an empty mask (the parent blocked every signal around the clone).
     struct sigaction default_action;
     memset(&default_action, 0, sizeof default_action);
@@ -133,9 +153,9 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
     sigemptyset(&empty);
     (void)sigprocmask(SIG_SETMASK, &empty, NULL);
     if (request->working_directory != NULL && chdir(request->working_directory) != 0)
-        runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_CHDIR);
+        runway_spawn_child_fail(report, RUNWAY_SPAWN_CHDIR);
     execve(request->path, request->argv, request->envp);
-    runway_spawn_child_fail(report_fd, RUNWAY_SPAWN_EXECVE);
+    runway_spawn_child_fail(report, RUNWAY_SPAWN_EXECVE);
 }
 
 /// glibc's clone(3) wrapper (declared by <sched.h> only under _GNU_SOURCE): runs `fn` on `stack` in the child.
@@ -147,16 +167,15 @@ extern int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 /// What the child of a CLONE_VM clone gets (it shares the parent's memory while the parent waits).
 struct runway_spawn_child_arguments {
     const struct runway_spawn_request *request;
-    int report_read_fd;
-    int report_write_fd;
+    /// The parent's report, written in place (`fd` -1).
+    struct runway_spawn_report *report;
     /// `cgroup.procs` to write "0" to before anything else (joining by write), or -1.
     int cgroup_procs_fd;
 };
 
 static inline int runway_spawn_child_entry(void *argument) {
     struct runway_spawn_child_arguments *arguments = (struct runway_spawn_child_arguments *)argument;
-    close(arguments->report_read_fd);
-    runway_spawn_child(arguments->request, arguments->report_write_fd, arguments->cgroup_procs_fd);
+    runway_spawn_child(arguments->request, arguments->report, arguments->cgroup_procs_fd);
     return 127;
 }
 
@@ -196,12 +215,9 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
     memset(result, 0, sizeof *result);
     result->pid = -1;
     result->pidfd = -1;
-    int report[2];
-    if (syscall(SYS_pipe2, report, O_CLOEXEC) != 0) {
-        result->step = RUNWAY_SPAWN_PIPE;
-        result->error = errno;
-        return -errno;
-    }
+    // A child sharing this memory reports in `shared`; the pipe is made only for a forked child.
+    struct runway_spawn_report shared = {-1, 0, 0};
+    int report[2] = {-1, -1};
     // Every signal blocked across the clone, glibc's two internal ones (32, 33) included: pthread_sigmask and
     // sigfillset leave those out, and their handlers must not run in a child that shares this memory. The raw
     // system call, as glibc's own posix_spawn does (review r15).
@@ -213,6 +229,7 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
     int pidfd = -1;
     int cgroup_procs_fd = -1;
     int clone_error = 0;
+    int failed_step = RUNWAY_SPAWN_CLONE;
     int into_cgroup = request->cgroup_fd >= 0 && !request->join_by_write;
     int clone3_available = !__atomic_load_n(&runway_spawn_clone3_missing, __ATOMIC_RELAXED);
 #ifndef SYS_clone3
@@ -229,7 +246,7 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         // the page tables of the whole daemon). CLONE_PIDFD stores the pidfd through parent_tid.
         stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
         if (stack != NULL) {
-            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1], -1};
+            struct runway_spawn_child_arguments child_arguments = {request, &shared, -1};
             int flags = (int)(RUNWAY_CLONE_VM | RUNWAY_CLONE_VFORK | RUNWAY_CLONE_PIDFD) | SIGCHLD;
             pid = clone(runway_spawn_child_entry, (char *)stack + RUNWAY_SPAWN_STACK_BYTES, flags, &child_arguments,
                         &pidfd);
@@ -244,7 +261,7 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         // trampoline above, so that this spawn copies no page tables either (Decision 162).
         stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
         if (stack != NULL) {
-            struct runway_spawn_child_arguments child_arguments = {request, report[0], report[1],
+            struct runway_spawn_child_arguments child_arguments = {request, &shared,
                                                                    into_cgroup ? -1 : cgroup_procs_fd};
             struct runway_clone_args arguments;
             memset(&arguments, 0, sizeof arguments);
@@ -272,6 +289,11 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         }
     }
 #endif
+    // The forked children below report through a pipe.
+    if (pid < 0 && clone_error == 0 && syscall(SYS_pipe2, report, O_CLOEXEC) != 0) {
+        clone_error = errno;
+        failed_step = RUNWAY_SPAWN_PIPE;
+    }
 #ifdef SYS_clone3
     if (pid < 0 && clone3_available && clone_error == 0) {
         struct runway_clone_args arguments;
@@ -283,7 +305,8 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         long cloned = syscall(SYS_clone3, &arguments, sizeof arguments);
         if (cloned == 0) {
             close(report[0]);
-            runway_spawn_child(request, report[1], into_cgroup ? -1 : cgroup_procs_fd);
+            struct runway_spawn_report piped = {report[1], 0, 0};
+            runway_spawn_child(request, &piped, into_cgroup ? -1 : cgroup_procs_fd);
         }
         if (cloned > 0) {
             pid = (int)cloned;
@@ -304,34 +327,45 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         pid = (int)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
         if (pid == 0) {
             close(report[0]);
-            runway_spawn_child(request, report[1], cgroup_procs_fd);
+            struct runway_spawn_report piped = {report[1], 0, 0};
+            runway_spawn_child(request, &piped, cgroup_procs_fd);
         }
         if (pid < 0) clone_error = errno;
     }
     if (cgroup_procs_fd >= 0) close(cgroup_procs_fd);
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, NULL, _NSIG / 8);
-    close(report[1]);
+    if (report[1] >= 0) close(report[1]);
     if (pid < 0) {
-        close(report[0]);
-        result->step = RUNWAY_SPAWN_CLONE;
+        if (report[0] >= 0) close(report[0]);
+        result->step = failed_step;
         result->error = clone_error;
         return -clone_error;
     }
-    // The child's report: end of file once it has exec'd (the pipe is close-on-exec), or its step and errno.
-    int child_report[2] = {0, 0};
-    ssize_t got;
-    do {
-        got = read(report[0], child_report, sizeof child_report);
-    } while (got < 0 && errno == EINTR);
-    int read_error = got < 0 ? errno : 0;
-    close(report[0]);
-    if (got != 0) {
+    int child_step = 0;
+    int child_error = 0;
+    if (result->shared_memory) {
+        // The clone returned once the child exec'd (its memory replaced) or exited: a failed step is written.
+        child_step = shared.step;
+        child_error = shared.error;
+    } else {
+        // The child's report: end of file once it has exec'd (the pipe is close-on-exec), or its step and errno.
+        int child_report[2] = {0, 0};
+        ssize_t got;
+        do {
+            got = read(report[0], child_report, sizeof child_report);
+        } while (got < 0 && errno == EINTR);
+        if (got != 0) {
+            child_step = got > 0 ? child_report[0] : RUNWAY_SPAWN_READ;
+            child_error = got > 0 ? child_report[1] : errno;
+        }
+        close(report[0]);
+    }
+    if (child_step != 0) {
         int status;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         if (pidfd >= 0) close(pidfd);
-        result->step = got > 0 ? child_report[0] : RUNWAY_SPAWN_READ;
-        result->error = got > 0 ? child_report[1] : read_error;
-        if (result->error == 0) result->error = EIO;
+        result->step = child_step;
+        result->error = child_error != 0 ? child_error : EIO;
         return -result->error;
     }
     if (pidfd < 0) {
@@ -368,6 +402,16 @@ static inline int runway_pidfd_reap(int pidfd, int *exited, int *status) {
     *exited = info.si_code == CLD_EXITED ? 1 : 0;
     *status = info.si_status;
     return 1;
+}
+
+/// 1 when the kernel's wait reports the process `pidfd` refers to as continued since it last stopped
+/// (waitid(P_PIDFD, WCONTINUED | WNOHANG | WNOWAIT): SIGCONT found it stopped and nothing stopped it again), else 0
+/// (-errno on error). WNOWAIT leaves the report in place; another stop replaces it (Decision 186).
+static inline int runway_pidfd_reports_continued(int pidfd) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WCONTINUED | WNOHANG | WNOWAIT, NULL) != 0) return -errno;
+    return info.si_pid != 0 && info.si_code == CLD_CONTINUED ? 1 : 0;
 }
 
 /// The pid of an exited child of this process that nobody has reaped yet, without reaping it

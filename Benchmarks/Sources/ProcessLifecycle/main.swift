@@ -4,8 +4,13 @@
 //   suspend    Home on every app; done when the kernel confirms each (frozen 1, or state T)
 //   resume     summon every app; done when each is confirmed running again
 //   terminate  terminate every app; done when each child has been reaped (notRunning)
-// Usage: ProcessLifecycle [apps=200] [mechanism=signal|freezer] [rounds=1]. Prints one JSON object per round
-// with each phase's wall time in milliseconds. Supervisord/compare.py runs it beside supervisord.
+// Usage: ProcessLifecycle [apps=200] [mechanism=signal|freezer] [rounds=1] [wait=events|poll]. Prints one JSON
+// object per round with each phase's wall time in milliseconds. Scripts/process_floor.py runs it beside the C probe
+// and supervisord.
+// The end of a phase is seen as a user of the library would see it: the scheduler's own reports, counted on its loop
+// thread (`observeSuspensionConfirmations`, `observeTransitions`; PhaseCounter.swift), one wake-up per phase. `poll`
+// is the earlier harness, kept for comparison: `processes()`/`status()` every 200 µs, a snapshot of every app built
+// on the loop thread each time, which the C probe does not pay.
 
 import Foundation
 import Logging
@@ -20,6 +25,7 @@ let arguments = CommandLine.arguments
 let count = arguments.count > 1 ? Int(arguments[1]) ?? 200 : 200
 let mechanism = SuspensionMechanism(rawValue: arguments.count > 2 ? arguments[2] : "signal") ?? .signal
 let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+let polls = arguments.count > 4 && arguments[4] == "poll"
 
 @MainActor
 func waitUntil(_ condition: () -> Bool) async {
@@ -38,6 +44,9 @@ for round in 0..<rounds {
         processOptions: ProcessOptions(suspensionMechanism: mechanism, adjustsOOMScore: true),
         logger: logger
     )
+    let counter = PhaseCounter()
+    scheduler.observeSuspensionConfirmations { _, suspended, _ in counter.record(suspended ? .suspended : .resumed) }
+    scheduler.observeTransitions { event in if event.to == .notRunning { counter.record(.notRunning) } }
     let apps = (0..<count).map { AppID("bench.sleep.\($0)") }
     for app in apps {
         try scheduler.register(
@@ -47,30 +56,51 @@ for round in 0..<rounds {
     let clock = ContinuousClock()
     var phases: [(String, Double)] = []
 
+    // Spawning is synchronous: every child has a pid (its exec done) when the launch request returns.
     var start = clock.now
     precondition(scheduler.perform(.launch, onEach: apps).isEmpty)
-    await waitUntil { scheduler.processes().values.filter { $0.pid != nil }.count == count }
+    if polls { await waitUntil { scheduler.processes().values.filter { $0.pid != nil }.count == count } }
     phases.append(("spawn", milliseconds(clock.now - start)))
+    precondition(scheduler.processes().values.filter { $0.pid != nil }.count == count, "a child did not start")
 
     start = clock.now
+    counter.expect(count, of: .suspended)
     precondition(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
-    await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
+    if polls {
+        await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
+    } else {
+        await counter.wait()
+    }
     phases.append(("suspend", milliseconds(clock.now - start)))
+    precondition(scheduler.processes().values.allSatisfy(\.suspensionConfirmed), "a suspension is not confirmed")
 
     start = clock.now
+    counter.expect(count, of: .resumed)
     precondition(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
-    await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
+    if polls {
+        await waitUntil { scheduler.processes().values.allSatisfy(\.suspensionConfirmed) }
+    } else {
+        await counter.wait()
+    }
     phases.append(("resume", milliseconds(clock.now - start)))
+    precondition(scheduler.processes().values.allSatisfy(\.suspensionConfirmed), "a resumption is not confirmed")
 
     start = clock.now
+    counter.expect(count, of: .notRunning)
     precondition(scheduler.perform(.terminate, onEach: apps).isEmpty)
-    await waitUntil { scheduler.status().allSatisfy { $0.state == .notRunning } }
+    if polls {
+        await waitUntil { scheduler.status().allSatisfy { $0.state == .notRunning } }
+    } else {
+        await counter.wait()
+    }
     phases.append(("terminate", milliseconds(clock.now - start)))
+    precondition(scheduler.status().allSatisfy { $0.state == .notRunning }, "an app is still running")
 
     await scheduler.shutdown()
     let total = phases.map(\.1).reduce(0, +)
     let fields = (phases + [("total", total)]).map { "\"\($0.0)\": \(String(format: "%.2f", $0.1))" }.joined(
         separator: ", "
     )
-    print("{\"tool\": \"runway-\(mechanism.rawValue)\", \"apps\": \(count), \"round\": \(round), \(fields)}")
+    let tool = "runway-\(mechanism.rawValue)\(polls ? "-poll" : "")"
+    print("{\"tool\": \"\(tool)\", \"apps\": \(count), \"round\": \(round), \(fields)}")
 }

@@ -201,6 +201,14 @@ final class ChildProcess {
         return status == 0 || self.hasExited ? status : runway_kill(self.pid, signal)
     }
 
+    /// True when the kernel's wait reports the child continued since it last stopped (`runway_pidfd_reports_continued`
+    /// on its pidfd, without consuming the report): a resumption of the main process seen without reading `/proc`
+    /// (Decision 186). False when it cannot tell: never stopped, stopped again, exited, or another waiter took the
+    /// report.
+    var kernelReportsContinued: Bool {
+        self.pidfd >= 0 && !self.hasExited && runway_pidfd_reports_continued(self.pidfd) == 1
+    }
+
     // MARK: Lifetime
 
     /// Reports the exit once the pidfd's poll handle has reaped the child (`ChildProcess+Exit.swift`).

@@ -12,4 +12,7 @@ struct ProcessScanCounts: Hashable, Sendable {
     var confirmationChecks = 0
     /// Reads of this process's environment for a launch (`environmentBase`, Decision 167).
     var environmentReads = 0
+    /// Resumptions of an app's main process seen through the kernel's wait on its pidfd instead of `/proc`
+    /// (Decision 186).
+    var continuedByWait = 0
 }

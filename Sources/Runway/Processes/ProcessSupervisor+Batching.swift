@@ -13,7 +13,7 @@ struct SupervisorBatchState {
     /// written by `flushOOMScores()` when the runner has drained the actions of one event.
     var pendingOOMScores: [AppID: (child: ChildProcess, value: Int)] = [:]
     /// This process's environment as read in the loop turn `turn` (`environmentBase(now:)`).
-    var environment: (turn: Instant, base: [String: String])?
+    var environment: (turn: Instant, base: LaunchEnvironment)?
     /// True while the housekeeping tick is armed to fire on the next loop turn (`startTicking(soon:)`).
     var tickSoon = false
     /// The `oom_score_adj` each app's current child has, as far as this process made it: inherited from this
@@ -70,10 +70,10 @@ extension ProcessSupervisor {
 
     /// This process's environment, read once per loop turn (Decision 167): a batch of N launches parses
     /// `environ` once, not N times. A change to the environment shows at the next turn's launches.
-    func environmentBase(now: Instant) -> [String: String] {
+    func environmentBase(now: Instant) -> LaunchEnvironment {
         if let cached = self.batch.environment, cached.turn == now { return cached.base }
         self.scanCounts.environmentReads += 1
-        let base = Self.currentEnvironment()
+        let base = LaunchEnvironment(Self.currentEnvironment())
         self.batch.environment = (now, base)
         return base
     }

@@ -128,13 +128,9 @@ extension ProcessSupervisor {
     static func environment(
         for app: AppID,
         spec: ProcessSpec,
-        base: [String: String] = ProcessSupervisor.currentEnvironment()
+        base: LaunchEnvironment = LaunchEnvironment(ProcessSupervisor.currentEnvironment())
     ) -> [String] {
-        var environment = base
-        for (key, value) in spec.environment { environment[key] = value }
-        environment[AppProtocol.appEnvironmentKey] = app.bundleIdentifier
-        if spec.speaksProtocol { environment[AppProtocol.descriptorEnvironmentKey] = "3" }
-        return environment.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+        base.entries(for: app, spec: spec)
     }
 
     /// Marks every descriptor from 3 up close-on-exec (`runway_mark_descriptors_cloexec`); a failure is logged.

@@ -51,7 +51,8 @@ extension ProcessSupervisor {
         managed.confirmation = nil
         let now = self.loop.turnNow
         // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
-        var leftovers = runway_kill(-child.pid, 0) == 0 ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
+        let groupHasMembers = runway_kill(-child.pid, 0) == 0
+        var leftovers = groupHasMembers ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
         leftovers.subtract(self.orphans.map(\.pid))
         if let cgroup = managed.cgroup {
             let remaining = cgroup.processes
@@ -64,7 +65,8 @@ extension ProcessSupervisor {
                 self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])
             }
         }
-        _ = runway_kill(-child.pid, SIGKILL)
+        // An empty group gains no member (nothing is left in it to fork one): no SIGKILL to send then.
+        if groupHasMembers { _ = runway_kill(-child.pid, SIGKILL) }
         for pid in leftovers where pid != child.pid {
             _ = runway_kill(pid, SIGKILL)
             self.orphans.append(Orphan(pid: pid, app: app, since: now, startTime: ProcFS.stat(pid)?.startTime))

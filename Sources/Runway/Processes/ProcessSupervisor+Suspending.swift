@@ -33,7 +33,7 @@ extension ProcessSupervisor {
                 self.logger.info("cgroup.freeze write failed", metadata: ["app": "\(app)", "errno": "\(status)"])
             }
         case .signal, nil:
-            self.signalEveryProcess(app, suspended ? SIGSTOP : SIGCONT)
+            self.signalEveryProcess(app, suspended ? SIGSTOP : SIGCONT, rescanning: false)
             managed = self.apps[app] ?? managed
         }
         let now = self.loop.turnNow
@@ -44,9 +44,8 @@ extension ProcessSupervisor {
         )
         self.apps[app] = managed
         // Decision 166: a resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
-        // call returns, and the scan just made is shared); a suspension on the next loop turn, as the kernel
-        // has not stopped the app yet right after the signal or the freeze write, and a batch of N requests
-        // shares that turn's tick.
+        // call returns); a suspension on the next loop turn, as the kernel has not stopped the app yet right
+        // after the signal or the freeze write, and a batch of N requests shares that turn's tick.
         if !suspended { self.checkConfirmation(app, now: now) }
         if self.apps[app]?.confirmation?.isPending == true { self.startTicking(soon: suspended) }
     }
@@ -86,27 +85,41 @@ extension ProcessSupervisor {
     }
 
     /// True when the kernel shows the app suspended (`suspended`) or running: `frozen` in `cgroup.events` for
-    /// the freezer; for signals, the state in `/proc/PID/stat` of every process of the app, rescanned now.
-    /// An observation, except that a process the scan finds for the first time (forked since the signal) gets
-    /// the signal too.
+    /// the freezer; for signals, the state in `/proc/PID/stat` of every process of the app: rescanned now for a
+    /// suspension, the tracked ones for a resumption (Decision 184: what was stopped was tracked, or is in the
+    /// group that SIGCONT reached). An observation, except that a process the scan finds for the first time
+    /// (forked since the signal) gets the signal too.
     private func kernelShows(_ app: AppID, _ managed: Managed, suspended: Bool) -> Bool {
         switch managed.choice?.mechanism {
         case .freezer:
             return managed.cgroup.map { $0.isFrozen == suspended } ?? false
         case .signal, nil:
+            if !suspended {
+                // Decision 186: the main process's resumption as the kernel's wait reports it, when it does; the
+                // others' (and the main process's otherwise) from /proc.
+                var others = managed.tracked
+                var mainRuns = false
+                if let child = managed.child, let main = others.first(where: { $0.pid == child.pid }),
+                    child.kernelReportsContinued
+                {
+                    others.remove(main)
+                    mainRuns = true
+                    self.scanCounts.continuedByWait += 1
+                }
+                let states = Self.states(of: others)
+                return (mainRuns || !states.isEmpty) && !states.values.contains { $0.state == "T" }
+            }
             // Decision 166: while a process already tracked still runs or sleeps, a suspension cannot be
             // confirmed; the rescan (which also stops what was forked since the signal) waits for the look that
             // can confirm. `D` is left to the full check (a vfork parent waits for a child not tracked yet).
             // A stopped state is kept until SIGCONT, so what this look read is reused by the walk and below.
-            let known = suspended ? Self.states(of: managed.tracked) : [:]
+            let known = Self.states(of: managed.tracked)
             if known.values.contains(where: { !"TtZXD".contains($0.state) }) { return false }
             let before = managed.tracked
             self.refreshTracking([app], known: known)
             guard let tracked = self.apps[app]?.tracked, !tracked.isEmpty else { return false }
-            for process in tracked.subtracting(before) { process.send(suspended ? SIGSTOP : SIGCONT) }
-            let states = Self.states(of: tracked, known: known)
-            if suspended { return Self.showsStopped(states) }
-            return !states.isEmpty && !states.values.contains { $0.state == "T" }
+            for process in tracked.subtracting(before) { process.send(SIGSTOP) }
+            return Self.showsStopped(Self.states(of: tracked, known: known))
         }
     }
 

@@ -18,8 +18,9 @@ import Musl
 ///   is attributed by `RUNWAY_APP` in its `/proc/PID/environ`; one that scrubbed that is kept as unattributed
 ///   (listed in the state file, never signalled with an app). Docs/Security.md states what escapes.
 ///
-/// An app's tree is scanned (`refreshTracking([app])`) before each suspend, resume, terminate and kill, at
-/// each confirmation poll and at its exit; every app's at a stop. Between them, every
+/// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
+/// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A
+/// resumption reads only the states of the processes tracked (Decision 184). Between them, every
 /// `options.descendantScanInterval` while an app runs, a light scan (`refreshOwnChildren`) looks only at this
 /// process's own children, where a process that left an app's tree ends up: it costs a read per thread of this
 /// process and per new child, whatever the apps run. Loop thread only.
@@ -83,7 +84,10 @@ extension ProcessSupervisor {
         if managed.choice?.mechanism == .freezer, let cgroup = managed.cgroup, running {
             found = Set(cgroup.processes.compactMap(ProcessIdentity.current))
         } else {
-            let roots = managed.tracked.map { (pid: $0.pid, startTime: Optional($0.startTime)) }
+            // The main process, once reaped, is no root: its /proc entry is gone and what it started is re-parented.
+            let roots = managed.tracked.filter { running || $0.pid != child.pid }.map {
+                (pid: $0.pid, startTime: Optional($0.startTime))
+            }
             found = self.walk(tree, from: (running ? [(child.pid, nil)] : []) + roots, app: app)
         }
         let changed = found != managed.tracked
@@ -101,9 +105,12 @@ extension ProcessSupervisor {
         }
     }
 
-    /// A fresh scan of the app, then `signal` to its process group and to every tracked process outside it.
-    func signalEveryProcess(_ app: AppID, _ signal: Int32) {
-        self.refreshTracking([app])
+    /// `signal` to the app's process group and to every tracked process outside it; with `rescanning`, after a
+    /// fresh scan of the app (terminate and kill). A suspension and a resumption signal without one
+    /// (Decision 184): a process forked since the last scan is in the group, or is found and stopped by the
+    /// confirmation's scan on the next loop turn, and nothing of the app forks while it is stopped.
+    func signalEveryProcess(_ app: AppID, _ signal: Int32, rescanning: Bool = true) {
+        if rescanning { self.refreshTracking([app]) }
         guard let child = self.apps[app]?.child, !child.hasExited else { return }
         child.signalGroup(signal)
         for identity in self.trackedOutsideGroup(app) { identity.send(signal) }

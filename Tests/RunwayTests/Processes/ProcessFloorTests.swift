@@ -136,21 +136,36 @@ struct ProcessFloorTests {
         return (scheduler, apps)
     }
 
-    @Test("Issue 15: a batch of N suspends reads this process's list of children once, not once per app")
+    @Test(
+        "Issue 15: a batch of N suspends reads this process's list of children at the confirmations, not once per app"
+    )
     func batchReadsTheChildListOnce() async throws {
         let (scheduler, apps) = try Self.launched(12, .signal)
-        // The batch and the count in one hop: one loop turn.
-        let looks = scheduler.bridge.sync { driver -> Int in
+        // The batch and the count in one hop: one loop turn, in which nothing is scanned (Decision 184).
+        let signalTurn = scheduler.bridge.sync { driver -> (looks: Int, total: Int) in
             let supervisor = driver.processSupervisor()
             let before = supervisor.scanCounts.ownChildrenLooks
             for app in apps { try? driver.command(.enterBackground, for: app) }
             let pending = apps.filter { supervisor.apps[$0]?.confirmation != nil }.count
-            return pending == apps.count ? supervisor.scanCounts.ownChildrenLooks - before : -pending
+            let looks = supervisor.scanCounts.ownChildrenLooks - before
+            return (pending == apps.count ? looks : -pending, supervisor.scanCounts.ownChildrenLooks)
         }
-        #expect(
-            looks == 1,
-            "looks at the children list in one turn of \(apps.count) suspends (negative: not suspended)"
-        )
+        #expect(signalTurn?.looks == 0, "looks in the turn of \(apps.count) suspends (negative: not suspended)")
+        // The confirmations scan each app's tree; the list of this process's children is read once per loop turn
+        // of them (Decision 160), so fewer times than there are apps.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !scheduler.processes().values.allSatisfy(\.suspensionConfirmed) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let looks = scheduler.bridge.sync { $0.processSupervisor().scanCounts.ownChildrenLooks }
+        let confirmed = scheduler.processes().values.filter(\.suspensionConfirmed).count
+        #expect(confirmed == apps.count)
+        if let looks, let before = signalTurn?.total {
+            #expect(
+                looks - before >= 1 && looks - before < apps.count,
+                "looks at the children list while \(apps.count) suspensions were confirmed"
+            )
+        }
         await scheduler.shutdown()
     }
 
