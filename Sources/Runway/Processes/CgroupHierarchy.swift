@@ -135,23 +135,55 @@ struct CgroupUnavailable: Error, Hashable, CustomStringConvertible {
 /// stays in it, so freezing and killing it reaches them all. Loop thread only.
 struct AppCgroup: Hashable {
     let path: String
+    /// The open directory the cgroup was created in and the leaf's name there: its files are opened relative to it
+    /// (Decision 188). Nil for a cgroup known only by its path (one left by a dead daemon).
+    private let base: CgroupBase?
+    private let leaf: String
 
-    /// Creates the leaf `<parent>/<name>`. Returns nil (with errno) when mkdir fails.
-    static func create(in parent: String, name: String) -> Result<AppCgroup, CgroupUnavailable> {
+    init(path: String, base: CgroupBase? = nil) {
+        self.path = path
+        self.base = base
+        self.leaf = String(path.split(separator: "/").last ?? Substring(path))
+    }
+
+    static func == (left: AppCgroup, right: AppCgroup) -> Bool { left.path == right.path }
+    func hash(into hasher: inout Hasher) { hasher.combine(self.path) }
+
+    /// Creates the leaf `<parent>/<name>`. Returns nil (with errno) when mkdir fails. With `base` (the open
+    /// `parent`), the leaf's files are opened relative to it.
+    static func create(in parent: String, name: String, base: CgroupBase? = nil) -> Result<AppCgroup, CgroupUnavailable>
+    {
         let safe = String(name.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
         let path = "\(parent)/\(safe)"
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             let code = errno
             return .failure(CgroupUnavailable(reason: "cannot create \(path): \(SystemFiles.describe(code))"))
         }
-        return .success(AppCgroup(path: path))
+        return .success(AppCgroup(path: path, base: base?.path == parent ? base : nil))
+    }
+
+    /// One of the cgroup's files, as `(directory, path)` for `openat`: relative to the open base directory when
+    /// there is one, else absolute.
+    private func file(_ name: String) -> (directory: Int32, path: String) {
+        guard let base = self.base else { return (AT_FDCWD, "\(self.path)/\(name)") }
+        return (base.descriptor, "\(self.leaf)/\(name)")
+    }
+
+    private func write(_ text: String, _ name: String) -> Int32 {
+        let file = self.file(name)
+        return SystemFiles.write(text, to: file.path, relativeTo: file.directory)
+    }
+
+    private func read(_ name: String) -> String? {
+        let file = self.file(name)
+        return SystemFiles.read(file.path, relativeTo: file.directory)
     }
 
     /// Moves a process into this cgroup (its later children are born here). Returns 0 or an errno.
-    func add(_ pid: Int32) -> Int32 { SystemFiles.write("\(pid)", to: "\(self.path)/cgroup.procs") }
+    func add(_ pid: Int32) -> Int32 { self.write("\(pid)", "cgroup.procs") }
 
     /// Asks the kernel to freeze (true) or thaw (false) every task in the cgroup. Returns 0 or an errno.
-    func setFrozen(_ frozen: Bool) -> Int32 { SystemFiles.write(frozen ? "1" : "0", to: "\(self.path)/cgroup.freeze") }
+    func setFrozen(_ frozen: Bool) -> Int32 { self.write(frozen ? "1" : "0", "cgroup.freeze") }
 
     /// `frozen 1` in `cgroup.events`: the freeze is complete (P1's confirmation).
     var isFrozen: Bool { self.events["frozen"] == "1" }
@@ -160,7 +192,7 @@ struct AppCgroup: Hashable {
     var isPopulated: Bool { self.events["populated"] != "0" }
 
     var events: [Substring: Substring] {
-        guard let text = SystemFiles.read("\(self.path)/cgroup.events") else { return [:] }
+        guard let text = self.read("cgroup.events") else { return [:] }
         var fields: [Substring: Substring] = [:]
         for line in text.split(separator: "\n") {
             let pair = line.split(separator: " ", maxSplits: 1)
@@ -171,12 +203,12 @@ struct AppCgroup: Hashable {
 
     /// The pids in the cgroup.
     var processes: [Int32] {
-        (SystemFiles.read("\(self.path)/cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
+        (self.read("cgroup.procs") ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
     /// SIGKILLs everything in the cgroup, frozen or not: `cgroup.kill` (Linux 5.14+), else each pid.
     func killAll() {
-        if SystemFiles.write("1", to: "\(self.path)/cgroup.kill") != 0 {
+        if self.write("1", "cgroup.kill") != 0 {
             for pid in self.processes { _ = kill(pid, SIGKILL) }
         } else {
             KilledCgroups.killed(self.path)
@@ -186,4 +218,23 @@ struct AppCgroup: Hashable {
     /// Removes the directory; fails (returns the errno) while it is populated.
     @discardableResult
     func remove() -> Int32 { rmdir(self.path) == 0 ? 0 : errno }
+}
+
+/// An open descriptor of the directory app cgroups are created in, Runway's own: each app cgroup's files
+/// are opened with `openat` relative to it instead of by their whole cgroupfs path, which the kernel walks component
+/// by component on every open (Decision 188). Closed when the last `AppCgroup` and the supervisor let go of it.
+/// Loop thread only.
+final class CgroupBase {
+    let path: String
+    let descriptor: Int32
+
+    /// Nil when the directory cannot be opened (the cgroups then use their paths).
+    init?(path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(self.descriptor) }
 }

@@ -105,7 +105,7 @@ extension ProcessSupervisor {
     private func freezerCgroup(for app: AppID, _ managed: inout Managed) -> Result<String, CgroupUnavailable> {
         if let cgroup = managed.cgroup { return .success(cgroup.path) }
         let created = self.discoverRunwayCgroupDirectory().flatMap { parent in
-            AppCgroup.create(in: parent, name: app.bundleIdentifier)
+            AppCgroup.create(in: parent, name: app.bundleIdentifier, base: self.cgroupBase)
         }
         if case .success(let cgroup) = created { managed.cgroup = cgroup }
         return created.map(\.path)
@@ -120,6 +120,7 @@ extension ProcessSupervisor {
             self.logger.info("cgroup v2 freezer unavailable", metadata: ["reason": "\(reason)"])
         }
         self.runwayCgroupDirectory = discovered
+        if case .success(let directory) = discovered { self.cgroupBase = CgroupBase(path: directory) }
         return discovered
     }
 

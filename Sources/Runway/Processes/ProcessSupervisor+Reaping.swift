@@ -48,6 +48,8 @@ extension ProcessSupervisor {
         if self.options.reapsOrphans { self.sweepZombiesIfAny() }
         guard var managed = self.apps[app] else { return }
         managed.lastExit = exit
+        // Only a cgroup this supervisor froze (or tried to: the last request was a suspension) can be frozen now.
+        let mayBeFrozen = managed.confirmation?.suspending ?? false
         managed.confirmation = nil
         let now = self.loop.turnNow
         // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
@@ -60,8 +62,8 @@ extension ProcessSupervisor {
                 leftovers.formUnion(remaining)
                 cgroup.killAll()
             }
-            // The next run must not start frozen.
-            if cgroup.setFrozen(false) != 0 {
+            // The next run must not start frozen (Decision 188: no write when it was not frozen).
+            if mayBeFrozen && cgroup.setFrozen(false) != 0 {
                 self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])
             }
         }

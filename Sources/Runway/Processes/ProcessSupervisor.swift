@@ -99,6 +99,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
     var orphans: [Orphan] = []
     /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
     var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
+    /// That directory, open, for the app cgroups' files (Decision 188); nil until discovered or when it cannot be
+    /// opened.
+    var cgroupBase: CgroupBase?
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var ticking = false

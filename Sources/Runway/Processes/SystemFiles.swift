@@ -7,9 +7,10 @@ import Musl
 /// Small synchronous reads and writes of kernel files (`/proc`, cgroupfs). These files answer from memory in
 /// microseconds, so they are read on the loop thread; nothing here is used for ordinary disk files.
 enum SystemFiles {
-    /// The whole file (up to `limitBytes`), or nil when it cannot be opened or read.
-    static func read(_ path: String, limitBytes: Int = 65_536) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole file (up to `limitBytes`), or nil when it cannot be opened or read. A relative `path` is taken
+    /// from the open directory `directory` (`openat`), else from the working directory.
+    static func read(_ path: String, relativeTo directory: Int32 = AT_FDCWD, limitBytes: Int = 65_536) -> String? {
+        let fd = openat(directory, path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -24,12 +25,13 @@ enum SystemFiles {
         return String(decoding: bytes.prefix(limitBytes), as: UTF8.self)
     }
 
-    /// Writes `text` to an existing file in one `write(2)` (cgroupfs and `/proc` take one value per write).
+    /// Writes `text` to an existing file in one `write(2)` (cgroupfs and `/proc` take one value per write). A
+    /// relative `path` is taken from the open directory `directory` (`openat`).
     ///
     /// - Returns: 0, or the errno of the failing call.
     @discardableResult
-    static func write(_ text: String, to path: String) -> Int32 {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+    static func write(_ text: String, to path: String, relativeTo directory: Int32 = AT_FDCWD) -> Int32 {
+        let fd = openat(directory, path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         var bytes = Array(text.utf8)
