@@ -41,6 +41,9 @@ final class ChildProcess {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private(set) var pid: Int32 = 0
     private(set) var hasExited = false
+    /// True when the child shared this process's descriptor table until it took the spawn slots (Decision 189),
+    /// false when it got a copy of the table. For tests.
+    private(set) var sharedDescriptors = false
     weak var delegate: (any ChildProcessDelegate)?
 
     /// Polls the child's pidfd, readable once it exits (`ChildProcess+Exit.swift`).
@@ -168,6 +171,7 @@ final class ChildProcess {
         }
         self.pid = result.pid
         self.pidfd = result.pidfd
+        self.sharedDescriptors = result.shared_descriptors != 0
         let owner = Unmanaged.passUnretained(self).toOpaque()
         self.exitPoll.pointee.data = owner
         self.stdoutPipe.pointee.data = owner
@@ -208,6 +212,9 @@ final class ChildProcess {
     var kernelReportsContinued: Bool {
         self.pidfd >= 0 && !self.hasExited && runway_pidfd_reports_continued(self.pidfd) == 1
     }
+
+    /// The spawn slots of this module's `runway_spawn` (Decision 189), -1 each before their first use. For tests.
+    static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
     // MARK: Lifetime
 

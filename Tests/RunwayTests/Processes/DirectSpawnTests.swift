@@ -77,7 +77,14 @@ struct DirectSpawnTests {
         let stat = try #require(ProcFS.stat(pid))
         #expect(stat.parent == getpid())
         #expect(stat.session == pid, "the child leads a session of its own")
-        let argv = try #require(SystemFiles.read("/proc/\(pid)/cmdline")).split(separator: "\0").map(String.init)
+        // The spawn returns at the exec's point of no return (the child's memory replaced, as with posix_spawn); the
+        // kernel writes the new argument area a moment later.
+        var argv: [String] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        while argv.isEmpty && ContinuousClock.now < deadline {
+            argv = (SystemFiles.read("/proc/\(pid)/cmdline") ?? "").split(separator: "\0").map(String.init)
+            if argv.isEmpty { usleep(1_000) }
+        }
         #expect(argv == ["/bin/sleep", "1000"])
         await scheduler.shutdown()
     }

@@ -1,0 +1,97 @@
+import CLibUV
+import Foundation
+import RunwayCore
+import Testing
+
+@testable import Runway
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Decision 189: a `CLONE_VM` child shares this process's descriptor table until its first step, then keeps only the
+/// spawn slots; it gets its 0-2 (and 3) from them and nothing else, however many descriptors this process holds.
+@Suite("Spawn through the descriptor slots (Decision 189)", .serialized)
+struct SharedDescriptorSpawnTests {
+    @Test("With 300 descriptors open here, none close-on-exec, the child shares the table and keeps only 0-2")
+    func childKeepsOnlyItsOwnDescriptors() throws {
+        var open: [Int32] = []
+        defer { for fd in open { close(fd) } }
+        for _ in 0..<300 {
+            let fd = Glibc.open("/dev/null", O_RDONLY)  // No O_CLOEXEC: inherited by default.
+            try #require(fd >= 0)
+            open.append(fd)
+        }
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        let recorder = LineRecorder()
+        let child = ChildProcess(app: "com.test.slots", loop: loop, options: ProcessOptions())
+        child.delegate = recorder
+        // The child prints its descriptors, then its own line on stderr.
+        try child.start(
+            executable: "/bin/sh",
+            arguments: ["/bin/sh", "-c", "ls /proc/$$/fd | tr '\\n' ' '; echo; echo done >&2"],
+            environment: [],
+            workingDirectory: nil,
+            cgroup: nil,
+            speaksProtocol: false
+        )
+        #expect(child.sharedDescriptors, "the child shared the table (CLONE_FILES) and took the slots")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (recorder.exit == nil || !recorder.lines.contains("err:done")) && ContinuousClock.now < deadline {
+            uv_run(loop, UV_RUN_NOWAIT)
+            usleep(1_000)
+        }
+        #expect(recorder.exit == .exited(0))
+        let listed = recorder.lines.first { $0.hasPrefix("out:") }.map { String($0.dropFirst(4)) } ?? ""
+        // `ls` itself holds one more descriptor while it lists: the directory it reads (3).
+        let descriptors = listed.split(separator: " ").compactMap { Int($0) }.filter { $0 != 3 }.sorted()
+        #expect(descriptors == [0, 1, 2], "the child's descriptors: \(listed)")
+        #expect(recorder.lines.contains("err:done"), "stderr reached this process: \(recorder.lines)")
+        child.closeOutput()
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
+    @Test("The slots hold /dev/null again once a spawn returns: this process keeps no reference to a child's pipe")
+    func slotsAreClearedAfterTheSpawn() throws {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        let child = ChildProcess(app: "com.test.slots.clear", loop: loop, options: ProcessOptions())
+        try child.start(
+            executable: "/bin/true",
+            arguments: ["/bin/true"],
+            environment: [],
+            workingDirectory: nil,
+            cgroup: nil,
+            speaksProtocol: false
+        )
+        try #require(child.sharedDescriptors)
+        // A write end of the child's pipes left in a slot would keep them open after the child exits.
+        let slots = ChildProcess.spawnSlots
+        #expect(slots.allSatisfy { $0 >= 4 }, "slots \(slots)")
+        for slot in slots {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(slot)")) ?? "?"
+            #expect(target == "/dev/null", "slot \(slot) holds \(target)")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !child.hasExited && ContinuousClock.now < deadline {
+            uv_run(loop, UV_RUN_NOWAIT)
+            usleep(1_000)
+        }
+        child.closeOutput()
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+}
+
+/// Records a child's output lines (`out:` and `err:` prefixed) and its exit.
+final class LineRecorder: ChildProcessDelegate {
+    var lines: [String] = []
+    var exit: ProcessExit?
+    func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool) {
+        self.lines.append((isError ? "err:" : "out:") + line)
+    }
+    func child(_ child: ChildProcess, throttledOutput isError: Bool, pauses: Int) {}
+    func child(_ child: ChildProcess, sent frame: LineFramer.Frame) {}
+    func childClosedChannel(_ child: ChildProcess, status: Int32) {}
+    func child(_ child: ChildProcess, exited exit: ProcessExit) { self.exit = exit }
+}
