@@ -16,6 +16,9 @@ struct SupervisorBatchState {
     var environment: (turn: Instant, base: LaunchEnvironment)?
     /// True while the housekeeping tick is armed to fire on the next loop turn (`startTicking(soon:)`).
     var tickSoon = false
+    /// Apps launched whose main process's identity (`/proc/PID/stat`'s start time) is not read yet, each with the
+    /// child it is for: read on the next loop turn or before the state file is written (Decision 190).
+    var pendingIdentities: [AppID: ChildProcess] = [:]
     /// The `oom_score_adj` each app's current child has, as far as this process made it: inherited from this
     /// process at the launch, then the last value written (Decision 168).
     var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]

@@ -63,7 +63,11 @@ extension ProcessSupervisor {
         self.logs.runStarted(app, run: ObjectIdentifier(child))
         managed.confirmation = nil
         managed.policer = self.makePolicer()
-        managed.tracked = ProcessIdentity.current(child.pid).map { [$0] } ?? []
+        // Decision 190: the identity is read on the next loop turn, when the child is past its exec (a read now waits
+        // for the exec in progress); a scan in this turn finds the process anyway.
+        managed.tracked = []
+        self.batch.pendingIdentities[app] = child
+        self.startTicking(soon: true)
         managed.scannedAt = nil
         self.apps[app] = managed
         self.markStateDirty()

@@ -124,6 +124,7 @@ extension ProcessSupervisor {
     func flushState() {
         self.stateDirty = false
         guard let file = self.stateFile else { return }
+        self.resolvePendingIdentities()  // Every main process is listed, even one launched in this turn.
         let snapshot = self.stateSnapshot()
         guard !snapshot.entries.isEmpty else {
             self.removeStateFileIfOwn(file)
@@ -142,6 +143,7 @@ extension ProcessSupervisor {
     /// remains, for the next start to end.
     func releaseStateFile() {
         guard let file = self.stateFile else { return }
+        self.resolvePendingIdentities()
         let snapshot = self.stateSnapshot()
         let remaining = snapshot.entries.filter { $0.process.isAlive }
         if remaining.isEmpty {

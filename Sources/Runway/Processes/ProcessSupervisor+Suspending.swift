@@ -99,10 +99,8 @@ extension ProcessSupervisor {
                 // others' (and the main process's otherwise) from /proc.
                 var others = managed.tracked
                 var mainRuns = false
-                if let child = managed.child, let main = others.first(where: { $0.pid == child.pid }),
-                    child.kernelReportsContinued
-                {
-                    others.remove(main)
+                if let child = managed.child, child.kernelReportsContinued {
+                    others = others.filter { $0.pid != child.pid }
                     mainRuns = true
                     self.scanCounts.continuedByWait += 1
                 }

@@ -28,6 +28,25 @@ extension ProcessSupervisor {
         )
     }
 
+    /// Decision 190: the main process of each app launched since the last tick joins the app's tracked processes
+    /// with its start time, unless a scan already put it there; the state file is marked dirty when it does.
+    func resolvePendingIdentities() {
+        guard !self.batch.pendingIdentities.isEmpty else { return }
+        let pending = self.batch.pendingIdentities
+        self.batch.pendingIdentities = [:]
+        var changed = false
+        for (app, child) in pending {
+            guard var managed = self.apps[app], managed.child === child, !child.hasExited else { continue }
+            guard !managed.tracked.contains(where: { $0.pid == child.pid }),
+                let identity = ProcessIdentity.current(child.pid)
+            else { continue }
+            managed.tracked.insert(identity)
+            self.apps[app] = managed
+            changed = true
+        }
+        if changed { self.markStateDirty() }
+    }
+
     func stopTicking() {
         guard self.ticking else { return }
         self.ticking = false
@@ -39,6 +58,7 @@ extension ProcessSupervisor {
     /// lets a waiting `finish` complete.
     private func tickFired() {
         self.batch.tickSoon = false
+        self.resolvePendingIdentities()
         let now = self.loop.turnNow
         for (app, managed) in self.apps where managed.drain != nil {
             self.checkDrain(app, now: now)
