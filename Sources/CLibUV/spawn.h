@@ -509,18 +509,13 @@ static inline int runway_pidfd_reap(int pidfd, int pid, int *exited, int *status
     return 1;
 }
 
-/// 1 when the kernel's wait reports the process `pidfd` refers to (this process's child `pid`) as continued since
-/// it last stopped (`WCONTINUED | WNOHANG | WNOWAIT`: SIGCONT found it stopped and nothing stopped it again), else 0
-/// (-errno on error). WNOWAIT leaves the report in place; another stop replaces it (Decision 186). Asked by pid, as
-/// `runway_pidfd_reap` reaps (Decision 191): by pidfd the kernel would look at every child.
-static inline int runway_pidfd_reports_continued(int pidfd, int pid) {
+/// 1 when the kernel's wait reports the process `pidfd` refers to as continued since it last stopped
+/// (waitid(P_PIDFD, WCONTINUED | WNOHANG | WNOWAIT): SIGCONT found it stopped and nothing stopped it again), else 0
+/// (-errno on error). WNOWAIT leaves the report in place; another stop replaces it (Decision 186).
+static inline int runway_pidfd_reports_continued(int pidfd) {
     siginfo_t info;
     memset(&info, 0, sizeof info);
-    if (pid > 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0) {
-        if (waitid(P_PID, (id_t)pid, &info, WCONTINUED | WNOHANG | WNOWAIT) != 0) return -errno;
-    } else if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WCONTINUED | WNOHANG | WNOWAIT, NULL) != 0) {
-        return -errno;
-    }
+    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WCONTINUED | WNOHANG | WNOWAIT, NULL) != 0) return -errno;
     return info.si_pid != 0 && info.si_code == CLD_CONTINUED ? 1 : 0;
 }
 

@@ -210,7 +210,7 @@ final class ChildProcess {
     /// (Decision 186). False when it cannot tell: never stopped, stopped again, exited, or another waiter took the
     /// report.
     var kernelReportsContinued: Bool {
-        self.pidfd >= 0 && !self.hasExited && runway_pidfd_reports_continued(self.pidfd, self.pid) == 1
+        self.pidfd >= 0 && !self.hasExited && runway_pidfd_reports_continued(self.pidfd) == 1
     }
 
     /// The spawn slots of this module's `runway_spawn` (Decision 189), -1 each before their first use. For tests.
