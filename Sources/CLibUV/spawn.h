@@ -486,23 +486,13 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
     return 0;
 }
 
-/// Reaps the exited process `pidfd` refers to without blocking: 1 with `*exited` 1 and `*status` the exit status, or
-/// `*exited` 0 and `*status` the signal that ended it; 0 when it has not exited; -errno.
-///
-/// Decision 191: `waitid(P_PIDFD)` on a process pidfd makes the kernel (6.9 and later: PIDTYPE_TGID) look at every
-/// child of this process, about 26 µs per reap at 200 children and ten times that at 2,000; `waitid(P_PID, pid)`
-/// looks at the one. `pid` is still the pidfd's process: it has not been reaped (a reaped process's pidfd refuses
-/// signal 0 with ESRCH, and an unreaped zombie keeps its pid), and only this process can reap its children. When
-/// that check fails, or the kernel has no P_PID answer, the pidfd itself is waited on as before.
-static inline int runway_pidfd_reap(int pidfd, int pid, int *exited, int *status) {
+/// Reaps the exited process `pidfd` refers to without blocking (waitid(P_PIDFD, WEXITED | WNOHANG)): 1 with
+/// `*exited` 1 and `*status` the exit status, or `*exited` 0 and `*status` the signal that ended it; 0 when it
+/// has not exited; -errno.
+static inline int runway_pidfd_reap(int pidfd, int *exited, int *status) {
     siginfo_t info;
     memset(&info, 0, sizeof info);
-    int by_pid = pid > 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 &&
-                 waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG) == 0;
-    if (!by_pid) {
-        memset(&info, 0, sizeof info);
-        if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WEXITED | WNOHANG, NULL) != 0) return -errno;
-    }
+    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WEXITED | WNOHANG, NULL) != 0) return -errno;
     if (info.si_pid == 0) return 0;
     *exited = info.si_code == CLD_EXITED ? 1 : 0;
     *status = info.si_status;

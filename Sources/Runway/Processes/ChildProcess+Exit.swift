@@ -28,7 +28,7 @@ extension ChildProcess {
     private func pidfdReadable() {
         var exitedNormally: Int32 = 0
         var code: Int32 = 0
-        let reaped = runway_pidfd_reap(self.pidfd, self.pid, &exitedNormally, &code)
+        let reaped = runway_pidfd_reap(self.pidfd, &exitedNormally, &code)
         if reaped == 0 { return }
         uv_close(runway_poll_as_handle(self.exitPoll), ChildProcess.handleClosed)
         close(self.pidfd)  // uv_close removed it from epoll already.
