@@ -48,8 +48,11 @@ extension ProcessSupervisor {
         if self.options.reapsOrphans { self.sweepZombiesIfAny() }
         guard var managed = self.apps[app] else { return }
         managed.lastExit = exit
-        // Only a cgroup this supervisor froze (or tried to: the last request was a suspension) can be frozen now.
-        let mayBeFrozen = managed.confirmation?.suspending ?? false
+        // Only a cgroup this supervisor froze (or tried to: the last request was a suspension) or someone else froze
+        // can be frozen now. A frozen main process can only have died of a signal (review r16: an operator's
+        // freeze left in place makes the next spawn's CLONE_VFORK child freeze before its exec, and the loop wait).
+        var mayBeFrozen = managed.confirmation?.suspending ?? false
+        if case .signaled = exit { mayBeFrozen = true }
         managed.confirmation = nil
         let now = self.loop.turnNow
         // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
@@ -61,6 +64,7 @@ extension ProcessSupervisor {
             if !remaining.isEmpty {
                 leftovers.formUnion(remaining)
                 cgroup.killAll()
+                mayBeFrozen = true
             }
             // The next run must not start frozen (Decision 188: no write when it was not frozen).
             if mayBeFrozen && cgroup.setFrozen(false) != 0 {
