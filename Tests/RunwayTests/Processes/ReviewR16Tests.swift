@@ -137,4 +137,66 @@ struct ReviewR16Tests {
         #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 1"), "\(ProcessTestSupport.cgroupEvents(path))")
         await scheduler.shutdown()
     }
+
+    // MARK: Attacks that held (these pass on the reviewed code)
+
+    @Test(
+        "P1 (Decision 184): a setsid'd escapee no scan has seen at Home is stopped before the suspension is confirmed",
+        arguments: [false, true]
+    )
+    func P1_unseenEscapeeIsStoppedBeforeConfirmation(reparented: Bool) async throws {
+        let file = HostileProcessTests.temporaryFile()
+        defer { unlink(file) }
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: Self.optionsWithoutLightScan())
+        let app: AppID = "com.test.r16.unseen"
+        // Re-parented here (double fork), or still the main process's child (setsid only).
+        let descriptor =
+            reparented
+            ? HostileProcessTests.escaper(app, pidFile: file)
+            : ProcessTestSupport.shell(
+                app,
+                "trap 'exit 0' TERM; setsid sh -c 'echo $$ >> \(file); exec sleep 1000' & "
+                    + ProcessTestSupport.idleLoop
+            )
+        try scheduler.register(process: descriptor)
+        try scheduler.perform(.launch, on: app)
+        let main = try #require(scheduler.processes()[app]?.pid)
+        let escapee = try #require(await HostileProcessTests.pids(in: file).first)
+        defer { kill(escapee, SIGKILL) }
+        #expect(await eventually { (ProcFS.stat(escapee)?.session ?? main) != main })
+        try scheduler.perform(.home, on: app)
+        #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
+        #expect(ProcessTestSupport.processState(escapee) == "T", "confirmed while the escapee runs")
+        try scheduler.perform(.summon, on: app)
+        #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
+        #expect(await eventually { ProcessTestSupport.processState(escapee) != "T" }, "the escapee stayed stopped")
+        await scheduler.shutdown()
+    }
+
+    @Test(
+        "Decision 183: an execve that fails with EACCES (a script whose interpreter is a directory) is spawnFailed",
+        arguments: DirectSpawnTests.mechanisms
+    )
+    func execveEACCESIsReported(mechanism: SuspensionMechanism) async throws {
+        let script = DirectSpawnTests.temporaryPath()
+        defer { unlink(script) }
+        try "#!/tmp\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(mechanism)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.r16.eacces"
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: [script]))))
+        try scheduler.perform(.launch, on: app)
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
+            Issue.record("expected spawnFailed, got \(String(describing: gone))")
+            await scheduler.shutdown()
+            return
+        }
+        #expect(message.contains("execve failed: Permission denied"), "\(message)")
+        await scheduler.shutdown()
+    }
 }
