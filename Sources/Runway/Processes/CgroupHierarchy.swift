@@ -169,12 +169,12 @@ struct AppCgroup: Hashable {
         return (base.descriptor, "\(self.leaf)/\(name)")
     }
 
-    /// A failure through the base directory is retried by path: the directory may have been removed and made
+    /// An ENOENT through the base directory is retried by path: the directory may have been removed and made
     /// again since it was opened (the spawn opens the cgroup by its path; review r16).
     private func write(_ text: String, _ name: String) -> Int32 {
         let file = self.file(name)
         let status = SystemFiles.write(text, to: file.path, relativeTo: file.directory)
-        guard status != 0, self.base != nil else { return status }
+        guard status == ENOENT, self.base != nil else { return status }
         return SystemFiles.write(text, to: "\(self.path)/\(name)")
     }
 
