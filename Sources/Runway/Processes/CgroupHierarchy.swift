@@ -169,14 +169,19 @@ struct AppCgroup: Hashable {
         return (base.descriptor, "\(self.leaf)/\(name)")
     }
 
+    /// An ENOENT through the base directory is retried by path: the directory may have been removed and made
+    /// again since it was opened (the spawn opens the cgroup by its path; review r16).
     private func write(_ text: String, _ name: String) -> Int32 {
         let file = self.file(name)
-        return SystemFiles.write(text, to: file.path, relativeTo: file.directory)
+        let status = SystemFiles.write(text, to: file.path, relativeTo: file.directory)
+        guard status == ENOENT, self.base != nil else { return status }
+        return SystemFiles.write(text, to: "\(self.path)/\(name)")
     }
 
     private func read(_ name: String) -> String? {
         let file = self.file(name)
-        return SystemFiles.read(file.path, relativeTo: file.directory)
+        if let text = SystemFiles.read(file.path, relativeTo: file.directory) { return text }
+        return self.base == nil ? nil : SystemFiles.read("\(self.path)/\(name)")
     }
 
     /// Moves a process into this cgroup (its later children are born here). Returns 0 or an errno.

@@ -48,7 +48,8 @@ extension ProcessSupervisor {
         if self.options.reapsOrphans { self.sweepZombiesIfAny() }
         guard var managed = self.apps[app] else { return }
         managed.lastExit = exit
-        // Only a cgroup this supervisor froze (or tried to: the last request was a suspension) can be frozen now.
+        // Only a cgroup this supervisor froze (or tried to: the last request was a suspension), or one someone else
+        // froze, can be frozen now: `cgroup.events` says so, and whether processes are left (review r16).
         let mayBeFrozen = managed.confirmation?.suspending ?? false
         managed.confirmation = nil
         let now = self.loop.turnNow
@@ -57,13 +58,18 @@ extension ProcessSupervisor {
         var leftovers = groupHasMembers ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
         leftovers.subtract(self.orphans.map(\.pid))
         if let cgroup = managed.cgroup {
-            let remaining = cgroup.processes
+            // One read of `cgroup.events` instead of `cgroup.procs` for an empty cgroup: it also shows a freeze
+            // this supervisor did not ask for (an operator's), which left in place would freeze the next spawn's
+            // CLONE_VFORK child before its exec, with the loop waiting for that exec.
+            let events = cgroup.events
+            let remaining = events["populated"] == "0" ? [] : cgroup.processes
             if !remaining.isEmpty {
                 leftovers.formUnion(remaining)
                 cgroup.killAll()
             }
-            // The next run must not start frozen (Decision 188: no write when it was not frozen).
-            if mayBeFrozen && cgroup.setFrozen(false) != 0 {
+            // The next run must not start frozen (Decision 188: no write when it is not frozen).
+            let frozen = mayBeFrozen || events["frozen"] != "0" || !remaining.isEmpty
+            if frozen && cgroup.setFrozen(false) != 0 {
                 self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])
             }
         }

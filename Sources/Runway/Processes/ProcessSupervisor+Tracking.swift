@@ -154,6 +154,11 @@ extension ProcessSupervisor {
             {
                 let found = self.walk(tree, from: [(pid, nil)], app: app)
                 claimed.formUnion(found.map(\.pid))
+                // An app asked to stop (signal mode) stops what it is given here: this look may be another app's,
+                // or the light scan, and the app's own look stops only what that look found new (review r16).
+                if managed.confirmation?.suspending == true, managed.choice?.mechanism != .freezer {
+                    for process in found.subtracting(managed.tracked) { process.send(SIGSTOP) }
+                }
                 managed.tracked.formUnion(found)
                 self.apps[app] = managed
                 attributed.append(app)
