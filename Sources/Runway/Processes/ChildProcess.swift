@@ -73,6 +73,9 @@ final class ChildProcess {
     var isStderrPaused = false
     var isResumeTimerOpen = false
     var throttleNotices = ThrottleNotices()
+    /// The child's `/proc/PID/oom_score_adj`, open for writing from its first write to its exit (Decision 194;
+    /// `ChildProcess+OOMScore.swift`), or -1.
+    var oomScoreFile: Int32 = -1
     /// The token of the `message` last sent on the channel and not acknowledged yet (L2: one at a time). Written
     /// only by `ProcessSupervisor+Channel.swift`, which acknowledges it for the app when the channel closes on
     /// the app's side (Decision 39).
@@ -97,6 +100,7 @@ final class ChildProcess {
     }
 
     deinit {
+        self.closeOOMScoreFile()
         self.exitPoll.deallocate()
         self.exitCheck.deallocate()
         self.stdoutPipe.deallocate()
@@ -221,6 +225,7 @@ final class ChildProcess {
     /// Reports the exit once the pidfd's poll handle has reaped the child (`ChildProcess+Exit.swift`).
     func exited(_ exit: ProcessExit) {
         self.hasExited = true
+        self.closeOOMScoreFile()
         self.delegate?.child(self, exited: exit)
     }
 

@@ -70,12 +70,6 @@ enum ProcFS {
         return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    /// Writes `/proc/PID/oom_score_adj` (-1000...1000). Returns 0 or an errno.
-    @discardableResult
-    static func setOOMScoreAdjust(_ pid: Int32, _ value: Int) -> Int32 {
-        SystemFiles.write("\(value)", to: "/proc/\(pid)/oom_score_adj")
-    }
-
     /// `/proc/PID/oom_score_adj`, or nil.
     static func oomScoreAdjust(_ pid: Int32) -> Int? {
         SystemFiles.read("/proc/\(pid)/oom_score_adj").flatMap { Int($0.trimmingWhitespace) }

@@ -50,7 +50,7 @@ extension ProcessSupervisor {
             self.scanCounts.oomScoreWrites += 1
             // Only a write that took is remembered: a failed one (EACCES, a full /proc) is tried again at the
             // app's next value instead of being skipped as already done (review r15).
-            if ProcFS.setOOMScoreAdjust(entry.child.pid, entry.value) == 0 {
+            if entry.child.writeOOMScore(entry.value) == 0 {
                 self.batch.knownOOMScores[app] = (identity, entry.value)
             } else {
                 self.batch.knownOOMScores[app] = nil

@@ -141,6 +141,9 @@ struct ProcessBatchTests {
         let processes = scheduler.processes()
         for (index, app) in apps.enumerated() {
             let pid = try #require(processes[app]?.pid)
+            // The launch returns at the exec's point of no return (Decision 189); the kernel sets up the new
+            // environment area a moment later.
+            _ = await eventually(timeout: .seconds(5)) { ProcFS.environmentValue(pid, "RUNWAY_APP") != nil }
             #expect(ProcFS.environmentValue(pid, "RUNWAY_APP") == app.bundleIdentifier)
             #expect(ProcFS.environmentValue(pid, "BATCH_INDEX") == "\(index)")
             #expect(ProcFS.environmentValue(pid, "PATH") == ProcessInfo.processInfo.environment["PATH"])
