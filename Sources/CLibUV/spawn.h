@@ -170,6 +170,18 @@ static inline struct runway_spawn_slots *runway_spawn_slots_prepare(void) {
 /// module that spawns (each module that includes this header has its own slots).
 static inline int runway_spawn_slot(int index) { return runway_spawn_slots_state.fds[index & 3]; }
 
+/// For tests: closes the slots and forgets them, as before the first spawn (the next spawn opens them again).
+static inline void runway_spawn_slots_reset(void) {
+    pthread_mutex_lock(&runway_spawn_slots_lock);
+    if (runway_spawn_slots_status > 0) {
+        for (int i = 0; i < 4; i++) close(runway_spawn_slots_state.fds[i]);
+    }
+    for (int i = 0; i < 4; i++) runway_spawn_slots_state.fds[i] = -1;
+    runway_spawn_slots_state.end = 0;
+    runway_spawn_slots_status = 0;
+    pthread_mutex_unlock(&runway_spawn_slots_lock);
+}
+
 /// Puts /dev/null back in the slots that held the child's descriptors (the parent's references to them go).
 static inline void runway_spawn_slots_clear(struct runway_spawn_slots *slots) {
     for (int i = 1; i < 4; i++) (void)syscall(SYS_dup3, slots->fds[0], slots->fds[i], O_CLOEXEC);
