@@ -243,6 +243,65 @@ struct ReviewR17Tests {
         while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
     }
 
+    @Test("190: a suspension and a terminate in the launch's own turn reach the new main process and what it forks")
+    func suspendAndTerminateInTheLaunchTurn() async throws {
+        let directory = try ProcessStateFileTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
+        let suspended = AppID("com.test.r17.suspended")
+        let terminated = AppID("com.test.r17.terminated")
+        for app in [suspended, terminated] {
+            let script = "sleep 1000 & echo $! > \(directory)/\(app.bundleIdentifier); " + ProcessTestSupport.idleLoop
+            try scheduler.register(process: ProcessTestSupport.shell(app, script))
+        }
+        let mains =
+            scheduler.bridge.sync { driver -> [AppID: Int32] in
+                try? driver.command(.launch, for: suspended)
+                try? driver.command(.launch, for: terminated)
+                let supervisor = driver.processSupervisor()
+                supervisor.suspend(suspended)
+                supervisor.terminate(terminated)
+                return [
+                    suspended: supervisor.apps[suspended]?.child?.pid ?? 0,
+                    terminated: supervisor.apps[terminated]?.child?.pid ?? 0,
+                ]
+            } ?? [:]
+        let suspendedMain = try #require(mains[suspended].flatMap { $0 > 0 ? $0 : nil })
+        let terminatedMain = try #require(mains[terminated].flatMap { $0 > 0 ? $0 : nil })
+        var confirmed = false
+        var tracked: Set<ProcessIdentity> = []
+        var terminatedExited = false
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            (confirmed, tracked, terminatedExited) =
+                scheduler.bridge.sync { driver in
+                    let apps = driver.processSupervisor().apps
+                    return (
+                        apps[suspended]?.confirmation?.isConfirmed ?? false, apps[suspended]?.tracked ?? [],
+                        apps[terminated]?.child?.hasExited ?? false
+                    )
+                } ?? (false, [], false)
+            if confirmed && terminatedExited { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(confirmed, "the suspension made in the launch's turn is confirmed")
+        #expect(ProcFS.stat(suspendedMain)?.state == "T")
+        let forked =
+            Int32(
+                (try? String(contentsOfFile: directory + "/" + suspended.bundleIdentifier, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            ) ?? 0
+        // Stopped right after its exec, the shell has usually not forked yet; what it forked is stopped too.
+        #expect(forked == 0 || ProcFS.stat(forked)?.state == "T", "the forked sleep is stopped too")
+        #expect(tracked.contains { $0.pid == suspendedMain }, "the main process is tracked: \(tracked)")
+        #expect(terminatedExited, "the terminate in the launch's turn ended the app")
+        #expect(ProcFS.stat(terminatedMain) == nil || ProcFS.stat(terminatedMain)?.state == "Z")
+        await scheduler.shutdown()
+    }
+
     @Test("190: a state file written in the launches' own turn lists every main process with its start time")
     func stateFileInTheLaunchTurnListsEveryMain() async throws {
         let directory = try ProcessStateFileTests.temporaryDirectory()
