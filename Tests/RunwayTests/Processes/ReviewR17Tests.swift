@@ -205,6 +205,37 @@ struct ReviewR17Tests {
         while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
     }
 
+    @Test(
+        "189: with this process's stdin closed before the first spawn, slots sit from 4 up; a child's 0 is /dev/null"
+    )
+    func slotsWithStandardInputClosed() throws {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        let saved = fcntl(0, F_DUPFD_CLOEXEC, 10)
+        try #require(saved >= 0)
+        close(0)
+        ChildProcess.resetSpawnSlots()
+        defer {
+            dup2(saved, 0)
+            close(saved)
+            ChildProcess.resetSpawnSlots()
+        }
+        var results: [(shared: Bool, fds: [Int: String])] = []
+        for _ in 0..<2 {
+            let (child, recorder) = try Self.run(["/bin/sh", "-c", "ls -l /proc/self/fd; echo end >&2"], loop: loop)
+            results.append((child.sharedDescriptors, Self.listed(recorder.lines)))
+            child.closeOutput()
+        }
+        #expect(ChildProcess.spawnSlots.allSatisfy { $0 >= 4 }, "slots \(ChildProcess.spawnSlots)")
+        for (shared, fds) in results {
+            #expect(shared)
+            #expect(Set(fds.keys) == [0, 1, 2, 3] && fds[0] == "/dev/null", "\(fds)")
+            #expect((fds[1] ?? "").hasPrefix("pipe:") && (fds[2] ?? "").hasPrefix("pipe:"), "\(fds)")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
     @Test("189: running out of descriptors at the first spawn does not turn the slots off for good")
     func slotsSurviveDescriptorExhaustionAtTheFirstSpawn() throws {
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
