@@ -133,25 +133,32 @@ struct runway_spawn_slots {
 };
 static pthread_mutex_t runway_spawn_slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct runway_spawn_slots runway_spawn_slots_state = {{-1, -1, -1, -1}, 0};
-/// 0 untried, 1 ready, -1 unusable (no close_range, or no descriptor for the slots): spawns copy the table.
+/// 0 untried (or the descriptors could not be opened yet), 1 ready, -1 unusable (no close_range): spawns copy the
+/// table.
 static int runway_spawn_slots_status = 0;
 
-/// Under `runway_spawn_slots_lock`: the slots, opened at the first call (the lowest free descriptors from 4 up).
-/// NULL when unusable.
+/// Under `runway_spawn_slots_lock`: the slots, opened at the first call that can (the lowest free descriptors from
+/// 4 up). NULL when unusable, or when no descriptor was free for them: that spawn copies the table and the next one
+/// tries again (review r17: one EMFILE at the first spawn turned the slots off for the process's life).
 static inline struct runway_spawn_slots *runway_spawn_slots_prepare(void) {
     struct runway_spawn_slots *slots = &runway_spawn_slots_state;
     if (runway_spawn_slots_status != 0) return runway_spawn_slots_status > 0 ? slots : NULL;
-    runway_spawn_slots_status = -1;
 #ifdef SYS_close_range
     // close_range and CLOSE_RANGE_UNSHARE came together (Linux 5.9); an empty range is a harmless probe.
-    if (syscall(SYS_close_range, ~0U, ~0U, 0) != 0) return NULL;
+    if (syscall(SYS_close_range, ~0U, ~0U, 0) != 0) {
+        runway_spawn_slots_status = -1;
+        return NULL;
+    }
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null_fd < 0) return NULL;
     int highest = 0;
     for (int i = 0; i < 4; i++) {
         slots->fds[i] = fcntl(null_fd, F_DUPFD_CLOEXEC, 4);
         if (slots->fds[i] < 0) {
-            for (int j = 0; j < i; j++) close(slots->fds[j]);
+            for (int j = 0; j < i; j++) {
+                close(slots->fds[j]);
+                slots->fds[j] = -1;
+            }
             close(null_fd);
             return NULL;
         }
@@ -162,6 +169,7 @@ static inline struct runway_spawn_slots *runway_spawn_slots_prepare(void) {
     runway_spawn_slots_status = 1;
     return slots;
 #else
+    runway_spawn_slots_status = -1;
     return NULL;
 #endif
 }
@@ -169,6 +177,18 @@ static inline struct runway_spawn_slots *runway_spawn_slots_prepare(void) {
 /// Slot `index` (0-3), or -1 before the first spawn that used them. For tests, through a Swift accessor in the
 /// module that spawns (each module that includes this header has its own slots).
 static inline int runway_spawn_slot(int index) { return runway_spawn_slots_state.fds[index & 3]; }
+
+/// For tests: closes the slots and forgets them, as before the first spawn (the next spawn opens them again).
+static inline void runway_spawn_slots_reset(void) {
+    pthread_mutex_lock(&runway_spawn_slots_lock);
+    if (runway_spawn_slots_status > 0) {
+        for (int i = 0; i < 4; i++) close(runway_spawn_slots_state.fds[i]);
+    }
+    for (int i = 0; i < 4; i++) runway_spawn_slots_state.fds[i] = -1;
+    runway_spawn_slots_state.end = 0;
+    runway_spawn_slots_status = 0;
+    pthread_mutex_unlock(&runway_spawn_slots_lock);
+}
 
 /// Puts /dev/null back in the slots that held the child's descriptors (the parent's references to them go).
 static inline void runway_spawn_slots_clear(struct runway_spawn_slots *slots) {

@@ -220,6 +220,9 @@ final class ChildProcess {
     /// The spawn slots of this module's `runway_spawn` (Decision 189), -1 each before their first use. For tests.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
+    /// Closes this module's spawn slots and forgets them, as before the first spawn. For tests; any thread.
+    static func resetSpawnSlots() { runway_spawn_slots_reset() }
+
     // MARK: Lifetime
 
     /// Reports the exit once the pidfd's poll handle has reaped the child (`ChildProcess+Exit.swift`).

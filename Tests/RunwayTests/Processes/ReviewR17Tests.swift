@@ -1,0 +1,386 @@
+import CLibUV
+import Foundation
+import RunwayCore
+import Synchronization
+import Testing
+
+@testable import Runway
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Review r17: attacks on Decision 189 (a `CLONE_VM` child shares the descriptor table until its first step, then
+/// keeps only the spawn slots) and Decision 190 (a launch reads its child's identity on the next loop turn).
+@Suite("Review r17: spawn slots and the deferred launch identity", .serialized)
+struct ReviewR17Tests {
+    /// Starts `arguments` as a signal-mode child on `loop` and runs the loop until it exits and its output closes.
+    static func run(
+        _ arguments: [String],
+        loop: UnsafeMutablePointer<uv_loop_t>,
+        protocol speaksProtocol: Bool = false,
+        workingDirectory: String? = nil
+    ) throws -> (child: ChildProcess, recorder: LineRecorder) {
+        let recorder = LineRecorder()
+        let child = ChildProcess(app: "com.test.r17", loop: loop, options: ProcessOptions())
+        child.delegate = recorder
+        try child.start(
+            executable: arguments[0],
+            arguments: arguments,
+            environment: [],
+            workingDirectory: workingDirectory,
+            cgroup: nil,
+            speaksProtocol: speaksProtocol
+        )
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (recorder.exit == nil || !recorder.lines.contains("err:end")) && ContinuousClock.now < deadline {
+            uv_run(loop, UV_RUN_NOWAIT)
+            usleep(500)
+        }
+        return (child, recorder)
+    }
+
+    /// This process's descriptors and what each refers to.
+    static func ownDescriptors() -> [Int32: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        var result: [Int32: String] = [:]
+        for name in names {
+            guard let fd = Int32(name) else { continue }
+            result[fd] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
+        }
+        return result
+    }
+
+    /// `ls -l /proc/self/fd` output lines (`N -> target`) as descriptor -> target.
+    static func listed(_ lines: [String]) -> [Int: String] {
+        var result: [Int: String] = [:]
+        for line in lines where line.hasPrefix("out:") && line.contains(" -> ") {
+            let parts = line.dropFirst(4).components(separatedBy: " -> ")
+            guard parts.count == 2, let fd = parts[0].split(separator: " ").last.flatMap({ Int($0) }) else { continue }
+            result[fd] = parts[1]
+        }
+        return result
+    }
+
+    @Test("189: with 300 inheritable descriptors here and a thread opening more, a child holds 0-2 (3) only")
+    func childDescriptorsWhileAnotherThreadOpens() throws {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        // The slots opened again, in holes among inheritable descriptors: those below the slots' end are in the table
+        // the child's unshare keeps, and must still not reach its program.
+        ChildProcess.resetSpawnSlots()
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<8 {
+            let fd = Glibc.open("/dev/null", O_RDONLY)  // No O_CLOEXEC.
+            try #require(fd >= 0)
+            held.append(fd)
+        }
+        for index in [1, 3, 5] { close(held[index]) }
+        held = [held[0], held[2], held[4], held[6], held[7]]
+        let warm = try Self.run(["/bin/sh", "-c", "echo end >&2"], loop: loop)
+        warm.child.closeOutput()
+        #expect(held.filter { $0 < ChildProcess.spawnSlots.max() ?? 0 }.count >= 3, "inheritable below the slots")
+        for _ in 0..<300 {
+            let fd = Glibc.open("/dev/null", O_RDONLY)  // No O_CLOEXEC.
+            try #require(fd >= 0)
+            held.append(fd)
+        }
+        // Inheritable descriptors below the slots' end too, in whatever holes there are: the child's unshare copies
+        // those into its table.
+        let end = (ChildProcess.spawnSlots.max() ?? 0) + 1
+        let open = Self.ownDescriptors()
+        for number in Int32(3)..<end where open[number] == nil {
+            if dup2(held[0], number) == number { held.append(number) }
+        }
+        // Holes among them, above the slots, for the other thread to fill.
+        for index in stride(from: 0, to: held.count, by: 7) {
+            close(held[index])
+            held[index] = -1
+        }
+        held.removeAll { $0 < 0 }
+        let flags = OpenerFlags()
+        let opener = Thread {
+            var mine: [Int32] = []
+            var index = 0
+            while !flags.stop.load(ordering: .relaxed) {
+                let fd = Glibc.open("/dev/null", O_WRONLY)  // Inheritable, and writable: a leak would show it.
+                if fd >= 0 {
+                    mine.append(fd)
+                    _ = flags.opened.add(1, ordering: .relaxed)
+                }
+                if mine.count > 40 {
+                    index = (index &* 31 &+ 7) % mine.count
+                    close(mine.remove(at: index))
+                }
+            }
+            for fd in mine { close(fd) }
+        }
+        opener.start()
+        defer { flags.stop.store(true, ordering: .relaxed) }
+        var failures: [String] = []
+        for round in 0..<24 {
+            let speaks = round % 2 == 1
+            let (child, recorder) = try Self.run(
+                ["/bin/sh", "-c", "ls -l /proc/self/fd; echo end >&2"],
+                loop: loop,
+                protocol: speaks
+            )
+            if !child.sharedDescriptors { failures.append("round \(round): the child copied the table") }
+            if recorder.exit != .exited(0) {
+                failures.append("round \(round): exit \(String(describing: recorder.exit))")
+            }
+            let fds = Self.listed(recorder.lines)
+            // `ls` holds the directory it reads, the lowest free descriptor.
+            let directory = speaks ? 4 : 3
+            let expected = Set(speaks ? [0, 1, 2, 3, directory] : [0, 1, 2, directory])
+            if Set(fds.keys) != expected { failures.append("round \(round): descriptors \(fds)") }
+            if fds[0] != "/dev/null" { failures.append("round \(round): stdin \(fds[0] ?? "-")") }
+            if speaks && !(fds[3] ?? "").hasPrefix("socket:") {
+                failures.append("round \(round): channel \(fds[3] ?? "-")")
+            }
+            child.closeOutput()
+        }
+        flags.stop.store(true, ordering: .relaxed)
+        while !opener.isFinished { usleep(1_000) }
+        #expect(flags.opened.load(ordering: .relaxed) > 100, "the other thread opened descriptors meanwhile")
+        #expect(failures.isEmpty, "\(failures)")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
+    @Test("189: an exec or chdir that fails in slot mode is reported with its step and leaves no descriptor here")
+    func failedSlotSpawnsReportAndLeakNothing() throws {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        let warm = try Self.run(["/bin/sh", "-c", "echo end >&2"], loop: loop)
+        warm.child.closeOutput()
+        for _ in 0..<50 { uv_run(loop, UV_RUN_NOWAIT) }
+        let directory = try ProcessStateFileTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let garbage = directory + "/not-a-program"
+        try Data([0x7f, 0x00, 0x01, 0x02, 0x03]).write(to: URL(fileURLWithPath: garbage))
+        chmod(garbage, 0o755)
+        let before = Self.ownDescriptors()
+        var outcomes: [String] = []
+        for (arguments, cwd, speaks) in [
+            ([garbage], nil as String?, false),
+            ([garbage], nil, true),
+            (["/bin/true"], directory + "/missing", false),
+            (["/bin/true"], directory + "/missing", true),
+            ([directory + "/absent"], nil, true),
+        ] {
+            let child = ChildProcess(app: "com.test.r17.fail", loop: loop, options: ProcessOptions())
+            do {
+                try child.start(
+                    executable: arguments[0],
+                    arguments: arguments,
+                    environment: [],
+                    workingDirectory: cwd,
+                    cgroup: nil,
+                    speaksProtocol: speaks
+                )
+                outcomes.append("started")
+            } catch {
+                outcomes.append("\(error.call) \(-error.status)")
+            }
+        }
+        #expect(
+            outcomes == [
+                "execve \(ENOEXEC)", "execve \(ENOEXEC)", "chdir \(ENOENT)", "chdir \(ENOENT)", "execve \(ENOENT)",
+            ]
+        )
+        let after = Self.ownDescriptors()
+        let gained = after.filter { before[$0.key] != $0.value }
+        #expect(gained.isEmpty, "descriptors left by the failed spawns: \(gained)")
+        for slot in ChildProcess.spawnSlots {
+            #expect(after[slot] == "/dev/null", "slot \(slot) holds \(after[slot] ?? "-")")
+        }
+        // And the next spawn still goes through the slots.
+        let next = try Self.run(["/bin/sh", "-c", "echo end >&2"], loop: loop)
+        #expect(next.child.sharedDescriptors)
+        #expect(next.recorder.exit == .exited(0))
+        next.child.closeOutput()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
+    @Test(
+        "189: with this process's stdin closed before the first spawn, slots sit from 4 up; a child's 0 is /dev/null"
+    )
+    func slotsWithStandardInputClosed() throws {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        let saved = fcntl(0, F_DUPFD_CLOEXEC, 10)
+        try #require(saved >= 0)
+        close(0)
+        ChildProcess.resetSpawnSlots()
+        defer {
+            dup2(saved, 0)
+            close(saved)
+            ChildProcess.resetSpawnSlots()
+        }
+        var results: [(shared: Bool, fds: [Int: String])] = []
+        for _ in 0..<2 {
+            let (child, recorder) = try Self.run(["/bin/sh", "-c", "ls -l /proc/self/fd; echo end >&2"], loop: loop)
+            results.append((child.sharedDescriptors, Self.listed(recorder.lines)))
+            child.closeOutput()
+        }
+        #expect(ChildProcess.spawnSlots.allSatisfy { $0 >= 4 }, "slots \(ChildProcess.spawnSlots)")
+        for (shared, fds) in results {
+            #expect(shared)
+            #expect(Set(fds.keys) == [0, 1, 2, 3] && fds[0] == "/dev/null", "\(fds)")
+            #expect((fds[1] ?? "").hasPrefix("pipe:") && (fds[2] ?? "").hasPrefix("pipe:"), "\(fds)")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
+    @Test("189: running out of descriptors at the first spawn does not turn the slots off for good")
+    func slotsSurviveDescriptorExhaustionAtTheFirstSpawn() throws {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        try #require(uv_loop_init(loop) == 0)
+        ChildProcess.resetSpawnSlots()  // As in a daemon that has not spawned yet.
+        defer { ChildProcess.resetSpawnSlots() }  // Whatever happened, later spawns open them again.
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let saved = limit
+        // A limit that leaves six free descriptors: the output pipes take four, and the slots' /dev/null and its
+        // first copy the other two, so the second slot cannot be opened (EMFILE).
+        let used = Set(Self.ownDescriptors().keys)
+        var free = 0
+        var number: Int32 = 0
+        while free < 6 {
+            if !used.contains(number) { free += 1 }
+            number += 1
+        }
+        limit.rlim_cur = rlim_t(number)
+        try #require(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        var outcome = "started"
+        let starved = ChildProcess(app: "com.test.r17.emfile", loop: loop, options: ProcessOptions())
+        do {
+            try starved.start(
+                executable: "/bin/true",
+                arguments: ["/bin/true"],
+                environment: [],
+                workingDirectory: nil,
+                cgroup: nil,
+                speaksProtocol: false
+            )
+        } catch {
+            outcome = "\(error)"
+        }
+        var restored = saved
+        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restored) == 0)
+        #expect(!starved.sharedDescriptors, "no slots could be opened under the limit (\(outcome))")
+        // Descriptors are available again: the next spawn opens the slots and uses them.
+        let next = try Self.run(["/bin/sh", "-c", "echo end >&2"], loop: loop)
+        #expect(next.recorder.exit == .exited(0))
+        #expect(next.child.sharedDescriptors, "the spawn after the exhaustion shares the table through the slots")
+        #expect(ChildProcess.spawnSlots.allSatisfy { $0 >= 4 }, "slots \(ChildProcess.spawnSlots)")
+        next.child.closeOutput()
+        if starved.pid > 0 { starved.closeOutput() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
+    @Test("190: a suspension and a terminate in the launch's own turn reach the new main process and what it forks")
+    func suspendAndTerminateInTheLaunchTurn() async throws {
+        let directory = try ProcessStateFileTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
+        let suspended = AppID("com.test.r17.suspended")
+        let terminated = AppID("com.test.r17.terminated")
+        for app in [suspended, terminated] {
+            let script = "sleep 1000 & echo $! > \(directory)/\(app.bundleIdentifier); " + ProcessTestSupport.idleLoop
+            try scheduler.register(process: ProcessTestSupport.shell(app, script))
+        }
+        let mains =
+            scheduler.bridge.sync { driver -> [AppID: Int32] in
+                try? driver.command(.launch, for: suspended)
+                try? driver.command(.launch, for: terminated)
+                let supervisor = driver.processSupervisor()
+                supervisor.suspend(suspended)
+                supervisor.terminate(terminated)
+                return [
+                    suspended: supervisor.apps[suspended]?.child?.pid ?? 0,
+                    terminated: supervisor.apps[terminated]?.child?.pid ?? 0,
+                ]
+            } ?? [:]
+        let suspendedMain = try #require(mains[suspended].flatMap { $0 > 0 ? $0 : nil })
+        let terminatedMain = try #require(mains[terminated].flatMap { $0 > 0 ? $0 : nil })
+        var confirmed = false
+        var tracked: Set<ProcessIdentity> = []
+        var terminatedExited = false
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            (confirmed, tracked, terminatedExited) =
+                scheduler.bridge.sync { driver in
+                    let apps = driver.processSupervisor().apps
+                    return (
+                        apps[suspended]?.confirmation?.isConfirmed ?? false, apps[suspended]?.tracked ?? [],
+                        apps[terminated]?.child?.hasExited ?? false
+                    )
+                } ?? (false, [], false)
+            if confirmed && terminatedExited { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(confirmed, "the suspension made in the launch's turn is confirmed")
+        // `D`: the shell was stopped in a vfork() for `sleep`, whose child is stopped before its exec (P1).
+        #expect(
+            ["T", "D"].contains(ProcFS.stat(suspendedMain)?.state),
+            "\(String(describing: ProcFS.stat(suspendedMain)))"
+        )
+        let forked =
+            Int32(
+                (try? String(contentsOfFile: directory + "/" + suspended.bundleIdentifier, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            ) ?? 0
+        // Stopped right after its exec, the shell has usually not forked yet; what it forked is stopped too.
+        #expect(forked == 0 || ProcFS.stat(forked)?.state == "T", "the forked sleep is stopped too")
+        #expect(tracked.contains { $0.pid == suspendedMain }, "the main process is tracked: \(tracked)")
+        #expect(terminatedExited, "the terminate in the launch's turn ended the app")
+        #expect(ProcFS.stat(terminatedMain) == nil || ProcFS.stat(terminatedMain)?.state == "Z")
+        await scheduler.shutdown()
+    }
+
+    @Test("190: a state file written in the launches' own turn lists every main process with its start time")
+    func stateFileInTheLaunchTurnListsEveryMain() async throws {
+        let directory = try ProcessStateFileTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = ProcessTestSupport.options(.signal)
+        options.stateFile = directory + "/state.processes"
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
+        let apps = (0..<6).map { AppID("com.test.r17.state.\($0)") }
+        for app in apps {
+            try scheduler.register(
+                process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+            )
+        }
+        // The launches and a write of the state file in one hop: one loop turn, as a daemon killed right after.
+        let pids =
+            scheduler.bridge.sync { driver -> [Int32] in
+                for app in apps { try? driver.command(.launch, for: app) }
+                let supervisor = driver.processSupervisor()
+                supervisor.flushState()
+                return apps.compactMap { supervisor.apps[$0]?.child?.pid }
+            } ?? []
+        #expect(pids.count == apps.count)
+        let file = ProcessStateFile(path: directory + "/state.processes")
+        let listed = Set((try? file.read().get())?.entries.map(\.process) ?? [])
+        for pid in pids {
+            let stat = try #require(ProcFS.stat(pid))
+            #expect(listed.contains(ProcessIdentity(pid: pid, startTime: stat.startTime)), "main \(pid) listed")
+        }
+        await scheduler.shutdown()
+    }
+}
+
+/// The opener thread's stop flag and count (atomics: read and written by two threads).
+final class OpenerFlags: Sendable {
+    let stop = Atomic<Bool>(false)
+    let opened = Atomic<Int>(0)
+}
