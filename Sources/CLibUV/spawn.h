@@ -207,7 +207,9 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
     int sources[4] = {-1, request->stdout_fd, request->stderr_fd, request->channel_fd};
     if (slots != NULL) {
         // A table of its own with only what lies below the slots' end: nothing the parent does reaches it now.
-        if (syscall(SYS_close_range, slots->end, ~0U, 1U << 1) != 0)
+        // Where CLOSE_RANGE_UNSHARE is refused (a seccomp filter), a whole copy of the table, as a child that
+        // does not share it gets: the close-on-exec pass below then keeps only 0-3 (Decision 196).
+        if (syscall(SYS_close_range, slots->end, ~0U, 1U << 1) != 0 && syscall(SYS_unshare, 0x00000400) != 0)
             runway_spawn_child_fail(report, RUNWAY_SPAWN_DESCRIPTORS);
         for (int i = 0; i < 4; i++) sources[i] = slots->fds[i];
     } else {
