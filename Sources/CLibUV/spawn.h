@@ -255,6 +255,29 @@ extern int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 #define RUNWAY_CLONE_VFORK 0x00004000ULL
 #define RUNWAY_SPAWN_STACK_BYTES 65536
 
+/// The stack a CLONE_VM child runs on until its exec, one per spawning thread, allocated at its first spawn and
+/// freed when the thread ends (Decision 197): the parent is suspended while the child uses it, so one thread never
+/// needs two. A fresh 64 KiB allocation per spawn grew and shrank the thread's malloc arena (an `mprotect` each
+/// time) and faulted its pages in again. NULL when the allocation fails (the spawn then forks).
+static pthread_key_t runway_spawn_stack_key = 0;
+static pthread_once_t runway_spawn_stack_once = PTHREAD_ONCE_INIT;
+static int runway_spawn_stack_key_ready = 0;
+static inline void runway_spawn_stack_make_key(void) {
+    runway_spawn_stack_key_ready = pthread_key_create(&runway_spawn_stack_key, free) == 0;
+}
+static inline void *runway_spawn_stack(void) {
+    pthread_once(&runway_spawn_stack_once, runway_spawn_stack_make_key);
+    if (!runway_spawn_stack_key_ready) return NULL;
+    void *stack = pthread_getspecific(runway_spawn_stack_key);
+    if (stack != NULL) return stack;
+    stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
+    if (stack != NULL && pthread_setspecific(runway_spawn_stack_key, stack) != 0) {
+        free(stack);
+        return NULL;
+    }
+    return stack;
+}
+
 /// What the child of a CLONE_VM clone gets (it shares the parent's memory while the parent waits).
 struct runway_spawn_child_arguments {
     const struct runway_spawn_request *request;
@@ -350,7 +373,7 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
         // No cgroup (signal mode): glibc's clone with CLONE_VM | CLONE_VFORK, as posix_spawn does: the child
         // borrows the parent's memory on a stack of its own until it execs, so nothing is copied (a fork copies
         // the page tables of the whole daemon). CLONE_PIDFD stores the pidfd through parent_tid.
-        stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
+        stack = runway_spawn_stack();
         if (stack != NULL) {
             pthread_mutex_lock(&runway_spawn_slots_lock);
             struct runway_spawn_slots *slots = runway_spawn_slots_fill(request);
@@ -364,14 +387,13 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
             if (pid < 0) pidfd = -1;  // and fall through to clone3 or fork
             result->shared_memory = pid > 0;
             result->shared_descriptors = pid > 0 && slots != NULL;
-            free(stack);
         }
     }
 #if RUNWAY_HAS_CLONE3_VM
     else if (clone3_available && clone_error == 0) {
         // A cgroup (freezer): clone3 into it with CLONE_VM | CLONE_VFORK on a stack of its own, through the
         // trampoline above, so that this spawn copies no page tables either (Decision 162).
-        stack = malloc(RUNWAY_SPAWN_STACK_BYTES);
+        stack = runway_spawn_stack();
         if (stack != NULL) {
             pthread_mutex_lock(&runway_spawn_slots_lock);
             struct runway_spawn_slots *slots = runway_spawn_slots_fill(request);
@@ -389,7 +411,6 @@ static inline int runway_spawn(const struct runway_spawn_request *request, struc
             long cloned = runway_clone3_vm(&arguments, sizeof arguments, runway_spawn_child_entry, &child_arguments);
             if (slots != NULL) runway_spawn_slots_clear(slots);
             pthread_mutex_unlock(&runway_spawn_slots_lock);
-            free(stack);
             if (cloned > 0) {
                 pid = (int)cloned;
                 result->used_clone3 = 1;

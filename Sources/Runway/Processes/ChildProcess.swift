@@ -61,7 +61,9 @@ final class ChildProcess {
     let channel = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     /// Resumes paused output streams; initialised at the first pause, closed with the last output pipe.
     let resumeTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+    /// Where reads land: the supervisor's buffer, shared by its children (Decision 198; `ReadBuffer`).
+    let sharedReadBuffer: ReadBuffer
+    var readBuffer: UnsafeMutableRawBufferPointer { self.sharedReadBuffer.bytes }
     private var openHandles = 0
     /// True while the protocol channel is open for reading and writing. Set only by ChildProcess.
     var isChannelOpen = false
@@ -85,9 +87,12 @@ final class ChildProcess {
     ///   - options: `outputLineLimitBytes` (longer stdout/stderr lines are logged cut, marked truncated),
     ///     `protocolLineLimitBytes` (longer protocol lines are reported as `tooLong`), `outputBytesPerTurn` and
     ///     `outputLinesPerTurn` (`OutputThrottle`).
-    init(app: AppID, loop: UnsafeMutablePointer<uv_loop_t>, options: ProcessOptions) {
+    ///   - readBuffer: The buffer reads land in, shared with the other children of this loop thread (the
+    ///     supervisor's); a new one of its own by default.
+    init(app: AppID, loop: UnsafeMutablePointer<uv_loop_t>, options: ProcessOptions, readBuffer: ReadBuffer? = nil) {
         self.app = app
         self.loop = loop
+        self.sharedReadBuffer = readBuffer ?? ReadBuffer()
         self.channelFramer = LineFramer(maximumLineBytes: options.protocolLineLimitBytes)
         let throttle = OutputThrottle(
             bytesPerTurn: options.outputBytesPerTurn,
@@ -107,7 +112,6 @@ final class ChildProcess {
         self.stderrPipe.deallocate()
         self.channel.deallocate()
         self.resumeTimer.deallocate()
-        self.readBuffer.deallocate()
     }
 
     /// Spawns the program straight into place (`runway_spawn`: clone3 into `cgroup` with a pidfd, no shell), and

@@ -34,7 +34,12 @@ extension ProcessSupervisor {
         }
         // The child starts in the app's cgroup (CLONE_INTO_CGROUP): nothing it runs is ever outside it.
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
-        let child = ChildProcess(app: app, loop: self.loop.handles.loop, options: self.options)
+        let child = ChildProcess(
+            app: app,
+            loop: self.loop.handles.loop,
+            options: self.options,
+            readBuffer: self.readBuffer
+        )
         child.delegate = self
         let environment = Self.environment(for: app, spec: spec, base: self.environmentBase(now: self.loop.turnNow))
         do {

@@ -102,6 +102,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// That directory, open, for the app cgroups' files (Decision 188); nil until discovered or when it cannot be
     /// opened.
     var cgroupBase: CgroupBase?
+    /// The buffer every child's reads land in (Decision 198).
+    let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var ticking = false
