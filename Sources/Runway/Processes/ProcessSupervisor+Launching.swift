@@ -41,7 +41,7 @@ extension ProcessSupervisor {
             readBuffer: self.readBuffer
         )
         child.delegate = self
-        let environment = Self.environment(for: app, spec: spec, base: self.environmentBase(now: self.loop.turnNow))
+        let environment = self.environmentBase(now: self.loop.turnNow).entries(for: app, spec: spec)
         do {
             try SpawnedChildren.spawning(owner: ObjectIdentifier(self)) { () throws(ProcessStartError) -> Int32 in
                 // Descriptors this process inherited or opened without O_CLOEXEC must not reach the app: it gets
@@ -131,16 +131,6 @@ extension ProcessSupervisor {
         self.runwayCgroupDirectory = discovered
         if case .success(let directory) = discovered { self.cgroupBase = CgroupBase(path: directory) }
         return discovered
-    }
-
-    /// The child's environment as `KEY=value`, sorted by key: this process's, overridden by the app's
-    /// `EnvironmentVariables`, then `RUNWAY_APP` and, for a protocol app, `RUNWAY_FD=3` (A4).
-    static func environment(
-        for app: AppID,
-        spec: ProcessSpec,
-        base: LaunchEnvironment = LaunchEnvironment(ProcessSupervisor.currentEnvironment())
-    ) -> [String] {
-        base.entries(for: app, spec: spec)
     }
 
     /// Marks every descriptor from 3 up close-on-exec (`runway_mark_descriptors_cloexec`); a failure is logged.
