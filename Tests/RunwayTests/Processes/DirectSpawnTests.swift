@@ -129,9 +129,7 @@ struct DirectSpawnTests {
 
     @Test("Issue 15: an exit is seen through the pidfd with no SIGCHLD handler in the process (SIG_DFL)")
     func exitIsSeenWithoutASIGCHLDHandler() throws {
-        // Not deallocated: a failed run leaves handles open on it (a few hundred bytes leak in a test process).
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         let recorder = ExitRecorder()
         var cases: [(String, ProcessExit)] = [("exit 7", .exited(7)), ("kill -TERM $$", .signaled(SIGTERM))]
         // Whatever handler libuv or a zombie sweep installed is set aside: SIGCHLD does nothing while this runs.
@@ -144,28 +142,16 @@ struct DirectSpawnTests {
             cases.removeFirst()
             let child = ChildProcess(app: "com.test.spawn.pidfd", loop: loop, options: ProcessOptions())
             child.delegate = recorder
-            try child.start(
-                executable: "/bin/sh",
-                arguments: ["/bin/sh", "-c", script],
-                environment: [],
-                workingDirectory: nil,
-                cgroup: nil,
-                speaksProtocol: false
-            )
+            try DirectChild.start(child, ["/bin/sh", "-c", script])
             // Bounded: without the pidfd nothing would ever report this exit.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while recorder.exit == nil && ContinuousClock.now < deadline {
-                uv_run(loop, UV_RUN_NOWAIT)
-                usleep(1_000)
-            }
+            DirectChild.run(loop) { recorder.exit != nil }
             #expect(recorder.exit == expected, "\(script)")
             #expect(ProcFS.stat(child.pid) == nil, "reaped: no zombie left")
             guard recorder.exit != nil else { return }
             recorder.exit = nil
             child.closeOutput()
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 }
 

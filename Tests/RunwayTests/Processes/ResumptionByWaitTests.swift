@@ -14,28 +14,14 @@ import Glibc
 struct ResumptionByWaitTests {
     @Test("The wait reports a child continued only after SIGCONT found it stopped, and not once it stops again")
     func reportFollowsStopAndContinue() throws {
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         let child = ChildProcess(app: "com.test.continued", loop: loop, options: ProcessOptions())
-        try child.start(
-            executable: "/bin/sleep",
-            arguments: ["/bin/sleep", "1000"],
-            environment: [],
-            workingDirectory: nil,
-            cgroup: nil,
-            speaksProtocol: false
-        )
+        try DirectChild.start(child, ["/bin/sleep", "1000"])
         defer {
             _ = runway_kill(child.pid, SIGKILL)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !child.hasExited && ContinuousClock.now < deadline {
-                uv_run(loop, UV_RUN_NOWAIT)
-                usleep(1_000)
-            }
+            DirectChild.run(loop) { child.hasExited }
             child.closeOutput()
-            while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline {
-                uv_run(loop, UV_RUN_NOWAIT)
-            }
+            DirectChild.close(loop)
         }
         #expect(!child.kernelReportsContinued, "never stopped")
         try Self.stopAndWait(child.pid)

@@ -24,19 +24,8 @@ struct ReviewR17Tests {
         let recorder = LineRecorder()
         let child = ChildProcess(app: "com.test.r17", loop: loop, options: ProcessOptions())
         child.delegate = recorder
-        try child.start(
-            executable: arguments[0],
-            arguments: arguments,
-            environment: [],
-            workingDirectory: workingDirectory,
-            cgroup: nil,
-            speaksProtocol: speaksProtocol
-        )
-        let deadline = ContinuousClock.now + .seconds(10)
-        while (recorder.exit == nil || !recorder.lines.contains("err:end")) && ContinuousClock.now < deadline {
-            uv_run(loop, UV_RUN_NOWAIT)
-            usleep(500)
-        }
+        try DirectChild.start(child, arguments, workingDirectory: workingDirectory, protocol: speaksProtocol)
+        DirectChild.run(loop, pause: 500) { recorder.exit != nil && recorder.lines.contains("err:end") }
         return (child, recorder)
     }
 
@@ -64,8 +53,7 @@ struct ReviewR17Tests {
 
     @Test("189: with 300 inheritable descriptors here and a thread opening more, a child holds 0-2 (3) only")
     func childDescriptorsWhileAnotherThreadOpens() throws {
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         // The slots opened again, in holes among inheritable descriptors: those below the slots' end are in the table
         // the child's unshare keeps, and must still not reach its program.
         ChildProcess.resetSpawnSlots()
@@ -145,14 +133,12 @@ struct ReviewR17Tests {
         while !opener.isFinished { usleep(1_000) }
         #expect(flags.opened.load(ordering: .relaxed) > 100, "the other thread opened descriptors meanwhile")
         #expect(failures.isEmpty, "\(failures)")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 
     @Test("189: an exec or chdir that fails in slot mode is reported with its step and leaves no descriptor here")
     func failedSlotSpawnsReportAndLeakNothing() throws {
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         let warm = try Self.run(["/bin/sh", "-c", "echo end >&2"], loop: loop)
         warm.child.closeOutput()
         for _ in 0..<50 { uv_run(loop, UV_RUN_NOWAIT) }
@@ -172,14 +158,7 @@ struct ReviewR17Tests {
         ] {
             let child = ChildProcess(app: "com.test.r17.fail", loop: loop, options: ProcessOptions())
             do {
-                try child.start(
-                    executable: arguments[0],
-                    arguments: arguments,
-                    environment: [],
-                    workingDirectory: cwd,
-                    cgroup: nil,
-                    speaksProtocol: speaks
-                )
+                try DirectChild.start(child, arguments, workingDirectory: cwd, protocol: speaks)
                 outcomes.append("started")
             } catch {
                 outcomes.append("\(error.call) \(-error.status)")
@@ -201,16 +180,14 @@ struct ReviewR17Tests {
         #expect(next.child.sharedDescriptors)
         #expect(next.recorder.exit == .exited(0))
         next.child.closeOutput()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 
     @Test(
         "189: with this process's stdin closed before the first spawn, slots sit from 4 up; a child's 0 is /dev/null"
     )
     func slotsWithStandardInputClosed() throws {
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         let saved = fcntl(0, F_DUPFD_CLOEXEC, 10)
         try #require(saved >= 0)
         close(0)
@@ -232,14 +209,12 @@ struct ReviewR17Tests {
             #expect(Set(fds.keys) == [0, 1, 2, 3] && fds[0] == "/dev/null", "\(fds)")
             #expect((fds[1] ?? "").hasPrefix("pipe:") && (fds[2] ?? "").hasPrefix("pipe:"), "\(fds)")
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 
     @Test("189: running out of descriptors at the first spawn does not turn the slots off for good")
     func slotsSurviveDescriptorExhaustionAtTheFirstSpawn() throws {
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         ChildProcess.resetSpawnSlots()  // As in a daemon that has not spawned yet.
         defer { ChildProcess.resetSpawnSlots() }  // Whatever happened, later spawns open them again.
         var limit = rlimit()
@@ -259,14 +234,7 @@ struct ReviewR17Tests {
         var outcome = "started"
         let starved = ChildProcess(app: "com.test.r17.emfile", loop: loop, options: ProcessOptions())
         do {
-            try starved.start(
-                executable: "/bin/true",
-                arguments: ["/bin/true"],
-                environment: [],
-                workingDirectory: nil,
-                cgroup: nil,
-                speaksProtocol: false
-            )
+            try DirectChild.start(starved, ["/bin/true"])
         } catch {
             outcome = "\(error)"
         }
@@ -280,8 +248,7 @@ struct ReviewR17Tests {
         #expect(ChildProcess.spawnSlots.allSatisfy { $0 >= 4 }, "slots \(ChildProcess.spawnSlots)")
         next.child.closeOutput()
         if starved.pid > 0 { starved.closeOutput() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 
     @Test("190: a suspension and a terminate in the launch's own turn reach the new main process and what it forks")

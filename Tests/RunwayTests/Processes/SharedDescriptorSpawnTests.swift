@@ -22,26 +22,14 @@ struct SharedDescriptorSpawnTests {
             try #require(fd >= 0)
             open.append(fd)
         }
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         let recorder = LineRecorder()
         let child = ChildProcess(app: "com.test.slots", loop: loop, options: ProcessOptions())
         child.delegate = recorder
         // The child prints its descriptors, then its own line on stderr.
-        try child.start(
-            executable: "/bin/sh",
-            arguments: ["/bin/sh", "-c", "ls /proc/$$/fd | tr '\\n' ' '; echo; echo done >&2"],
-            environment: [],
-            workingDirectory: nil,
-            cgroup: nil,
-            speaksProtocol: false
-        )
+        try DirectChild.start(child, ["/bin/sh", "-c", "ls /proc/$$/fd | tr '\\n' ' '; echo; echo done >&2"])
         #expect(child.sharedDescriptors, "the child shared the table (CLONE_FILES) and took the slots")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while (recorder.exit == nil || !recorder.lines.contains("err:done")) && ContinuousClock.now < deadline {
-            uv_run(loop, UV_RUN_NOWAIT)
-            usleep(1_000)
-        }
+        DirectChild.run(loop) { recorder.exit != nil && recorder.lines.contains("err:done") }
         #expect(recorder.exit == .exited(0))
         let listed = recorder.lines.first { $0.hasPrefix("out:") }.map { String($0.dropFirst(4)) } ?? ""
         // `ls` itself holds one more descriptor while it lists: the directory it reads (3).
@@ -49,22 +37,14 @@ struct SharedDescriptorSpawnTests {
         #expect(descriptors == [0, 1, 2], "the child's descriptors: \(listed)")
         #expect(recorder.lines.contains("err:done"), "stderr reached this process: \(recorder.lines)")
         child.closeOutput()
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 
     @Test("The slots hold /dev/null again once a spawn returns: this process keeps no reference to a child's pipe")
     func slotsAreClearedAfterTheSpawn() throws {
-        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
-        try #require(uv_loop_init(loop) == 0)
+        let loop = try DirectChild.makeLoop()
         let child = ChildProcess(app: "com.test.slots.clear", loop: loop, options: ProcessOptions())
-        try child.start(
-            executable: "/bin/true",
-            arguments: ["/bin/true"],
-            environment: [],
-            workingDirectory: nil,
-            cgroup: nil,
-            speaksProtocol: false
-        )
+        try DirectChild.start(child, ["/bin/true"])
         try #require(child.sharedDescriptors)
         // A write end of the child's pipes left in a slot would keep them open after the child exits.
         let slots = ChildProcess.spawnSlots
@@ -73,13 +53,9 @@ struct SharedDescriptorSpawnTests {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(slot)")) ?? "?"
             #expect(target == "/dev/null", "slot \(slot) holds \(target)")
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !child.hasExited && ContinuousClock.now < deadline {
-            uv_run(loop, UV_RUN_NOWAIT)
-            usleep(1_000)
-        }
+        DirectChild.run(loop) { child.hasExited }
         child.closeOutput()
-        while uv_loop_close(loop) == UV_EBUSY.rawValue && ContinuousClock.now < deadline { uv_run(loop, UV_RUN_NOWAIT) }
+        DirectChild.close(loop)
     }
 }
 
