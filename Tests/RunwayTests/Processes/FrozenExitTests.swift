@@ -15,7 +15,7 @@ struct FrozenExitTests {
         "P1/P2: an app terminated while frozen leaves its cgroup thawed, and its next run is not frozen",
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
-    func killedWhileFrozenStartsItsNextRunThawed() async throws {
+    func P2_terminatedWhileFrozenStartsItsNextRunThawed() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.freezer)

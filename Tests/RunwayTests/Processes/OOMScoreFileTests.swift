@@ -12,7 +12,7 @@ import Glibc
 @Suite("oom_score_adj through a descriptor kept for the run (Decision 194)", .serialized)
 struct OOMScoreFileTests {
     @Test("P3: Home opens the child's oom_score_adj and writes 1000, summon writes 0 through it, the exit closes it")
-    func descriptorFollowsTheRun() async throws {
+    func P3_oomScoreDescriptorFollowsTheRun() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.signal)

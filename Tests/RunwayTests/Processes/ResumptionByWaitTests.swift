@@ -34,7 +34,7 @@ struct ResumptionByWaitTests {
     }
 
     @Test("A batch of resumptions of signal-mode apps is confirmed through the wait, and each app runs again")
-    func resumptionsUseTheWait() async throws {
+    func P1_resumptionsUseTheWait() async throws {
         let (scheduler, apps) = try ProcessFloorTests.launched(4, .signal)
         #expect(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
         try await Self.waitUntilConfirmed(scheduler, apps.count)

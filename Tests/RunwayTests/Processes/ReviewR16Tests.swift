@@ -57,7 +57,7 @@ struct ReviewR16Tests {
         "P1/P2 (Decision 188): a cgroup frozen by someone else is thawed at the app's exit; its next run starts",
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
-    func externallyFrozenCgroupIsThawedAtExit() async throws {
+    func P2_externallyFrozenCgroupIsThawedAtExit() async throws {
         let started = HostileProcessTests.temporaryFile()
         defer { unlink(started) }
         let scheduler = try RunwayScheduler(
@@ -105,7 +105,7 @@ struct ReviewR16Tests {
         "P1 (Decision 188): Runway's cgroup directory removed and re-created between runs: the next run is frozen",
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
-    func recreatedCgroupDirectoryStillFreezes() async throws {
+    func P1_recreatedCgroupDirectoryStillFreezes() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.freezer)
