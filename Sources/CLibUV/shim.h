@@ -159,6 +159,27 @@ static inline int runway_reap_nonblocking(int pid) {
     return result >= 0 ? result : -errno;
 }
 
+/// Adds SA_NOCLDSTOP to SIGCHLD's installed handler, so that a child's stop or continue raises no SIGCHLD (the
+/// wait still reports both; Decision 200). Only when a handler is installed: SIG_DFL and SIG_IGN are left as they
+/// are. Returns 1 when the flag is set now, 0 when there is no handler, -errno on error.
+static inline int runway_sigchld_without_stops(void) {
+    struct sigaction action;
+    if (sigaction(SIGCHLD, NULL, &action) != 0) return -errno;
+    int handled = (action.sa_flags & SA_SIGINFO) ? action.sa_sigaction != NULL
+                                                 : (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+    if (!handled) return 0;
+    if (action.sa_flags & SA_NOCLDSTOP) return 1;
+    action.sa_flags |= SA_NOCLDSTOP;
+    return sigaction(SIGCHLD, &action, NULL) == 0 ? 1 : -errno;
+}
+
+/// 1 when SIGCHLD's disposition has SA_NOCLDSTOP, 0 when not, -errno on error. For tests.
+static inline int runway_sigchld_skips_stops(void) {
+    struct sigaction action;
+    if (sigaction(SIGCHLD, NULL, &action) != 0) return -errno;
+    return (action.sa_flags & SA_NOCLDSTOP) ? 1 : 0;
+}
+
 /// A connected pair of close-on-exec Unix stream sockets (the app protocol channel, A4). Returns 0 or -errno.
 static inline int runway_socketpair(int fds[2]) {
     return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0 ? 0 : -errno;

@@ -552,6 +552,19 @@ static inline int runway_pidfd_reports_continued(int pidfd) {
     return info.si_pid != 0 && info.si_code == CLD_CONTINUED ? 1 : 0;
 }
 
+/// What the kernel's wait reports of the process `pidfd` refers to, without consuming it
+/// (waitid(P_PIDFD, WEXITED | WSTOPPED | WNOHANG | WNOWAIT)): 2 exited and not reaped yet, 1 stopped (its whole
+/// thread group, by a signal: a ptrace stop or a vfork parent waiting for a stopped child is not reported), 0 neither,
+/// -errno on error (Decision 199). A stopped report lasts while the process stays stopped; SIGCONT clears it.
+static inline int runway_pidfd_wait_state(int pidfd) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT, NULL) != 0)
+        return -errno;
+    if (info.si_pid == 0) return 0;
+    return info.si_code == CLD_STOPPED ? 1 : info.si_code == CLD_CONTINUED ? 0 : 2;
+}
+
 /// The pid of an exited child of this process that nobody has reaped yet, without reaping it
 /// (waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT)): the pid, 0 when no child has exited, or -errno (-ECHILD: no
 /// children at all).

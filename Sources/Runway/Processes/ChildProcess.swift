@@ -221,6 +221,30 @@ final class ChildProcess {
         self.pidfd >= 0 && !self.hasExited && runway_pidfd_reports_continued(self.pidfd) == 1
     }
 
+    /// What the kernel's wait on the child's pidfd reports (`runway_pidfd_wait_state`), without consuming it.
+    enum WaitReport: Equatable {
+        /// Exited, not reaped yet (the pidfd's poll handle reaps it).
+        case exited
+        /// Its whole thread group is stopped by a signal.
+        case stopped
+        /// Neither: it runs or sleeps, or is in a state the wait does not report (a ptrace stop, a vfork parent).
+        case neither
+        /// The wait cannot tell: the pidfd is closed (reaped), or the call failed.
+        case unavailable
+    }
+
+    /// The kernel's wait on the pidfd, looked at now (Decision 199): how the main process's state is known
+    /// without reading `/proc/PID/stat`. Loop thread only.
+    var waitReport: WaitReport {
+        guard self.pidfd >= 0, !self.hasExited else { return .unavailable }
+        switch runway_pidfd_wait_state(self.pidfd) {
+        case 2: return .exited
+        case 1: return .stopped
+        case 0: return .neither
+        default: return .unavailable
+        }
+    }
+
     /// The spawn slots of this module's `runway_spawn` (Decision 189), -1 each before their first use. For tests.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 

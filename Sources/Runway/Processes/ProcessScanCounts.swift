@@ -15,4 +15,9 @@ struct ProcessScanCounts: Hashable, Sendable {
     /// Resumptions of an app's main process seen through the kernel's wait on its pidfd instead of `/proc`
     /// (Decision 186).
     var continuedByWait = 0
+    /// Stat readings of an app's main process made from the kernel's wait on its pidfd and the link count of its
+    /// task folder instead of `/proc/PID/stat` (Decision 199).
+    var mainStatsByWait = 0
+    /// SIGCHLDs handled by the zombie sweep's watcher (Decision 200: exits only, no stops or continues).
+    var childSignals = 0
 }

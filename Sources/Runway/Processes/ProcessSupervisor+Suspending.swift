@@ -111,7 +111,12 @@ extension ProcessSupervisor {
             // confirmed; the rescan (which also stops what was forked since the signal) waits for the look that
             // can confirm. `D` is left to the full check (a vfork parent waits for a child not tracked yet).
             // A stopped state is kept until SIGCONT, so what this look read is reused by the walk and below.
-            let known = Self.states(of: managed.tracked)
+            // Decision 199: the main process's reading from its pidfd's wait when that shows it stopped.
+            var seed: [Int32: ProcFS.Stat] = [:]
+            if let child = managed.child, let main = self.mainStatFromWait(managed, running: false) {
+                seed[child.pid] = main
+            }
+            let known = Self.states(of: managed.tracked, known: seed)
             if known.values.contains(where: { !"TtZXD".contains($0.state) }) { return false }
             let before = managed.tracked
             self.refreshTracking([app], known: known)

@@ -80,6 +80,10 @@ extension ProcessSupervisor {
         let now = self.loop.turnNow
         if running && managed.scannedAt == now { return false }
         managed.scannedAt = running ? now : nil
+        var tree = tree
+        if running, tree.known[child.pid] == nil, let main = self.mainStatFromWait(managed, running: true) {
+            tree.known[child.pid] = main
+        }
         let found: Set<ProcessIdentity>
         if managed.choice?.mechanism == .freezer, let cgroup = managed.cgroup, running {
             found = Set(cgroup.processes.compactMap(ProcessIdentity.current))
@@ -94,6 +98,41 @@ extension ProcessSupervisor {
         managed.tracked = found
         self.apps[app] = managed
         return changed
+    }
+
+    /// Decision 199: the fields of an app's main process's `/proc/PID/stat` that the walk and the confirmation use,
+    /// known without reading that file (about 10 µs for a fresh process, the costliest read of a look):
+    /// - the state from the kernel's wait on its pidfd: `T` when its thread group is stopped; with `running`, `R`
+    ///   when it is neither stopped nor exited, which the walk only needs to tell from a zombie;
+    /// - the thread count from the link count of `/proc/PID/task` (the walk reads the main thread's `children`
+    ///   alone only for one thread);
+    /// - the start time from its identity, read once after the launch: the pidfd keeps its pid from being reused;
+    /// - the parent, group and session it has by construction: this process, and its own (the spawn's `setsid`
+    ///   made it a session leader, which can change neither).
+    ///
+    /// Nil when one of them is not known (identity not read yet, exited, a state the wait does not report such as
+    /// a ptrace stop or a vfork parent waiting): the caller reads the file then.
+    func mainStatFromWait(_ managed: Managed, running: Bool) -> ProcFS.Stat? {
+        guard let child = managed.child, !child.hasExited,
+            let identity = managed.tracked.first(where: { $0.pid == child.pid })
+        else { return nil }
+        let state: Character
+        switch child.waitReport {
+        case .stopped: state = "T"
+        case .neither where running: state = "R"
+        default: return nil
+        }
+        let threads = runway_proc_thread_count(child.pid)
+        guard threads > 0 else { return nil }
+        self.scanCounts.mainStatsByWait += 1
+        return ProcFS.Stat(
+            state: state,
+            parent: getpid(),
+            processGroup: child.pid,
+            session: child.pid,
+            startTime: identity.startTime,
+            threads: threads
+        )
     }
 
     /// The app's processes to signal beside its process group: every tracked process outside the main

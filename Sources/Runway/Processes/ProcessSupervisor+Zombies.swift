@@ -29,12 +29,20 @@ extension ProcessSupervisor {
             signal,
             { handle, _ in
                 guard let data = handle?.pointee.data else { return }
-                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().sweepZombiesIfAny()
+                let supervisor = Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue()
+                supervisor.scanCounts.childSignals += 1
+                supervisor.sweepZombiesIfAny()
             },
             SIGCHLD
         )
         if status != 0 {
             self.logger.info("cannot watch SIGCHLD; exited orphans are reaped at exits only", metadata: [:])
+        } else {
+            // Decision 200: the sweep wants exits only. Without SA_NOCLDSTOP every SIGSTOP and SIGCONT of an app
+            // raised a SIGCHLD: libuv's handler (three system calls on the interrupted thread), a wake-up of the
+            // loop and a look at every child, twice per app per suspension. The wait still reports stops and
+            // continues (Decisions 186, 199); libuv's own child watching waits for exits only.
+            _ = runway_sigchld_without_stops()
         }
         uv_unref(runway_signal_as_handle(signal))
         self.childSignal = signal
