@@ -169,6 +169,15 @@ struct AppCgroup: Hashable {
         return (base.descriptor, "\(self.leaf)/\(name)")
     }
 
+    /// Opens one of the cgroup's files with `flags` (close-on-exec added): relative to the base directory, or by
+    /// path when there is none or the base cannot reach it (ENOENT). Returns the descriptor or -1.
+    func openFile(_ name: String, _ flags: Int32) -> Int32 {
+        let file = self.file(name)
+        let descriptor = openat(file.directory, file.path, flags | O_CLOEXEC)
+        guard descriptor < 0, errno == ENOENT, self.base != nil else { return descriptor }
+        return open("\(self.path)/\(name)", flags | O_CLOEXEC)
+    }
+
     /// An ENOENT through the base directory is retried by path: the directory may have been removed and made
     /// again since it was opened (the spawn opens the cgroup by its path; review r16).
     private func write(_ text: String, _ name: String) -> Int32 {

@@ -64,6 +64,8 @@ extension ProcessSupervisor {
             return
         }
         managed.child = child
+        managed.cgroupFiles?.close()
+        managed.cgroupFiles = freezerCgroup == nil ? nil : AppCgroupFiles()
         self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
         managed.confirmation = nil

@@ -61,15 +61,15 @@ extension ProcessSupervisor {
             // One read of `cgroup.events` instead of `cgroup.procs` for an empty cgroup: it also shows a freeze
             // this supervisor did not ask for (an operator's), which left in place would freeze the next spawn's
             // CLONE_VFORK child before its exec, with the loop waiting for that exec.
-            let events = cgroup.events
-            let remaining = events["populated"] == "0" ? [] : cgroup.processes
+            let flags = cgroup.eventFlags(keeping: managed.cgroupFiles)
+            let remaining = flags?.populated == false ? [] : cgroup.processes
             if !remaining.isEmpty {
                 leftovers.formUnion(remaining)
                 cgroup.killAll()
             }
             // The next run must not start frozen (Decision 188: no write when it is not frozen).
-            let frozen = mayBeFrozen || events["frozen"] != "0" || !remaining.isEmpty
-            if frozen && cgroup.setFrozen(false) != 0 {
+            let frozen = mayBeFrozen || flags?.frozen != false || !remaining.isEmpty
+            if frozen && cgroup.setFrozen(false, keeping: managed.cgroupFiles) != 0 {
                 self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])
             }
         }
@@ -80,6 +80,8 @@ extension ProcessSupervisor {
             self.orphans.append(Orphan(pid: pid, app: app, since: now, startTime: ProcFS.stat(pid)?.startTime))
         }
         child.closeChannel()
+        managed.cgroupFiles?.close()
+        managed.cgroupFiles = nil
         self.apps[app] = managed
         self.logger.info(
             "process exited",

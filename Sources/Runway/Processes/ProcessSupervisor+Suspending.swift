@@ -28,7 +28,7 @@ extension ProcessSupervisor {
         guard var managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         switch managed.choice?.mechanism {
         case .freezer:
-            let status = managed.cgroup?.setFrozen(suspended) ?? ENOENT
+            let status = managed.cgroup?.setFrozen(suspended, keeping: managed.cgroupFiles) ?? ENOENT
             if status != 0 {
                 self.logger.info("cgroup.freeze write failed", metadata: ["app": "\(app)", "errno": "\(status)"])
             }
@@ -92,7 +92,8 @@ extension ProcessSupervisor {
     private func kernelShows(_ app: AppID, _ managed: Managed, suspended: Bool) -> Bool {
         switch managed.choice?.mechanism {
         case .freezer:
-            return managed.cgroup.map { $0.isFrozen == suspended } ?? false
+            guard let cgroup = managed.cgroup else { return false }
+            return (cgroup.eventFlags(keeping: managed.cgroupFiles)?.frozen ?? false) == suspended
         case .signal, nil:
             if !suspended {
                 // Decision 186: the main process's resumption as the kernel's wait reports it, when it does; the

@@ -57,6 +57,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var child: ChildProcess?
         /// The app's cgroup, created when the freezer is first chosen for it and kept until `close()`.
         var cgroup: AppCgroup?
+        /// The current run's kept `cgroup.freeze` and `cgroup.events` (Decision 201); nil outside a freezer run.
+        var cgroupFiles: AppCgroupFiles?
         /// How the app is suspended; nil until resolved (or while the required freezer is unavailable).
         var choice: SuspensionMechanismChoice?
         /// The last suspend or resume and whether the kernel confirmed it; nil before the first one of a run.
@@ -95,6 +97,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Every registered app. Written only by the supervisor's own files.
     var apps: [AppID: Managed] = [:]
+    /// The descriptor table size `reserveDescriptors` last asked for (Decision 202); 0 before the first.
+    var reservedDescriptors = 0
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
     var orphans: [Orphan] = []
     /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
@@ -179,6 +183,28 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.apps[app] = managed
         self.appsByBundleIdentifier[app.bundleIdentifier] = app
         self.logs.register(app, files: spec.outputFiles)
+        self.reserveDescriptors()
+    }
+
+    /// The most descriptors a running app holds here: its pidfd, stdout and stderr, `oom_score_adj`, protocol channel,
+    /// `cgroup.freeze` and `cgroup.events` (Docs/Deployment.md, `LimitNOFILE`), and one to spare.
+    static let descriptorsPerApp = 8
+
+    /// Decision 202: grows the descriptor table, at registration, to what every registered app running at once
+    /// holds (`descriptorsPerApp` each) beyond what is open now, rounded up to a power of two; only when that is more
+    /// than the last reservation. Within RLIMIT_NOFILE: above it, up to the limit.
+    func reserveDescriptors() {
+        let wanted = self.apps.count * Self.descriptorsPerApp + 64
+        guard wanted > self.reservedDescriptors else { return }
+        var target = 128
+        while target < wanted { target *= 2 }
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(target) {
+            target = Int(limit.rlim_cur)
+        }
+        guard target > self.reservedDescriptors else { return }
+        self.reservedDescriptors = target
+        _ = runway_reserve_descriptors(Int32(target))
     }
 
     /// A fresh policer for one run of a protocol child, with the limits of `options`.
@@ -261,6 +287,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         if self.options.reapsOrphans { self.sweepZombies() }
         self.stopReapingZombies()
         for (app, managed) in self.apps {
+            managed.cgroupFiles?.close()
             guard let cgroup = managed.cgroup else { continue }
             let status = cgroup.remove()
             if status != 0 {
