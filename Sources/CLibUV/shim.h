@@ -159,28 +159,25 @@ static inline int runway_reap_nonblocking(int pid) {
     return result >= 0 ? result : -errno;
 }
 
-/// Grows this process's descriptor table to hold descriptor `count - 1` now, by duplicating a descriptor (0, 1 or 2,
-/// else a /dev/null opened for it) to the lowest free one from `count - 1` up and closing the copy (no open descriptor
-/// is touched; the table never shrinks).
+/// Grows this process's descriptor table to hold descriptor `count - 1` now, by duplicating a descriptor of its own
+/// (an O_PATH one of "/") to the lowest free one from `count - 1` up and closing both (no open descriptor is touched;
+/// the table never shrinks). Not a copy of 0, 1 or 2: closing any descriptor of a file releases the POSIX record locks
+/// this process holds on it, such as a daemon's lock on a pid file opened as descriptor 0; an O_PATH descriptor's
+/// close releases none (review r18).
 /// Linux grows a table shared by several threads only after an RCU grace period (`synchronize_rcu` in
 /// `expand_fdtable`), milliseconds each time it doubles; done once ahead, the launches that open the descriptors do
 /// not wait for it (Decision 202). Returns 0, or -errno (-EINVAL when `count` exceeds RLIMIT_NOFILE).
+#ifndef O_PATH
+#define O_PATH 010000000  // <fcntl.h> shows it only under _GNU_SOURCE.
+#endif
 static inline int runway_reserve_descriptors(int count) {
     if (count < 1) return 0;
-    for (int source = 0; source < 3; source++) {
-        int copy = fcntl(source, F_DUPFD_CLOEXEC, count - 1);
-        if (copy >= 0) {
-            close(copy);
-            return 0;
-        }
-        if (errno != EBADF) return -errno;
-    }
-    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null_fd < 0) return -errno;
-    int copy = fcntl(null_fd, F_DUPFD_CLOEXEC, count - 1);
+    int own = open("/", O_PATH | O_CLOEXEC);
+    if (own < 0) return -errno;
+    int copy = fcntl(own, F_DUPFD_CLOEXEC, count - 1);
     int error = copy < 0 ? errno : 0;
     if (copy >= 0) close(copy);
-    close(null_fd);
+    close(own);
     return -error;
 }
 
