@@ -34,6 +34,14 @@ extension ProcessSupervisor {
         }
         // The child starts in the app's cgroup (CLONE_INTO_CGROUP): nothing it runs is ever outside it.
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
+        // Decision 205: thawed first. A child cloned into a frozen cgroup is frozen before its exec, and this thread
+        // waits for that exec (CLONE_VFORK): someone who froze the idle cgroup (an operator, or a process of the
+        // daemon's uid) would hang the loop. Writing "0" to a cgroup that is not frozen changes nothing; the
+        // write goes through the run's kept `cgroup.freeze` (Decision 201), which the suspensions then reuse.
+        let cgroupFiles = freezerCgroup.map { _ in AppCgroupFiles() }
+        if let freezerCgroup, freezerCgroup.setFrozen(false, keeping: cgroupFiles) != 0 {
+            self.logger.info("cannot thaw the app's cgroup before its launch", metadata: ["app": "\(app)"])
+        }
         let child = ChildProcess(
             app: app,
             loop: self.loop.handles.loop,
@@ -65,7 +73,7 @@ extension ProcessSupervisor {
         }
         managed.child = child
         managed.cgroupFiles?.close()
-        managed.cgroupFiles = freezerCgroup == nil ? nil : AppCgroupFiles()
+        managed.cgroupFiles = cgroupFiles
         self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
         managed.confirmation = nil

@@ -49,7 +49,7 @@ struct KeptDescriptorTests {
         }
         try scheduler.perform(.launch, on: app)
         let path = try #require(scheduler.processes()[app]?.cgroupPath)
-        #expect(kept() == 0, "nothing opened before the first freeze")
+        #expect(kept() == 1, "cgroup.freeze, by the thaw before the launch (Decision 205)")
         try scheduler.perform(.home, on: app)
         #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
         #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 1"))
@@ -65,6 +65,37 @@ struct KeptDescriptorTests {
         #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
         #expect(await eventually { kept() == -1 }, "closed and dropped at the exit")
         #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 0"), "thawed for the next run")
+        await scheduler.shutdown()
+    }
+
+    @Test(
+        "P1 (Decision 205): a cgroup frozen by hand while its app is not running does not hang the next launch",
+        .enabled(if: ProcessTestSupport.freezerAvailable),
+        .timeLimit(.minutes(1))
+    )
+    func P1_launchIntoAFrozenIdleCgroup() async throws {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.freezer)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.frozenidle"
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let path = try #require(scheduler.processes()[app]?.cgroupPath)
+        try scheduler.perform(.terminate, on: app)
+        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
+        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
+        // Someone with write access to the idle cgroup freezes it.
+        #expect(SystemFiles.write("1", to: "\(path)/cgroup.freeze") == 0)
+        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("frozen 1") })
+        // Without the thaw, the launch below never returns: the loop waits for an exec that a frozen child never makes.
+        try scheduler.perform(.launch, on: app)
+        let pid = try #require(scheduler.processes()[app]?.pid)
+        #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 0"))
+        #expect(await eventually { ProcFS.stat(pid).map { $0.state == "S" || $0.state == "R" } ?? false })
         await scheduler.shutdown()
     }
 
