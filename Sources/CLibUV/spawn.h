@@ -542,27 +542,20 @@ static inline int runway_pidfd_reap(int pidfd, int *exited, int *status) {
     return 1;
 }
 
-/// 1 when the kernel's wait reports the process `pidfd` refers to as continued since it last stopped
-/// (waitid(P_PIDFD, WCONTINUED | WNOHANG | WNOWAIT): SIGCONT found it stopped and nothing stopped it again), else 0
-/// (-errno on error). WNOWAIT leaves the report in place; another stop replaces it (Decision 186).
-static inline int runway_pidfd_reports_continued(int pidfd) {
-    siginfo_t info;
-    memset(&info, 0, sizeof info);
-    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WCONTINUED | WNOHANG | WNOWAIT, NULL) != 0) return -errno;
-    return info.si_pid != 0 && info.si_code == CLD_CONTINUED ? 1 : 0;
-}
-
 /// What the kernel's wait reports of the process `pidfd` refers to, without consuming it
-/// (waitid(P_PIDFD, WEXITED | WSTOPPED | WNOHANG | WNOWAIT)): 2 exited and not reaped yet, 1 stopped (its whole
-/// thread group, by a signal: a ptrace stop or a vfork parent waiting for a stopped child is not reported), 0 neither,
-/// -errno on error (Decision 199). A stopped report lasts while the process stays stopped; SIGCONT clears it.
+/// (waitid(P_PIDFD, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT), which looks in that order): 2 exited and not
+/// reaped yet; 1 stopped (its whole thread group, by a signal: a ptrace stop or a vfork parent waiting for a stopped
+/// child is not reported); 3 continued since it last stopped (SIGCONT found it stopped and nothing stopped it again;
+/// Decision 186); 0 none of these; -errno on error (Decision 199). WNOWAIT leaves each report in place: a stop lasts
+/// while the process stays stopped, SIGCONT replaces it with a continue, another stop replaces that.
 static inline int runway_pidfd_wait_state(int pidfd) {
     siginfo_t info;
     memset(&info, 0, sizeof info);
-    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT, NULL) != 0)
+    if (syscall(SYS_waitid, RUNWAY_P_PIDFD, pidfd, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT, NULL) !=
+        0)
         return -errno;
     if (info.si_pid == 0) return 0;
-    return info.si_code == CLD_STOPPED ? 1 : info.si_code == CLD_CONTINUED ? 0 : 2;
+    return info.si_code == CLD_STOPPED ? 1 : info.si_code == CLD_CONTINUED ? 3 : 2;
 }
 
 /// The pid of an exited child of this process that nobody has reaped yet, without reaping it

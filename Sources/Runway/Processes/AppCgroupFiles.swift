@@ -33,7 +33,8 @@ final class AppCgroupFiles {
     func readEvents(open: (_ flags: Int32) -> Int32) -> (populated: Bool, frozen: Bool)? {
         if self.events < 0 { self.events = open(O_RDONLY) }
         guard self.events >= 0 else { return nil }
-        let parsed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer -> (Bool, Bool)? in
+        let parsed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) {
+            buffer -> (populated: Bool, frozen: Bool)? in
             let count = pread(self.events, buffer.baseAddress, buffer.count, 0)
             guard count > 0 else { return nil }
             return Self.parseEvents(UnsafeBufferPointer(rebasing: buffer[..<count]))
@@ -42,12 +43,12 @@ final class AppCgroupFiles {
             Glibc.close(self.events)
             self.events = -1
         }
-        return parsed.map { (populated: $0.0, frozen: $0.1) }
+        return parsed
     }
 
     /// `populated` and `frozen` from `cgroup.events` text ("populated 1\nfrozen 0\n"), each "0" or "1"; nil when one
     /// is missing or has another value.
-    static func parseEvents(_ bytes: UnsafeBufferPointer<UInt8>) -> (Bool, Bool)? {
+    static func parseEvents(_ bytes: UnsafeBufferPointer<UInt8>) -> (populated: Bool, frozen: Bool)? {
         var populated: Bool?
         var frozen: Bool?
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
@@ -61,7 +62,7 @@ final class AppCgroupFiles {
             if key.elementsEqual("frozen".utf8) { frozen = value == UInt8(ascii: "1") }
         }
         guard let populated, let frozen else { return nil }
-        return (populated, frozen)
+        return (populated: populated, frozen: frozen)
     }
 
     /// Closes both files; the next use opens them again.
@@ -83,11 +84,9 @@ extension AppCgroup {
         return self.setFrozen(frozen)
     }
 
-    /// `cgroup.events` through the run's kept file when there is one; by path (`events`) when it cannot be used.
+    /// `cgroup.events` through the run's kept file when there is one; by path (`eventFlags`) when it cannot be used.
     func eventFlags(keeping files: AppCgroupFiles?) -> (populated: Bool, frozen: Bool)? {
         if let files, let flags = files.readEvents(open: { self.openFile("cgroup.events", $0) }) { return flags }
-        let events = self.events
-        guard let populated = events["populated"], let frozen = events["frozen"] else { return nil }
-        return (populated != "0", frozen != "0")
+        return self.eventFlags
     }
 }

@@ -199,20 +199,11 @@ struct AppCgroup: Hashable {
     /// Asks the kernel to freeze (true) or thaw (false) every task in the cgroup. Returns 0 or an errno.
     func setFrozen(_ frozen: Bool) -> Int32 { self.write(frozen ? "1" : "0", "cgroup.freeze") }
 
-    /// `frozen 1` in `cgroup.events`: the freeze is complete (P1's confirmation).
-    var isFrozen: Bool { self.events["frozen"] == "1" }
-
-    /// `populated 1` in `cgroup.events`: some process is still in the cgroup.
-    var isPopulated: Bool { self.events["populated"] != "0" }
-
-    var events: [Substring: Substring] {
-        guard let text = self.read("cgroup.events") else { return [:] }
-        var fields: [Substring: Substring] = [:]
-        for line in text.split(separator: "\n") {
-            let pair = line.split(separator: " ", maxSplits: 1)
-            if pair.count == 2 { fields[pair[0]] = pair[1] }
-        }
-        return fields
+    /// `populated` and `frozen` in `cgroup.events`, read by path and parsed as a kept file's are
+    /// (`AppCgroupFiles.parseEvents`); nil when the file cannot be read or does not show both as 0 or 1.
+    var eventFlags: (populated: Bool, frozen: Bool)? {
+        guard let text = self.read("cgroup.events") else { return nil }
+        return Array(text.utf8).withUnsafeBufferPointer { AppCgroupFiles.parseEvents($0) }
     }
 
     /// The pids in the cgroup.

@@ -213,13 +213,10 @@ final class ChildProcess {
         return status == 0 || self.hasExited ? status : runway_kill(self.pid, signal)
     }
 
-    /// True when the kernel's wait reports the child continued since it last stopped (`runway_pidfd_reports_continued`
-    /// on its pidfd, without consuming the report): a resumption of the main process seen without reading `/proc`
-    /// (Decision 186). False when it cannot tell: never stopped, stopped again, exited, or another waiter took the
-    /// report.
-    var kernelReportsContinued: Bool {
-        self.pidfd >= 0 && !self.hasExited && runway_pidfd_reports_continued(self.pidfd) == 1
-    }
+    /// True when the kernel's wait reports the child continued since it last stopped (`waitReport`): a resumption of
+    /// the main process seen without reading `/proc` (Decision 186). False when it cannot tell: never stopped,
+    /// stopped again, exited, or another waiter took the report.
+    var kernelReportsContinued: Bool { self.waitReport == .continued }
 
     /// What the kernel's wait on the child's pidfd reports (`runway_pidfd_wait_state`), without consuming it.
     enum WaitReport: Equatable {
@@ -227,7 +224,10 @@ final class ChildProcess {
         case exited
         /// Its whole thread group is stopped by a signal.
         case stopped
-        /// Neither: it runs or sleeps, or is in a state the wait does not report (a ptrace stop, a vfork parent).
+        /// Continued since it last stopped, and not stopped again: it runs or sleeps.
+        case continued
+        /// None of these: it runs or sleeps (never stopped, or another waiter took the report), or is in a state
+        /// the wait does not report (a ptrace stop, a vfork parent).
         case neither
         /// The wait cannot tell: the pidfd is closed (reaped), or the call failed.
         case unavailable
@@ -240,6 +240,7 @@ final class ChildProcess {
         switch runway_pidfd_wait_state(self.pidfd) {
         case 2: return .exited
         case 1: return .stopped
+        case 3: return .continued
         case 0: return .neither
         default: return .unavailable
         }

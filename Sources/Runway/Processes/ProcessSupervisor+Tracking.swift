@@ -103,7 +103,8 @@ extension ProcessSupervisor {
     /// Decision 199: the fields of an app's main process's `/proc/PID/stat` that the walk and the confirmation use,
     /// known without reading that file (about 10 µs for a fresh process, the costliest read of a look):
     /// - the state from the kernel's wait on its pidfd: `T` when its thread group is stopped; with `running`, `R`
-    ///   when it is neither stopped nor exited, which the walk only needs to tell from a zombie;
+    ///   when it is neither stopped nor exited (continued, or never stopped), which the walk only needs to tell from a
+    ///   zombie;
     /// - the thread count from the link count of `/proc/PID/task` (the walk reads the main thread's `children`
     ///   alone only for one thread);
     /// - the start time from its identity, read once after the launch: the pidfd keeps its pid from being reused;
@@ -119,7 +120,7 @@ extension ProcessSupervisor {
         let state: Character
         switch child.waitReport {
         case .stopped: state = "T"
-        case .neither where running: state = "R"
+        case .neither where running, .continued where running: state = "R"
         default: return nil
         }
         let threads = runway_proc_thread_count(child.pid)

@@ -14,7 +14,7 @@ import Glibc
 /// raises no SIGCHLD here.
 @Suite("The main process seen through its pidfd's wait (Decisions 199, 200)")
 struct MainStateByWaitTests {
-    @Test("The wait reports a child neither, then stopped, then neither after SIGCONT, then exited until it is reaped")
+    @Test("The wait reports a child neither, then stopped, then continued after SIGCONT, then exited until reaped")
     func waitReportFollowsTheChild() throws {
         let loop = try DirectChild.makeLoop()
         let child = ChildProcess(app: "com.test.waitreport", loop: loop, options: ProcessOptions())
@@ -30,7 +30,7 @@ struct MainStateByWaitTests {
         #expect(child.waitReport == .stopped)
         #expect(child.waitReport == .stopped, "the look does not consume the report")
         #expect(runway_kill(child.pid, SIGCONT) == 0)
-        #expect(child.waitReport == .neither)
+        #expect(child.waitReport == .continued)
         #expect(runway_kill(child.pid, SIGKILL) == 0)
         let deadline = ContinuousClock.now + .seconds(10)
         while ProcFS.stat(child.pid)?.state != "Z" && ContinuousClock.now < deadline { usleep(1_000) }
