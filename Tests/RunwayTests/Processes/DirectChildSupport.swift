@@ -48,6 +48,14 @@ enum DirectChild {
         }
     }
 
+    /// SIGKILLs `child`, runs `loop` until its exit is handled, closes its output and then `loop`.
+    static func kill(_ child: ChildProcess, closing loop: UnsafeMutablePointer<uv_loop_t>) {
+        _ = runway_kill(child.pid, SIGKILL)
+        Self.run(loop) { child.hasExited }
+        child.closeOutput()
+        Self.close(loop)
+    }
+
     /// Closes `loop`, running it until the close callbacks of its handles have run (at most 10 s).
     static func close(_ loop: UnsafeMutablePointer<uv_loop_t>) {
         let deadline = ContinuousClock.now + .seconds(10)

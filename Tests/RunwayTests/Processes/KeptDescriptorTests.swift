@@ -120,14 +120,7 @@ struct KeptDescriptorTests {
         let before = Self.fdSize()
         let open = Self.openDescriptors()
         try #require(before < wanted, "this process's table (\(before)) is already larger than the test asks for")
-        for index in 0..<count {
-            try scheduler.register(
-                process: AppDescriptor(
-                    id: AppID("com.test.reserve.\(index)"),
-                    kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"]))
-                )
-            )
-        }
+        _ = try ProcessFloorTests.registerSleepers(scheduler, "com.test.reserve", count)
         #expect(Self.fdSize() >= wanted, "FDSize \(Self.fdSize()) for \(count) apps")
         #expect(Self.openDescriptors() == open, "registering opened no descriptor")
         scheduler.bridge.sync { $0.processSupervisor().reserveDescriptors() }

@@ -19,12 +19,7 @@ struct MainStateByWaitTests {
         let loop = try DirectChild.makeLoop()
         let child = ChildProcess(app: "com.test.waitreport", loop: loop, options: ProcessOptions())
         try DirectChild.start(child, ["/bin/sleep", "1000"])
-        defer {
-            _ = runway_kill(child.pid, SIGKILL)
-            DirectChild.run(loop) { child.hasExited }
-            child.closeOutput()
-            DirectChild.close(loop)
-        }
+        defer { DirectChild.kill(child, closing: loop) }
         #expect(child.waitReport == .neither)
         try ResumptionByWaitTests.stopAndWait(child.pid)
         #expect(child.waitReport == .stopped)
@@ -56,10 +51,7 @@ struct MainStateByWaitTests {
             while ProcFS.stat(child.pid)?.threads != threads && ContinuousClock.now < deadline { usleep(2_000) }
             #expect(ProcFS.stat(child.pid)?.threads == threads)
             #expect(runway_proc_thread_count(child.pid) == threads, "\(arguments[0])")
-            _ = runway_kill(child.pid, SIGKILL)
-            DirectChild.run(loop) { child.hasExited }
-            child.closeOutput()
-            DirectChild.close(loop)
+            DirectChild.kill(child, closing: loop)
         }
     }
 
@@ -86,10 +78,6 @@ struct MainStateByWaitTests {
 
     @Test("P1: what a second thread of the main process started in a session of its own is found and stopped")
     func P1_secondThreadsEscapeeIsStopped() async throws {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.signal)
-        )
         let app = AppID("com.test.threadescapee")
         // The escapee is a child of the second thread (listed in that thread's `children` only), in a new session.
         let script =
@@ -99,14 +87,7 @@ struct MainStateByWaitTests {
             + "    time.sleep(1000)\n"
             + "threading.Thread(target=run, daemon=True).start()\n"
             + "time.sleep(1000)\n"
-        try scheduler.register(
-            process: AppDescriptor(
-                id: app,
-                kind: .process(ProcessSpec(arguments: ["/usr/bin/env", "python3", "-c", script]))
-            )
-        )
-        #expect(scheduler.perform(.launch, onEach: [app]).isEmpty)
-        let main = try #require(scheduler.processes()[app]?.pid)
+        let (scheduler, main) = try Self.launchedPython(app, script)
         var escapee: Int32?
         let deadline = ContinuousClock.now + .seconds(10)
         while escapee == nil && ContinuousClock.now < deadline {
@@ -148,6 +129,22 @@ struct MainStateByWaitTests {
         while wakeups() == before && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(wakeups() > before, "exits still do")
         await scheduler.shutdown()
+    }
+
+    /// A scheduler in signal mode with one app, `python3 -c script`, launched; and its main process's pid.
+    static func launchedPython(_ app: AppID, _ script: String) throws -> (RunwayScheduler, Int32) {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
+        try scheduler.register(
+            process: AppDescriptor(
+                id: app,
+                kind: .process(ProcessSpec(arguments: ["/usr/bin/env", "python3", "-c", script]))
+            )
+        )
+        #expect(scheduler.perform(.launch, onEach: [app]).isEmpty)
+        return (scheduler, try #require(scheduler.processes()[app]?.pid))
     }
 
     /// Waits until every app's main process is tracked with its start time (Decision 190: the tick after the launch).

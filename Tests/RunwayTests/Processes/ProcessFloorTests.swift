@@ -126,14 +126,20 @@ struct ProcessFloorTests {
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(mechanism)
         )
-        let apps = (0..<count).map { AppID("com.test.floor.\($0)") }
+        let apps = try Self.registerSleepers(scheduler, "com.test.floor", count)
+        #expect(scheduler.perform(.launch, onEach: apps).isEmpty)
+        return (scheduler, apps)
+    }
+
+    /// Registers `count` apps `<prefix>.0`, `<prefix>.1`, ... each running `/bin/sleep 1000`; returns their ids.
+    static func registerSleepers(_ scheduler: RunwayScheduler, _ prefix: String, _ count: Int) throws -> [AppID] {
+        let apps = (0..<count).map { AppID("\(prefix).\($0)") }
         for app in apps {
             try scheduler.register(
                 process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
             )
         }
-        #expect(scheduler.perform(.launch, onEach: apps).isEmpty)
-        return (scheduler, apps)
+        return apps
     }
 
     @Test(

@@ -17,12 +17,7 @@ struct ResumptionByWaitTests {
         let loop = try DirectChild.makeLoop()
         let child = ChildProcess(app: "com.test.continued", loop: loop, options: ProcessOptions())
         try DirectChild.start(child, ["/bin/sleep", "1000"])
-        defer {
-            _ = runway_kill(child.pid, SIGKILL)
-            DirectChild.run(loop) { child.hasExited }
-            child.closeOutput()
-            DirectChild.close(loop)
-        }
+        defer { DirectChild.kill(child, closing: loop) }
         #expect(!child.kernelReportsContinued, "never stopped")
         try Self.stopAndWait(child.pid)
         #expect(!child.kernelReportsContinued, "stopped")

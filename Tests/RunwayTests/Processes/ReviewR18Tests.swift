@@ -10,8 +10,8 @@ import Glibc
 #endif
 
 /// Review r18: attacks on Decision 199 (the main process's stat from its pidfd's wait), 200 (SA_NOCLDSTOP on
-/// SIGCHLD) and 202 (the descriptor table grown at registration). Decision 201's kept cgroup files need the cgroup v2
-/// freezer, which this machine does not have (hybrid hierarchy): see the review section in Docs/Decisions.md.
+/// SIGCHLD) and 202 (the descriptor table grown at registration). Decision 201's kept cgroup files are in
+/// `KeptDescriptorTests`: see the review section in Docs/Decisions.md.
 @Suite("Review r18: the main process by its wait, SA_NOCLDSTOP, the reserved descriptor table", .serialized)
 struct ReviewR18Tests {
     /// One signal-mode `sleep 1000` app, launched, with its main process's identity read.
@@ -58,10 +58,6 @@ struct ReviewR18Tests {
 
     @Test("P1 (199): a main whose leader thread exited (a zombie leader, a live thread): read, stopped, confirmed")
     func P1_zombieLeaderWithALiveThread() async throws {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.signal)
-        )
         let app = AppID("com.test.r18.zombieleader")
         // The second thread starts a child, then the main thread exits alone (SYS_exit, not exit_group).
         let script =
@@ -72,14 +68,7 @@ struct ReviewR18Tests {
             + "threading.Thread(target=run).start()\n"
             + "time.sleep(0.05)\n"
             + "ctypes.CDLL(None).syscall(60, 0)\n"
-        try scheduler.register(
-            process: AppDescriptor(
-                id: app,
-                kind: .process(ProcessSpec(arguments: ["/usr/bin/env", "python3", "-c", script]))
-            )
-        )
-        #expect(scheduler.perform(.launch, onEach: [app]).isEmpty)
-        let main = try #require(scheduler.processes()[app]?.pid)
+        let (scheduler, main) = try MainStateByWaitTests.launchedPython(app, script)
         try await MainStateByWaitTests.waitForIdentities(scheduler, [app])
         var child: Int32?
         let deadline = ContinuousClock.now + .seconds(10)
@@ -133,7 +122,7 @@ struct ReviewR18Tests {
         #expect(runway_reserve_descriptors(soft) == -EMFILE)
         close(soft - 1)
         #expect(KeptDescriptorTests.openDescriptors() == open)
-        // 0, 1 and 2 closed (a host that closed them): /dev/null is opened for the duplicate, and closed.
+        // 0, 1 and 2 closed (a host that closed them): the reservation's own descriptor is duplicated, and both closed.
         let wanted = Int32(min(Int(soft), 2 * KeptDescriptorTests.fdSize()))
         let saved = (0..<3).map { fcntl($0, F_DUPFD_CLOEXEC, 100) }
         for fd in Int32(0)..<3 { close(fd) }
@@ -166,14 +155,7 @@ struct ReviewR18Tests {
         try #require(open < 200 && limit.rlim_cur >= 300)
         limit.rlim_cur = 300
         #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-        for index in 0..<100 {
-            try scheduler.register(
-                process: AppDescriptor(
-                    id: AppID("com.test.r18.low.\(index)"),
-                    kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"]))
-                )
-            )
-        }
+        _ = try ProcessFloorTests.registerSleepers(scheduler, "com.test.r18.low", 100)
         #expect(scheduler.bridge.sync { $0.processSupervisor().reservedDescriptors } == 300, "capped at the limit")
         #expect(KeptDescriptorTests.openDescriptors() == open)
         await scheduler.shutdown()
