@@ -109,6 +109,9 @@ struct ProcessFloorTests {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
         }
+        // Asleep in `sleep` first: a child still loading runs (R), and two reads of a changing state may differ.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ProcFS.stat(child.processIdentifier)?.state != "S" && ContinuousClock.now < deadline { usleep(1_000) }
         for pid in [getpid(), child.processIdentifier] {
             let swift = try #require(SystemFiles.read("/proc/\(pid)/stat").flatMap(ProcFS.parseStat))
             let c = try #require(ProcFS.stat(pid))
