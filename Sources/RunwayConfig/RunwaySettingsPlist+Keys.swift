@@ -9,6 +9,10 @@ extension RunwaySettingsPlist {
         static let backgroundEntryGrace = PlistKeySpec(CodingKeys.backgroundEntryGrace, expected: Expected.seconds)
         static let terminationGrace = PlistKeySpec(CodingKeys.terminationGrace, expected: Expected.seconds)
         static let overrunPolicy = PlistKeySpec(CodingKeys.overrunPolicy, expected: Expected.oneOf(OverrunPolicy.self))
+        static let overrunSignalLead = PlistKeySpec(
+            CodingKeys.overrunSignalLead,
+            expected: "a number of seconds from 0 to BackgroundTimeBudget"
+        )
         static let suspensionMechanism = PlistKeySpec(
             CodingKeys.suspensionMechanism,
             expected: Expected.oneOf(SuspensionMechanism.self)

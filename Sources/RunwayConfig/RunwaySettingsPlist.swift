@@ -8,6 +8,7 @@ struct RunwaySettingsPlist: Decodable {
     var backgroundEntryGrace: Double?
     var terminationGrace: Double?
     var overrunPolicy: String?
+    var overrunSignalLead: Double?
     var suspensionMechanism: String?
     var exitsOnSuspendStyle: String?
     var lockBehavior: String?
@@ -43,6 +44,7 @@ struct RunwaySettingsPlist: Decodable {
         case backgroundEntryGrace = "BackgroundEntryGrace"
         case terminationGrace = "TerminationGrace"
         case overrunPolicy = "OverrunPolicy"
+        case overrunSignalLead = "OverrunSignalLead"
         case suspensionMechanism = "SuspensionMechanism"
         case exitsOnSuspendStyle = "ExitsOnSuspendStyle"
         case lockBehavior = "LockBehavior"
@@ -88,8 +90,9 @@ struct RunwaySettingsPlist: Decodable {
         fileKind: "Runway.plist",
         specs: [
             Key.backgroundTimeBudget, Key.expirationWarningLead, Key.backgroundEntryGrace, Key.terminationGrace,
-            Key.overrunPolicy, Key.suspensionMechanism, Key.exitsOnSuspendStyle, Key.lockBehavior,
-            Key.budgetRefillPolicy, Key.notificationQueueLimit, Key.taskLimitPerApp, Key.taskNameByteLimit,
+            Key.overrunPolicy, Key.overrunSignalLead, Key.suspensionMechanism, Key.exitsOnSuspendStyle,
+            Key.lockBehavior, Key.budgetRefillPolicy, Key.notificationQueueLimit, Key.taskLimitPerApp,
+            Key.taskNameByteLimit,
             Key.controlSocket, Key.memoryPressureSource, Key.memoryWarningPressure,
             Key.memoryCriticalPressure, Key.rssCeilingBytes, Key.memoryPollInterval, Key.loopRealtimePriority,
             Key.loopWakeupSpin, Key.controlClientLimit, Key.controlQueueByteLimit,
@@ -124,6 +127,11 @@ struct RunwaySettingsPlist: Decodable {
         let backgroundEntryGrace = try file.seconds(plist.backgroundEntryGrace, key: Key.backgroundEntryGrace)
         let terminationGrace = try file.seconds(plist.terminationGrace, key: Key.terminationGrace)
         let overrunPolicy = try file.choice(plist.overrunPolicy, key: Key.overrunPolicy, as: OverrunPolicy.self)
+        let overrunSignalLead = try Self.overrunSignalLead(
+            plist,
+            budget: backgroundTimeBudget ?? defaults.backgroundTimeBudget,
+            file: file
+        )
         let suspensionMechanism = try file.choice(
             plist.suspensionMechanism,
             key: Key.suspensionMechanism,
@@ -167,6 +175,8 @@ struct RunwaySettingsPlist: Decodable {
             backgroundWakePayloadByteLimit: wake.payload ?? defaults.backgroundWakePayloadByteLimit
         )
 
+        settings.overrunSignalLead = overrunSignalLead ?? defaults.overrunSignalLead
+
         var daemon = try Self.daemonSettings(plist, file: file, warnings: &warnings)
         // Checked above, in key order, but a setting of the daemon's process options, not of the core.
         daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
@@ -176,6 +186,23 @@ struct RunwaySettingsPlist: Decodable {
             settings.refreshMinimumInterval = interval
         }
         return Loaded(settings: settings, daemon: daemon, warnings: warnings.sortedByKeyPath())
+    }
+
+    /// `OverrunSignalLead` (B11): seconds from 0 to the scheduler's `BackgroundTimeBudget`, since a notice before
+    /// the background entry could not be sent.
+    private static func overrunSignalLead(
+        _ plist: RunwaySettingsPlist,
+        budget: TimeSpan,
+        file: PlistFile
+    ) throws(ConfigError) -> TimeSpan? {
+        guard let lead = try file.seconds(plist.overrunSignalLead, key: Key.overrunSignalLead) else { return nil }
+        guard lead <= budget else {
+            throw file.error(
+                at: .key(Key.overrunSignalLead.name),
+                expected: "a number of seconds from 0 to BackgroundTimeBudget (\(budget.seconds))"
+            )
+        }
+        return lead
     }
 
     /// `BackgroundWakeBudget`, `BackgroundWakeLimitPerApp`, `BackgroundWakePayloadByteLimit` (W2, W5), checked.

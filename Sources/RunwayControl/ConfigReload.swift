@@ -64,6 +64,7 @@ struct ConfigDiff {
         if old.backgroundEntryGrace != new.backgroundEntryGrace { names.append("BackgroundEntryGrace") }
         if old.terminationGrace != new.terminationGrace { names.append("TerminationGrace") }
         if old.overrunPolicy != new.overrunPolicy { names.append("OverrunPolicy") }
+        if old.overrunSignalLead != new.overrunSignalLead { names.append("OverrunSignalLead") }
         if old.exitsOnSuspendStyle != new.exitsOnSuspendStyle { names.append("ExitsOnSuspendStyle") }
         if old.lockBehavior != new.lockBehavior { names.append("LockBehavior") }
         if old.budgetRefillPolicy != new.budgetRefillPolicy { names.append("BudgetRefillPolicy") }

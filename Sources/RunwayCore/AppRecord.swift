@@ -37,6 +37,7 @@ struct AppRecord {
                 if case .armed(let handle) = warning { kinds.append((handle, .expirationWarning)) }
             }
             if case .awaiting(let grace?) = period.entry { kinds.append((grace, .backgroundEntryGrace)) }
+            if case .armed(let handle) = period.notice { kinds.append((handle, .overrunNotice)) }
             return kinds
         case .terminating(let termination, _): return termination.timer.map { [($0, .termination)] } ?? []
         case .notRunning: return self.restart.timer.map { [($0, .restart)] } ?? []
@@ -51,6 +52,8 @@ enum TimerKind: Hashable, Sendable {
     case expirationWarning
     /// B6: the budget deadline.
     case budgetDeadline
+    /// B11: SIGTERM before the deadline to a process app that still holds tasks.
+    case overrunNotice
     /// L3: `didEnterBackground` did not return in time.
     case backgroundEntryGrace
     /// L4: the termination messages did not finish in time, or SIGKILL is due.

@@ -14,6 +14,17 @@ struct BackgroundPeriod {
         case fired
     }
 
+    /// The overrun notice of a limited budget (B11): SIGTERM to a process app still holding tasks at
+    /// `deadline − OverrunSignalLead`, once per period.
+    enum Notice {
+        /// No notice in this period: the lead is zero, the app is embedded, its overrun policy is `suspend`, or
+        /// the notice would fall on the deadline itself.
+        case none
+        case armed(DeadlineHandle)
+        /// Fired: SIGTERM was sent if the app still held tasks.
+        case fired
+    }
+
     /// Whether `didEnterBackground` is still outstanding (B5: no suspension before it returns; L3: its grace).
     enum Entry {
         /// Queued or delivered and not returned. `grace` is the L3 timer, armed when the message is sent and
@@ -25,6 +36,7 @@ struct BackgroundPeriod {
     var entered: Instant
     var budget: Budget
     var entry: Entry
+    var notice: Notice = .none
     /// Background wake-ups not yet completed, in the order they came (W4): the app is not suspended for lack of
     /// tasks while one is outstanding. Only in a limited budget; at most `backgroundWakeLimitPerApp`.
     var wakes: [WakeToken] = []
@@ -58,6 +70,7 @@ struct BackgroundPeriod {
             handles.append(timer)
             if case .armed(let handle) = warning { handles.append(handle) }
         }
+        if case .armed(let handle) = self.notice { handles.append(handle) }
         if case .awaiting(let grace?) = self.entry { handles.append(grace) }
         return handles
     }
@@ -69,5 +82,13 @@ extension SchedulerSettings {
     /// operator moved the deadline).
     func warningInstant(deadline: Instant, notBefore: Instant) -> Instant {
         Swift.max(notBefore, deadline - self.expirationWarningLead)
+    }
+
+    /// B11, the one place it is computed: the overrun notice of a budget that ends at `deadline`, `overrunSignalLead`
+    /// before it but never before `notBefore`; nil when the lead is zero or the notice would fall on the deadline.
+    func noticeInstant(deadline: Instant, notBefore: Instant) -> Instant? {
+        guard self.overrunSignalLead > .zero else { return nil }
+        let at = Swift.max(notBefore, deadline - self.overrunSignalLead)
+        return at < deadline ? at : nil
     }
 }

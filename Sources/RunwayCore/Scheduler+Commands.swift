@@ -150,12 +150,13 @@ extension Scheduler {
         self.publish(index, from: from, to: self.apps[index].state, cause: .command(command), messages: messages)
     }
 
-    /// B3/B4/L7: the budget starts at background entry; the warning is armed before the deadline so that with a
-    /// zero lead it still fires first (B10). `running` already holds the messages.
+    /// B3/B4/B11/L7: the budget starts at background entry; the warning and the overrun notice are armed before the
+    /// deadline so that at an equal instant they still fire first (B10). `running` already holds the messages.
     mutating func enterBackground(_ index: Int, _ running: RunningApp, command: Command, messages: [Message]) {
         let from = self.apps[index].state
         let now = self.lastNow
         let budget: BackgroundPeriod.Budget
+        var notice = BackgroundPeriod.Notice.none
         if self.apps[index].hasBackgroundModes {
             budget = .unlimited
         } else {
@@ -166,6 +167,7 @@ extension Scheduler {
                 app: index,
                 at: self.settings.warningInstant(deadline: deadline, notBefore: now)
             )
+            notice = self.armNotice(index, deadline: deadline, notBefore: now)
             let timer = self.arm(.budgetDeadline, app: index, at: deadline)
             budget = .limited(deadline: deadline, timer: timer, warning: .armed(warning))
         }
@@ -175,7 +177,7 @@ extension Scheduler {
         if running.outbox.inFlight?.message == .didEnterBackground {
             grace = self.arm(.backgroundEntryGrace, app: index, at: now + self.settings.backgroundEntryGrace)
         }
-        let period = BackgroundPeriod(entered: now, budget: budget, entry: .awaiting(grace: grace))
+        let period = BackgroundPeriod(entered: now, budget: budget, entry: .awaiting(grace: grace), notice: notice)
         self.enter(index, .background(period, running))
         self.publish(index, from: from, to: .background, cause: .command(command), messages: messages)
     }

@@ -79,6 +79,12 @@ extension Scheduler {
                 if case .armed(let handle) = warning, let at = armed[handle] {
                     precondition(at <= deadline, "app=\(id); warning=\(at) after deadline=\(deadline)")
                 }
+                if case .armed(let handle) = period.notice, let at = armed[handle] {
+                    precondition(at < deadline, "app=\(id); notice=\(at) not before deadline=\(deadline)")
+                    precondition(record.descriptor.isProcess, "app=\(id) is embedded and has an overrun notice")
+                }
+            } else {
+                guard case .none = period.notice else { preconditionFailure("app=\(id); notice without a budget") }
             }
         case .terminating(let termination, let running):
             switch termination.phase {

@@ -60,9 +60,12 @@ extension Scheduler {
     }
 
     /// Re-arms the period's timers: the warning (only if it has not fired in this period, B4) at `warningAt`,
-    /// then the deadline, so that at equal instants the warning fires first (B10).
+    /// the overrun notice (only if it is still armed, B11) `OverrunSignalLead` before the new deadline, then the
+    /// deadline, so that at equal instants the warning and the notice fire first (B10).
     mutating func moveDeadline(_ index: Int, to deadline: Instant, warningAt: Instant) {
-        guard case .limited(_, let timer, let warning) = self.apps[index].lifecycle.period?.budget else {
+        guard let period = self.apps[index].lifecycle.period,
+            case .limited(_, let timer, let warning) = period.budget
+        else {
             preconditionFailure("\(self.apps[index].id) has no budget")
         }
         self.disarm([timer])
@@ -71,9 +74,15 @@ extension Scheduler {
             self.disarm([handle])
             moved = .armed(self.arm(.expirationWarning, app: index, at: warningAt))
         }
+        var notice = period.notice
+        if case .armed(let handle) = notice {
+            self.disarm([handle])
+            notice = self.armNotice(index, deadline: deadline, notBefore: self.lastNow)
+        }
         let newTimer = self.arm(.budgetDeadline, app: index, at: deadline)
         self.apps[index].lifecycle.withBackground { period, _ in
             period.budget = .limited(deadline: deadline, timer: newTimer, warning: moved)
+            period.notice = notice
         }
     }
 }

@@ -46,9 +46,9 @@ extension Scheduler {
     /// Starts terminating a running app.
     ///
     /// - Parameters:
-    ///   - graceful: true for the `terminate` rows (messages, then stop); false for kills that send no message
-    ///     (budget overrun, background entry timeout, purge, protocol violation). A suspended app is always
-    ///     killed without a message (L5).
+    ///   - graceful: true for the `terminate` rows (messages, then SIGTERM, then SIGKILL at the end of the grace);
+    ///     false for kills that send no message (budget overrun, background entry timeout, purge, protocol
+    ///     violation): a process app gets SIGKILL at once. A suspended app is always killed without a message (L5).
     mutating func beginTermination(_ index: Int, reason: TerminationReason, graceful: Bool) {
         let record = self.apps[index]
         var from = record.state
@@ -67,9 +67,12 @@ extension Scheduler {
             preconditionFailure("Terminating \(record.id) from \(from); reason=\(reason)")
         }
         guard graceful else {
+            // B6, L3, P2: a kill without messages is SIGKILL now, with no SIGTERM and no grace, as iOS's watchdog
+            // and jetsam kill; the warning before the deadline (B4) or the optional notice (B11) was the app's
+            // chance to finish.
             var silent = running
             silent.outbox = Outbox()
-            self.stopRunning(index, reason: reason, messages: [], from: from, running: silent)
+            self.stopRunning(index, reason: reason, messages: [], from: from, running: silent, killAt: self.lastNow)
             return
         }
         let immediate = self.exitsImmediately(record.descriptor)

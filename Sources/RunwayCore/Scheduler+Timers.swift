@@ -1,5 +1,5 @@
-// Deadlines: the expiration warning (B4), the budget deadline (B6), the background entry grace (L3) and
-// the termination grace (L4, P2).
+// Deadlines: the expiration warning (B4), the budget deadline (B6), the overrun notice (B11), the background
+// entry grace (L3) and the termination grace (L4, P2).
 
 extension Scheduler {
     /// The clock reached `now`: fires every deadline at or before it (B9), in `(deadline, arming)` order
@@ -48,13 +48,23 @@ extension Scheduler {
                 self.suspendOrExit(index, cause: .budgetExpired)
                 return
             }
-            switch self.settings.overrunPolicy {
+            switch self.overrunPolicy(of: index) {
             case .terminate:
                 self.beginTermination(index, reason: .budgetOverrun, graceful: false)
             case .suspend:
                 self.endAllTasks(index)
                 self.suspendOrExit(index, cause: .budgetExpired)
             }
+
+        case .overrunNotice:
+            // B11: SIGTERM, inside the budget, to a process app that still holds tasks; it stays in the background
+            // and SIGKILL follows at the deadline unless it ends its tasks (B5) or exits (L6) first.
+            let holdsTasks = self.apps[index].lifecycle.withBackground { period, running -> Bool in
+                guard case .armed(handle) = period.notice else { return false }
+                period.notice = .fired
+                return !running.tasks.isEmpty
+            }
+            if holdsTasks == true { self.actions.append(.sendTerminateSignal(self.apps[index].id)) }
 
         case .backgroundEntryGrace:
             // L3: `didEnterBackground` did not return in time: terminated if it holds no background task;
@@ -79,5 +89,19 @@ extension Scheduler {
             // W7: a scheduled refresh is due.
             self.refreshDue(index, handle: handle)
         }
+    }
+
+    /// The app's overrun policy: its own, else the scheduler's (B6).
+    func overrunPolicy(of index: Int) -> OverrunPolicy {
+        self.apps[index].descriptor.overrunPolicy ?? self.settings.overrunPolicy
+    }
+
+    /// B11: arms the overrun notice of a budget ending at `deadline`, for a process app whose overrun policy is
+    /// `terminate`, when `OverrunSignalLead` is set; otherwise there is none.
+    mutating func armNotice(_ index: Int, deadline: Instant, notBefore: Instant) -> BackgroundPeriod.Notice {
+        guard self.apps[index].descriptor.isProcess, self.overrunPolicy(of: index) == .terminate,
+            let at = self.settings.noticeInstant(deadline: deadline, notBefore: notBefore)
+        else { return .none }
+        return .armed(self.arm(.overrunNotice, app: index, at: at))
     }
 }

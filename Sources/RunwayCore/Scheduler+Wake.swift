@@ -173,11 +173,13 @@ extension Scheduler {
             app: index,
             at: self.settings.warningInstant(deadline: deadline, notBefore: now)
         )
+        let notice = self.armNotice(index, deadline: deadline, notBefore: now)
         let timer = self.arm(.budgetDeadline, app: index, at: deadline)
         let period = BackgroundPeriod(
             entered: now,
             budget: .limited(deadline: deadline, timer: timer, warning: .armed(warning)),
             entry: .returned,
+            notice: notice,
             wakes: [token]
         )
         self.enter(index, .background(period, running))

@@ -56,8 +56,14 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// How long `willTerminate` may take, and when a process app is killed: this long after `willTerminate` was sent,
     /// or after SIGTERM when no message was awaited (L4, P2). Default 5 s.
     public var terminationGrace: TimeSpan
-    /// What happens at the deadline to an app with outstanding tasks (B6). Default `.terminate`.
+    /// What happens at the deadline to an app with outstanding tasks (B6). Default `.terminate`: a process app is
+    /// sent SIGKILL at the deadline, with no SIGTERM before it unless `overrunSignalLead` asks for one.
     public var overrunPolicy: OverrunPolicy
+    /// How long before the budget deadline a process app that still holds tasks is sent SIGTERM
+    /// (`OverrunSignalLead`, B11), under `OverrunPolicy.terminate`; SIGKILL follows at the deadline. The notice
+    /// falls no earlier than the background entry; one that would fall on the deadline is not sent. Default zero:
+    /// no notice, SIGKILL at the deadline, as on iOS. The config loader keeps it within `BackgroundTimeBudget`.
+    public var overrunSignalLead: TimeSpan = .zero
     /// Default style for apps with `UIApplicationExitsOnSuspend` (E1). Default `.drain`.
     public var exitsOnSuspendStyle: ExitsOnSuspendStyle
     /// How budgets refill between background periods (B7). Default `.fullEachPeriod`.
@@ -223,6 +229,9 @@ public struct AppDescriptor: Hashable, Sendable {
     /// `RunwayBackgroundWakeBudget`: overrides the scheduler's `backgroundWakeBudget` for this app (W2). Must not
     /// be negative.
     public var backgroundWakeBudget: TimeSpan?
+    /// Overrides the scheduler's `overrunPolicy` for this app (B6, B11); nil uses the scheduler's. Set by an
+    /// embedding host or the benchmark; no plist key sets it.
+    public var overrunPolicy: OverrunPolicy? = nil
 
     /// An app with the given identity and keys; each parameter sets the property of the same name. The defaults
     /// are those of a plist without the key: embedded, not exits-on-suspend, the scheduler's styles and budget,

@@ -57,7 +57,7 @@ import Testing
         )
     }
 
-    @Test func P3_purgeBackgroundModeProcessInTheBackgroundSendsSIGTERMThenSIGKILL() throws {
+    @Test func P3_purgeBackgroundModeProcessInTheBackgroundKillsItAtOnce() throws {
         let audio = AppDescriptor(
             id: music,
             kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"], speaksProtocol: true)),
@@ -67,13 +67,13 @@ import Testing
         try scheduler.run(.launch, for: music, now: at(0))
         try scheduler.run(.enterBackground, for: music, now: at(1))
         let purge = scheduler.purgeRequested(now: at(5))
-        // Expected: a running process gets SIGTERM, and SIGKILL is armed at 5 + 5.
+        // Expected: a running process gets SIGKILL at once, no SIGTERM and no grace timer (P2).
         #expect(purge.purged == music)
-        #expect(purge.actions == [.sendTerminateSignal(music), .armWakeup(at(10))])
-        #expect(scheduler.clockAdvanced(to: at(10)) == [.kill(music), .cancelWakeup])
+        #expect(purge.actions == [.kill(music)])
+        #expect(scheduler.armedTimers.isEmpty)
         #expect(
-            scheduler.processExited(music, exit: .signaled(9), now: at(10)) == [
-                published(music, .background, .notRunning, .terminated(.memoryPressure), at: at(10), exit: .signaled(9))
+            scheduler.processExited(music, exit: .signaled(9), now: at(5)) == [
+                published(music, .background, .notRunning, .terminated(.memoryPressure), at: at(5), exit: .signaled(9))
             ]
         )
     }
@@ -111,21 +111,6 @@ import Testing
                 .endTasks(mail, [task]),
                 published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(30)),
                 .cancelWakeup,
-            ]
-        )
-    }
-
-    @Test func S12_overrunProtocolProcessGetsSIGTERMAtTheDeadlineThenSIGKILL() throws {
-        var (scheduler, task) = try self.backgroundedWithTask(protocolApp)
-        scheduler.acknowledgeAll(scheduler.clockAdvanced(to: at(25)), now: at(25))
-        // Expected: SIGTERM at the deadline, no message (B6); SIGKILL armed at 30 + 5.
-        #expect(scheduler.clockAdvanced(to: at(30)) == [.sendTerminateSignal(mail), .armWakeup(at(35))])
-        #expect(scheduler.clockAdvanced(to: at(35)) == [.kill(mail), .cancelWakeup])
-        // Expected: the tasks end with the process.
-        #expect(
-            scheduler.processExited(mail, exit: .signaled(9), now: at(35)) == [
-                .endTasks(mail, [task]),
-                published(mail, .background, .notRunning, .terminated(.budgetOverrun), at: at(35), exit: .signaled(9)),
             ]
         )
     }
@@ -211,16 +196,15 @@ import Testing
         #expect(scheduler.acknowledge(.willResignActive, of: mail, in: terminate, now: at(12)) == [])
     }
 
-    @Test func A5_protocolViolationSendsSIGTERMWithoutAMessage() throws {
+    @Test func A5_protocolViolationKillsAtOnceWithoutAMessage() throws {
         var scheduler = try makeScheduler([protocolApp])
         try scheduler.run(.launch, for: mail, now: at(0))
-        // Expected: SIGTERM and SIGKILL armed at 3 + 5; a second report is ignored.
-        #expect(scheduler.protocolViolated(by: mail, now: at(3)) == [.sendTerminateSignal(mail), .armWakeup(at(8))])
+        // Expected: SIGKILL at once, no SIGTERM and no grace timer (P2); a second report is ignored.
+        #expect(scheduler.protocolViolated(by: mail, now: at(3)) == [.kill(mail)])
         #expect(scheduler.protocolViolated(by: mail, now: at(3)) == [])
         #expect(
-            scheduler.processExited(mail, exit: .exited(0), now: at(4)) == [
-                published(mail, .active, .notRunning, .terminated(.protocolViolation), at: at(4), exit: .exited(0)),
-                .cancelWakeup,
+            scheduler.processExited(mail, exit: .signaled(9), now: at(3)) == [
+                published(mail, .active, .notRunning, .terminated(.protocolViolation), at: at(3), exit: .signaled(9))
             ]
         )
     }

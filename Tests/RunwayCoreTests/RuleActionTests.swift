@@ -226,7 +226,7 @@ import Testing
         #expect(scheduler.acknowledge(.didEnterBackground, of: mail, in: other, now: at(16)) == [])
     }
 
-    @Test func L3_didEnterBackgroundThatDoesNotReturnGetsAProtocolProcessSIGTERMThenSIGKILL() throws {
+    @Test func L3_didEnterBackgroundThatDoesNotReturnGetsAProtocolProcessKilledAtOnce() throws {
         var scheduler = try makeScheduler([protocolApp])
         try scheduler.run(.launch, for: mail, now: at(0))
         let home = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
@@ -234,17 +234,16 @@ import Testing
         // Expected: the grace starts when didEnterBackground is sent (11), not at the command (10).
         #expect(resigned.last == .armWakeup(at(16)))
         #expect(scheduler.clockAdvanced(to: at(15)) == [])
-        // Expected: SIGTERM at 16, SIGKILL armed at 21.
-        #expect(scheduler.clockAdvanced(to: at(16)) == [.sendTerminateSignal(mail), .armWakeup(at(21))])
-        #expect(scheduler.clockAdvanced(to: at(21)) == [.kill(mail), .cancelWakeup])
+        // Expected: SIGKILL at 16, no SIGTERM and no grace timer (P2).
+        #expect(scheduler.clockAdvanced(to: at(16)) == [.kill(mail), .cancelWakeup])
         #expect(
-            scheduler.processExited(mail, exit: .signaled(9), now: at(21)) == [
+            scheduler.processExited(mail, exit: .signaled(9), now: at(16)) == [
                 published(
                     mail,
                     .background,
                     .notRunning,
                     .terminated(.backgroundEntryTimeout),
-                    at: at(21),
+                    at: at(16),
                     exit: .signaled(9)
                 )
             ]
