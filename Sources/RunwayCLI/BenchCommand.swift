@@ -61,11 +61,12 @@ struct BenchCommand: AsyncParsableCommand {
             of 0.5 s. --apps defaults to 20 there (at most 200) and --tasks-per-app to 10 (at most 100). Each child \
             begins its tasks while active; the finishers end them before the warning and are suspended; the \
             overrunners ignore the warning and take three roles in turn: suspended at the deadline, exits on \
-            suspend (UIApplicationExitsOnSuspend: willTerminate, then SIGTERM ends it), and exits on suspend but \
-            ignores SIGTERM (SIGKILL after the grace). Reported per kind: warning lateness (deadline - lead to the \
+            suspend (UIApplicationExitsOnSuspend: willTerminate, then SIGTERM ends it), and killed (its own \
+            OverrunPolicy terminate; it ignores SIGTERM, and gets SIGKILL at the deadline, B6). --overrunners killed \
+            gives every overrunner the killed role. Reported per kind: warning lateness (deadline - lead to the \
             line written to the app), suspension-confirmed lateness (the last end, or the deadline, to the kernel \
-            showing the app stopped or frozen, checked every 1 ms), and reap lateness (the deadline, or deadline + \
-            grace for SIGKILL, to the child reaped), with every event's expected and seen counts. --suspension \
+            showing the app stopped or frozen, checked every 1 ms), and reap lateness (the deadline to the child \
+            reaped), with every event's expected and seen counts. --suspension \
             auto|signal|freezer picks the mechanism (default auto). --runs, --baseline and --threshold work as \
             above (a baseline must be a --processes report); --compare, --plot, --realtime-priority and \
             --wakeup-spin are refused.
@@ -157,6 +158,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --processes: how apps are suspended (SuspensionMechanism).", valueName: "how"))
     var suspension: BenchSuspension?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --processes: the overrunners' roles, mixed (three in turn) or killed (SIGKILL at the deadline).",
+            valueName: "roles"
+        )
+    )
+    var overrunners: BenchOverrunners?
+
     enum Peer: String, ExpressibleByArgument, CaseIterable {
         case nio
     }
@@ -166,6 +175,7 @@ struct BenchCommand: AsyncParsableCommand {
             try self.validateProcesses()
         } else {
             if self.suspension != nil { throw ValidationError("--suspension needs --processes") }
+            if self.overrunners != nil { throw ValidationError("--overrunners needs --processes") }
             guard (1...100_000).contains(self.appCount) else { throw ValidationError("--apps must be 1 to 100000") }
             guard (1...10_000).contains(self.taskCount) else {
                 throw ValidationError("--tasks-per-app must be 1 to 10000")

@@ -145,10 +145,36 @@ import Glibc
         #expect(result.stderr.contains(message), "\(result)")
     }
 
+    /// B6: with every overrunner in the killed role (its own OverrunPolicy terminate, SIGTERM ignored), each is
+    /// reaped once, ended by SIGKILL, and none early: the kill is measured from the budget deadline itself.
+    @Test func everyOverrunnerKilledAtItsDeadlineIsReapedOnceBySIGKILL() throws {
+        let result = try RunwayBinary.run(
+            Self.tinyWorkload() + ["--json", "--suspension", "signal", "--overrunners", "killed"]
+        )
+        try #require(result.status == 0, "\(result)")
+        let report = try Self.report(result)
+        #expect(ProcessBenchSchema.problems(in: report) == [])
+        let configuration = try #require(report["configuration"] as? [String: Any])
+        #expect(configuration["overrunners"] as? String == "killed")
+        let plan = try #require(report["plan"] as? [String: Any])
+        #expect(plan["killedOverrunnerApps"] as? Int == 3)
+        #expect(plan["suspendedOverrunnerApps"] as? Int == 0)
+        #expect(plan["exitingOverrunnerApps"] as? Int == 0)
+        let processes = try #require(report["processes"] as? [String: Any])
+        let kills = try #require(processes["kills"] as? [String: Any])
+        #expect(kills["expected"] as? Int == 3, "\(kills)")
+        #expect(kills["count"] as? Int == 3, "\(kills)")
+        for problem in ["early", "lost", "unexpected"] { #expect(kills[problem] as? Int == 0, "\(problem): \(kills)") }
+        #expect(pgrepBenchChildren() == [], "every child is gone once the bench returns")
+    }
+
     @Test func suspensionNeedsProcesses() throws {
         let result = try RunwayBinary.run(["bench", "--suspension", "signal"])
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains("--suspension needs --processes"), "\(result)")
+        let roles = try RunwayBinary.run(["bench", "--overrunners", "killed"])
+        #expect(roles.status == 64, "\(roles)")
+        #expect(roles.stderr.contains("--overrunners needs --processes"), "\(roles)")
     }
 
     @Test func readmeDocumentsEveryField() throws {

@@ -55,7 +55,7 @@ import Glibc
             case .exits:
                 observations.reaped[index] = (deadline + late, .signaled(SIGTERM))
             case .killed:
-                observations.reaped[index] = (deadline + plan.terminationGrace + late, .signaled(SIGKILL))
+                observations.reaped[index] = (deadline + late, .signaled(SIGKILL))
             }
         }
         return observations

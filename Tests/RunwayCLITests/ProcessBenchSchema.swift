@@ -29,7 +29,7 @@ enum ProcessBenchSchema {
             "configuration": .object([
                 "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,
                 "endFraction": .number, "durationSeconds": .number, "seed": .integer, "suspension": .string,
-                "terminationGraceSeconds": .number,
+                "overrunners": .string, "terminationGraceSeconds": .number,
             ]),
             "plan": .object([
                 "finisherApps": .integer, "suspendedOverrunnerApps": .integer, "exitingOverrunnerApps": .integer,

@@ -3,6 +3,7 @@ import Foundation
 import RunwayCore
 
 extension BenchSuspension: ExpressibleByArgument {}
+extension BenchOverrunners: ExpressibleByArgument {}
 
 extension BenchCommand {
     /// `--processes`: the most child processes (`--apps`) and tasks per child (`--tasks-per-app`), and the defaults.
@@ -61,7 +62,8 @@ extension BenchCommand {
                     seed: self.seed
                 )
             ),
-            suspension: self.suspension ?? .auto
+            suspension: self.suspension ?? .auto,
+            overrunners: self.overrunners ?? .mixed
         )
         let environment = BenchEnvironment.current()
         if environment.isDebugBuild { printError(BenchEnvironment.debugWarning) }

@@ -16,8 +16,8 @@ struct ProcessBenchObservations: Sendable {
     var suspended: [(at: Instant, cause: TransitionCause)?]
     /// When the supervisor saw the kernel confirm the app's suspension (the first confirmation).
     var confirmed: [Instant?]
-    /// When the app's process was reaped after its termination for exit on suspend (the transition's instant),
-    /// and how it ended.
+    /// When the app's process was reaped after its termination for exit on suspend or for overrun (the
+    /// transition's instant), and how it ended.
     var reaped: [(at: Instant, exit: ProcessExit?)?]
     /// Per app, per task id: when `backgroundTaskWillExpire` was written to the app (a fresh clock reading).
     var warned: [[UInt64: Instant]]
@@ -48,7 +48,8 @@ struct ProcessBenchObservations: Sendable {
             } else {
                 self.other["suspensions", default: 0] += 1
             }
-        case (.notRunning, .terminated(.exitsOnSuspend)) where self.reaped[index] == nil:
+        case (.notRunning, .terminated(.exitsOnSuspend)) where self.reaped[index] == nil,
+            (.notRunning, .terminated(.budgetOverrun)) where self.reaped[index] == nil:
             self.reaped[index] = (event.at, event.exit)
             self.recorded += 1
         case (.notRunning, _):
@@ -125,7 +126,7 @@ struct ProcessBenchObservations: Sendable {
                     result.terminations.add(expectedAt: deadline, observed: planned?.at)
                 } else {
                     if reaped != nil, planned == nil { result.kills.addUnexpected(1) }
-                    result.kills.add(expectedAt: deadline + plan.terminationGrace, observed: planned?.at)
+                    result.kills.add(expectedAt: deadline, observed: planned?.at)
                 }
                 if suspension != nil { result.suspensionsAtDeadline.addUnexpected(1) }
                 if self.confirmed[index] != nil { result.suspensionsAtDeadline.addUnexpected(1) }
@@ -143,7 +144,7 @@ struct ProcessBenchObservations: Sendable {
 /// - `suspensionsAfterEnd`: a finisher's last task ended (the core suspends it) → the kernel confirmed the stop;
 /// - `suspensionsAtDeadline`: an overrunner's budget deadline → the kernel confirmed the stop;
 /// - `terminations`: an exits-on-suspend overrunner's deadline → its process reaped, ended by SIGTERM;
-/// - `kills`: deadline + `TerminationGrace` of one that ignores SIGTERM → its process reaped, ended by SIGKILL.
+/// - `kills`: the deadline of a `killed` overrunner (it ignores SIGTERM) → its process reaped, ended by SIGKILL.
 struct ProcessBenchEvents: Sendable {
     var expirationWarnings = LatenessStatistics()
     var suspensionsAfterEnd = LatenessStatistics()

@@ -13,6 +13,14 @@ enum BenchSuspension: String, Sendable, CaseIterable {
     }
 }
 
+/// Which roles the overrunners of `runway bench --processes` take (`--overrunners`).
+enum BenchOverrunners: String, Sendable, CaseIterable {
+    /// `suspended`, `exits` and `killed` in turn. The default.
+    case mixed
+    /// Every overrunner is `killed`: the kill at the deadline, measured over as many apps as overrun.
+    case killed
+}
+
 /// The workload of `runway bench --processes`: `BenchPlan`'s seeded apps (the same seed gives the same finishers
 /// and the same end points as `runway bench`), each a real child process (`runway bench-child`) that speaks the
 /// app protocol, under `OverrunPolicy.suspend`.
@@ -20,12 +28,13 @@ enum BenchSuspension: String, Sendable, CaseIterable {
 /// Every app begins `tasksPerApp` tasks while active, and enters the background at its offset into `duration`.
 /// - A *finisher* ends all its tasks `endOffset` after `didEnterBackground` reached it, before the warning: the
 ///   core suspends it at the last end (B5), and the kernel confirms the stop or freeze (P1).
-/// - The overrunners, in plan order, take three roles in turn (so that each appears once there are three):
-///   `suspended` is an ordinary app: warned per task at entry + budget − lead (B4), its tasks ended and the app
-///   suspended at entry + budget (B6, `OverrunPolicy.suspend`); `exits` declares `UIApplicationExitsOnSuspend`:
-///   warned, then terminated instead of suspended at the deadline (`willTerminate`, then SIGTERM, which ends it,
-///   E1, L4); `killed` is the same but ignores SIGTERM, so SIGKILL ends it `terminationGrace` after the
-///   `willTerminate` that the deadline sent (P2).
+/// - The overrunners, in plan order, take three roles in turn (so that each appears once there are three), or all
+///   the `killed` role with `--overrunners killed`: `suspended` is an ordinary app: warned per task at entry +
+///   budget − lead (B4), its tasks ended and the app suspended at entry + budget (B6, `OverrunPolicy.suspend`);
+///   `exits` declares `UIApplicationExitsOnSuspend`: warned, then terminated instead of suspended at the deadline
+///   (`willTerminate`, then SIGTERM, which ends it, E1, L4); `killed` is an ordinary app whose own overrun policy is
+///   `terminate` (`AppDescriptor.overrunPolicy`) and which ignores SIGTERM: warned, then SIGKILLed at the deadline
+///   (B6, P2), with no SIGTERM and no grace.
 ///
 /// Threading: a value, made before the run.
 struct ProcessBenchPlan: Sendable {
@@ -35,7 +44,9 @@ struct ProcessBenchPlan: Sendable {
 
     let plan: BenchPlan
     let suspension: BenchSuspension
-    /// `TerminationGrace` of the bench's scheduler: from `willTerminate` to SIGKILL.
+    let overrunners: BenchOverrunners
+    /// `TerminationGrace` of the bench's scheduler: from `willTerminate` to SIGKILL of an `exits` app (a `killed`
+    /// app gets none).
     let terminationGrace: TimeSpan
     let roles: [Role]
 
@@ -43,11 +54,17 @@ struct ProcessBenchPlan: Sendable {
     /// on a busy machine, short enough to keep the run short.
     static let defaultTerminationGrace = TimeSpan.milliseconds(500)
 
-    init(_ plan: BenchPlan, suspension: BenchSuspension, terminationGrace: TimeSpan = Self.defaultTerminationGrace) {
+    init(
+        _ plan: BenchPlan,
+        suspension: BenchSuspension,
+        overrunners: BenchOverrunners = .mixed,
+        terminationGrace: TimeSpan = Self.defaultTerminationGrace
+    ) {
         self.plan = plan
         self.suspension = suspension
+        self.overrunners = overrunners
         self.terminationGrace = terminationGrace
-        let overrunnerRoles: [Role] = [.suspended, .exits, .killed]
+        let overrunnerRoles: [Role] = overrunners == .killed ? [.killed] : [.suspended, .exits, .killed]
         var overrunners = 0
         self.roles = plan.endPoints.map { point in
             guard point == nil else { return .finisher }
@@ -75,5 +92,8 @@ struct ProcessBenchPlan: Sendable {
     }
 
     /// True for the apps that declare `UIApplicationExitsOnSuspend`.
-    func exitsOnSuspend(_ index: Int) -> Bool { self.roles[index] == .exits || self.roles[index] == .killed }
+    func exitsOnSuspend(_ index: Int) -> Bool { self.roles[index] == .exits }
+
+    /// The app's own overrun policy: `terminate` for a `killed` app, the bench's `suspend` for the others.
+    func overrunPolicy(_ index: Int) -> OverrunPolicy? { self.roles[index] == .killed ? .terminate : nil }
 }

@@ -14,14 +14,15 @@ extension ProcessBenchReport {
                 + "\(grouped(configuration.tasksPerApp)) tasks, budget \(seconds(configuration.budgetSeconds)), "
                 + "warning lead \(seconds(configuration.warningLeadSeconds)), "
                 + "end fraction \(configuration.endFraction), duration \(seconds(configuration.durationSeconds)), "
-                + "termination grace \(seconds(configuration.terminationGraceSeconds)), seed \(configuration.seed)"
+                + "termination grace \(seconds(configuration.terminationGraceSeconds)), "
+                + "overrunners \(configuration.overrunners), seed \(configuration.seed)"
         )
         lines.append(
             "plan: \(grouped(plan.finisherApps)) apps end their tasks before the warning; of the "
                 + "\(grouped(plan.suspendedOverrunnerApps + plan.exitingOverrunnerApps + plan.killedOverrunnerApps)) "
                 + "that ignore it, \(grouped(plan.suspendedOverrunnerApps)) are suspended at the deadline, "
                 + "\(grouped(plan.exitingOverrunnerApps)) exit on suspend (SIGTERM), "
-                + "\(grouped(plan.killedOverrunnerApps)) also ignore SIGTERM (SIGKILL); "
+                + "\(grouped(plan.killedOverrunnerApps)) ignore SIGTERM and are killed (SIGKILL at the deadline); "
                 + "\(grouped(plan.events)) events expected"
         )
         lines.append(
@@ -34,8 +35,8 @@ extension ProcessBenchReport {
         lines.append("")
         lines.append(
             "lateness from: warnings, deadline - lead, to the line written to the app; stopped after end, the "
-                + "last task's end; stopped at deadline and SIGTERM, the budget deadline; SIGKILL, the deadline + "
-                + "termination grace; to the kernel's confirmation (stop or freeze, checked every 1 ms) or the reap"
+                + "last task's end; stopped at deadline, SIGTERM and SIGKILL, the budget deadline; to the kernel's "
+                + "confirmation (stop or freeze, checked every 1 ms) or the reap"
         )
         lines.append(
             "deadline phase \(seconds(section.deadlinePhaseSeconds)); "

@@ -35,6 +35,8 @@ struct ProcessBenchReport: Codable, Sendable {
         var seed: UInt64
         /// `--suspension`: `auto`, `signal` or `freezer`.
         var suspension: String
+        /// `--overrunners`: `mixed` or `killed`.
+        var overrunners: String
         var terminationGraceSeconds: Double
     }
 
@@ -140,6 +142,7 @@ extension ProcessBenchReport.Configuration {
             durationSeconds: configuration.duration.seconds,
             seed: configuration.seed,
             suspension: plan.suspension.rawValue,
+            overrunners: plan.overrunners.rawValue,
             terminationGraceSeconds: plan.terminationGrace.seconds
         )
     }

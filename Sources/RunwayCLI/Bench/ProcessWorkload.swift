@@ -39,7 +39,7 @@ struct ProcessBenchError: Error, CustomStringConvertible {
 ///   stopped or frozen (`observeSuspensionConfirmations`), against the core's suspension (a finisher) or the
 ///   budget deadline (an overrunner);
 /// - terminations and kills: the `notRunning` transition's `at`, the loop turn that reaped the child, against the
-///   deadline (SIGTERM) or the deadline + `TerminationGrace` (SIGKILL).
+///   deadline (SIGTERM of an `exits` app, SIGKILL of a `killed` one).
 struct ProcessWorkload {
     let plan: ProcessBenchPlan
     let executable: String
@@ -109,9 +109,13 @@ struct ProcessWorkload {
                 arguments: [self.executable] + self.plan.childArguments(of: index),
                 speaksProtocol: true
             )
-            try scheduler.register(
-                process: AppDescriptor(id: id, kind: .process(spec), exitsOnSuspend: self.plan.exitsOnSuspend(index))
+            var descriptor = AppDescriptor(
+                id: id,
+                kind: .process(spec),
+                exitsOnSuspend: self.plan.exitsOnSuspend(index)
             )
+            descriptor.overrunPolicy = self.plan.overrunPolicy(index)
+            try scheduler.register(process: descriptor)
             try scheduler.perform(.launch, on: id)
             self.progress?.update("setup: launch", done: index + 1, total: ids.count)
         }
@@ -194,8 +198,7 @@ struct ProcessWorkload {
     ) -> Bool {
         let configuration = self.plan.configuration
         let lastEntry = recorder.observations.withLock { $0.entered.compactMap { $0 }.max() } ?? now()
-        let grace = self.plan.count(.killed) > 0 ? self.plan.terminationGrace : .zero
-        let lastDue = self.plan.plan.deadline(after: lastEntry) + grace
+        let lastDue = self.plan.plan.deadline(after: lastEntry)
         let giveUpAt = lastDue + max(.seconds(2), configuration.budget)
         while recorder.recorded < self.plan.expectedEvents || now() < lastDue {
             guard now() < giveUpAt else { return false }
