@@ -110,8 +110,8 @@ extension Scheduler {
 
     /// Embedded apps stop at once. A running process gets SIGTERM and SIGKILL at `killAt` (the end of
     /// `willTerminate`'s grace), or `TerminationGrace` after SIGTERM when no `willTerminate` was awaited; a suspended
-    /// one, or one whose `killAt` has passed, gets SIGKILL at once, without thawing (P2). Processes reach
-    /// `notRunning` on exit.
+    /// one, or one whose `killAt` is now or has passed (a termination without messages passes `lastNow`), gets
+    /// SIGKILL at once, without thawing (P2). Processes reach `notRunning` on exit.
     mutating func stopRunning(
         _ index: Int,
         reason: TerminationReason,
