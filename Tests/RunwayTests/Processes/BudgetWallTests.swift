@@ -64,4 +64,38 @@ struct BudgetWallTests {
         #expect(await eventually { ProcessTestSupport.isGone(pid) && ProcessTestSupport.isGone(child) })
         await scheduler.shutdown()
     }
+
+    @Test("B11: with OverrunSignalLead, SIGTERM comes inside the budget and SIGKILL still at the deadline")
+    func B11_overrunNoticeIsSIGTERMBeforeTheDeadlineThenSIGKILL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runway-wall-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var settings = Self.settings
+        settings.overrunSignalLead = .milliseconds(500)
+        let scheduler = try RunwayScheduler(settings: settings, processOptions: ProcessTestSupport.options(.signal))
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.notice"
+        // The app records the SIGTERM and goes on running.
+        let script = """
+            trap 'echo term >> \(directory)/term' TERM
+            echo ready > \(directory)/ready
+            while :; do sleep 0.05; done
+            """
+        try scheduler.register(process: ProcessTestSupport.shell(app, script))
+        try scheduler.perform(.launch, on: app)
+        #expect(await eventually { FileManager.default.fileExists(atPath: "\(directory)/ready") })
+        _ = try #require(try scheduler.requestBackgroundTask(withName: "overrun", for: app)?.get())
+        try scheduler.perform(.home, on: app)
+        let entered = try #require(await watcher.first { $0.app == app && $0.to == .background })
+        let gone = try #require(await watcher.first(timeout: .seconds(30)) { $0.app == app && $0.to == .notRunning })
+        let deadline = entered.at + settings.backgroundTimeBudget
+        // The notice reached the app, which stayed in the background (no transition in between) until SIGKILL.
+        #expect(FileManager.default.fileExists(atPath: "\(directory)/term"))
+        #expect(watcher.events.filter { $0.app == app }.map(\.to) == [.active, .background, .notRunning])
+        #expect(gone.cause == .terminated(.budgetOverrun))
+        #expect(gone.exit == .signaled(SIGKILL))
+        #expect(gone.at >= deadline)
+        #expect(gone.at < deadline + settings.terminationGrace, "gone \(gone.at - deadline) after the deadline")
+        await scheduler.shutdown()
+    }
 }
