@@ -29,10 +29,14 @@ struct ValidateCommand: ParsableCommand {
         let settings = configuration.settings
         let count = configuration.apps.count
         print("\(configuration.directory): valid, \(count) app\(count == 1 ? "" : "s")")
+        let notice =
+            settings.overrunSignalLead > .zero ? " (SIGTERM \(settings.overrunSignalLead) before the deadline)" : ""
         print(
             "  budget \(settings.backgroundTimeBudget), warning lead \(settings.expirationWarningLead), "
                 + "entry grace \(settings.backgroundEntryGrace), termination grace \(settings.terminationGrace), "
-                + "overrun \(settings.overrunPolicy.rawValue), lock \(settings.lockBehavior.rawValue), "
+                + "overrun \(settings.overrunPolicy.rawValue)"
+                + notice
+                + ", lock \(settings.lockBehavior.rawValue), "
                 + "suspension \(configuration.daemon.suspensionMechanism.rawValue)"
         )
         let width = configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0

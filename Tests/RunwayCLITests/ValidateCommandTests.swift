@@ -25,6 +25,15 @@ import Testing
         #expect(!result.stderr.lowercased().contains("error"), "\(result)")
     }
 
+    @Test func C1_validateShowsTheOverrunNoticeWhenOverrunSignalLeadIsSet() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML("<key>OverrunSignalLead</key><integer>2</integer>"))
+        let result = try RunwayBinary.run("validate", "--config", config.path)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("overrun terminate (SIGTERM 2.000s before the deadline), "), "\(result)")
+    }
+
     @Test func C2_validateBadConfigExitsOneNamingFileAndKey() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
