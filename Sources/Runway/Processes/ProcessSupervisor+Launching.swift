@@ -34,6 +34,10 @@ extension ProcessSupervisor {
         }
         // The child starts in the app's cgroup (CLONE_INTO_CGROUP): nothing it runs is ever outside it.
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
+        if let refusal = self.applyCgroupLimits(spec.limits, freezerCgroup, managed.choice) {
+            self.delegate?.processFailedToStart(app, error: refusal)
+            return
+        }
         // Decision 205: thawed first. A child cloned into a frozen cgroup is frozen before its exec, and this thread
         // waits for that exec (CLONE_VFORK): someone who froze the idle cgroup (an operator, or a process of the
         // daemon's uid) would hang the loop. Writing "0" to a cgroup that is not frozen changes nothing; the
@@ -63,7 +67,8 @@ extension ProcessSupervisor {
                     workingDirectory: spec.workingDirectory.map(locator.resolvePath),
                     cgroup: freezerCgroup?.path,
                     joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
-                    speaksProtocol: spec.speaksProtocol
+                    speaksProtocol: spec.speaksProtocol,
+                    limits: spec.limits.resources.isEmpty ? nil : ResourceLimitRequest(spec.limits)
                 )
                 return child.pid
             }

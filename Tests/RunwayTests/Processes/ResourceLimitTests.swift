@@ -1,0 +1,168 @@
+import Foundation
+import RunwayCore
+import Testing
+
+@testable import Runway
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Per-app resource limits on real children (Docs/Configuration.md, "Resource limits"): the setrlimit values of
+/// `SoftResourceLimits` / `HardResourceLimits` are in place when the program runs (its own /proc/self/limits says
+/// so), a value that cannot be applied fails the launch like an exec failure, and a cgroup ceiling that cannot be
+/// enforced refuses the launch naming the key.
+@Suite("Process apps: resource limits on real children", .serialized)
+struct ResourceLimitTests {
+    static let mechanisms: [SuspensionMechanism] =
+        ProcessTestSupport.freezerAvailable ? [.signal, .freezer] : [.signal]
+
+    /// `Max open files  512  1024  files` → ("512", "1024"), by the row's name.
+    static func limitRow(_ text: String, _ name: String) -> (soft: String, hard: String)? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
+        let fields = line.dropFirst(name.count).split(separator: " ")
+        guard fields.count >= 2 else { return nil }
+        return (String(fields[0]), String(fields[1]))
+    }
+
+    /// Launches `/bin/cp /proc/self/limits OUT` with `limits` and returns what the program saw.
+    static func limitsSeen(_ limits: ProcessLimits, mechanism: SuspensionMechanism) async throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("runway-limits-\(UUID())").path
+        defer { unlink(output) }
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(mechanism)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.limits.seen"
+        var spec = ProcessSpec(arguments: ["/bin/cp", "/proc/self/limits", output])
+        spec.limits = limits
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(spec)))
+        try scheduler.perform(.launch, on: app)
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        #expect(gone?.cause == .terminated(.exited(0)), "\(String(describing: gone))")
+        await scheduler.shutdown()
+        return try String(contentsOfFile: output, encoding: .utf8)
+    }
+
+    /// The launch's `spawnFailed` message, or nil (with an issue) when it did not fail so.
+    static func launchFailure(_ spec: ProcessSpec, mechanism: SuspensionMechanism) async throws -> String? {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(mechanism)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.limits.refused"
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(spec)))
+        try scheduler.perform(.launch, on: app)
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        await scheduler.shutdown()
+        guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
+            Issue.record("expected spawnFailed, got \(String(describing: gone))")
+            return nil
+        }
+        return message
+    }
+
+    @Test(
+        "SoftResourceLimits / HardResourceLimits are in place when the program runs; a value not given is inherited",
+        arguments: mechanisms
+    )
+    func setrlimitValuesReachTheProgram(mechanism: SuspensionMechanism) async throws {
+        var inherited = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &inherited)
+        let limits = ProcessLimits(
+            resources: [
+                .numberOfFiles: .init(soft: 100, hard: 200),
+                .core: .init(soft: 0, hard: 4096),
+                .stack: .init(soft: 1 << 20),
+                .numberOfProcesses: .init(soft: 77, hard: 88),
+                .fileSize: .init(hard: ProcessLimits.unlimited),
+            ]
+        )
+        let text = try await Self.limitsSeen(limits, mechanism: mechanism)
+        func row(_ name: String) -> [String] { Self.limitRow(text, name).map { [$0.soft, $0.hard] } ?? [] }
+        #expect(row("Max open files") == ["100", "200"], "\(text)")
+        #expect(row("Max core file size") == ["0", "4096"], "\(text)")
+        #expect(row("Max processes") == ["77", "88"], "\(text)")
+        #expect(row("Max file size").last == "unlimited", "\(text)")
+        // Only the soft stack limit was given: the hard one is the daemon's.
+        let stack = try #require(Self.limitRow(text, "Max stack size"))
+        #expect(stack.soft == "1048576", "\(text)")
+        let inheritedHard = inherited.rlim_max == rlim_t.max ? "unlimited" : "\(inherited.rlim_max)"
+        #expect(stack.hard == inheritedHard, "\(text)")
+    }
+
+    @Test("A limit the kernel refuses fails the launch like an exec failure, naming the key and errno")
+    func aRefusedLimitFailsTheLaunchNamingTheKey() async throws {
+        // Above /proc/sys/fs/nr_open: refused (EPERM) even for root.
+        let nrOpen = UInt64(SystemFiles.read("/proc/sys/fs/nr_open")!.trimmingCharacters(in: .whitespacesAndNewlines))!
+        var spec = ProcessSpec(arguments: ["/bin/true"])
+        spec.limits = ProcessLimits(resources: [.numberOfFiles: .init(soft: nrOpen + 1, hard: nrOpen + 1)])
+        let message = try await Self.launchFailure(spec, mechanism: .signal)
+        #expect(
+            message?.contains(
+                "setrlimit of NumberOfFiles (SoftResourceLimits \(nrOpen + 1), HardResourceLimits \(nrOpen + 1)) "
+                    + "failed: Operation not permitted"
+            ) == true,
+            "\(message ?? "")"
+        )
+        // The failed child was reaped by the spawn.
+        let zombies = ProcessTree().children(of: getpid()).filter { ProcFS.stat($0)?.state == "Z" }
+        #expect(zombies.isEmpty, "zombies: \(zombies)")
+    }
+
+    @Test("A cgroup ceiling on an app without a cgroup (signal mode) refuses the launch, naming the key")
+    func aCgroupCeilingWithoutACgroupRefusesTheLaunch() async throws {
+        var spec = ProcessSpec(arguments: ["/bin/true"])
+        spec.limits = ProcessLimits(memoryMaxBytes: 64 << 20)
+        let message = try await Self.launchFailure(spec, mechanism: .signal)
+        let prefix = "MemoryMax: a cgroup ceiling needs the app's own cgroup v2"
+        #expect(message?.hasPrefix(prefix) == true, "\(message ?? "")")
+        #expect(message?.contains("SuspensionMechanism is signal") == true, "\(message ?? "")")
+    }
+
+    /// The controller each ceiling needs, and whether Runway's directory can have it here.
+    static func controllerMissing(_ controller: String) -> Bool {
+        guard case .success(let hierarchy) = CgroupHierarchy.discover() else { return true }
+        let offered = (SystemFiles.read("\(hierarchy.ownDirectory)/cgroup.controllers") ?? "").split(separator: " ")
+        return !offered.contains { $0.trimmingCharacters(in: .whitespacesAndNewlines) == controller }
+    }
+
+    @Test(
+        "A cgroup ceiling whose controller is not on cgroup v2 refuses the launch, naming key, controller and file",
+        .enabled(if: ProcessTestSupport.freezerAvailable && ResourceLimitTests.controllerMissing("pids"))
+    )
+    func aMissingControllerRefusesTheLaunch() async throws {
+        var spec = ProcessSpec(arguments: ["/bin/true"])
+        spec.limits = ProcessLimits(tasksMax: 16)
+        let message = try #require(try await Self.launchFailure(spec, mechanism: .freezer))
+        #expect(message.hasPrefix("TasksMax: the cgroup v2 pids controller is not available: "), "\(message)")
+        #expect(message.contains("/cgroup.controllers lists \""), "\(message)")
+    }
+
+    @Test(
+        "MemoryMax, TasksMax and CPUWeight are written to the app's cgroup before the program runs in it",
+        .enabled(
+            if: ProcessTestSupport.freezerAvailable && !ResourceLimitTests.controllerMissing("memory")
+                && !ResourceLimitTests.controllerMissing("pids") && !ResourceLimitTests.controllerMissing("cpu"),
+            "needs the freezer and the memory, pids and cpu controllers on cgroup v2 for the daemon's cgroup"
+        )
+    )
+    func cgroupCeilingsAreWritten() async throws {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.freezer)
+        )
+        let app: AppID = "com.test.limits.cgroup"
+        var spec = ProcessSpec(arguments: ["/bin/sleep", "1000"])
+        spec.limits = ProcessLimits(memoryMaxBytes: 64 << 20, tasksMax: 16, cpuWeight: 50)
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(spec)))
+        try scheduler.perform(.launch, on: app)
+        let path = try #require(scheduler.processes()[app]?.cgroupPath)
+        #expect(SystemFiles.read("\(path)/memory.max")?.hasPrefix("67108864") == true)
+        #expect(SystemFiles.read("\(path)/pids.max")?.hasPrefix("16") == true)
+        #expect(SystemFiles.read("\(path)/cpu.weight")?.hasPrefix("50") == true)
+        await scheduler.shutdown()
+    }
+}
