@@ -58,7 +58,22 @@ enum AppCgroupLimits {
         runwayDirectory: String?,
         mechanismReason: String
     ) -> String? {
-        let ceilings = Self.ceilings(limits)
+        Self.apply(
+            Self.ceilings(limits),
+            cgroup: cgroup,
+            runwayDirectory: runwayDirectory,
+            mechanismReason: mechanismReason
+        )
+    }
+
+    /// Applies `ceilings` (the ones with a value; the others are reset where the leaf has their file), in order;
+    /// stops at the first that cannot be applied.
+    static func apply(
+        _ ceilings: [Ceiling],
+        cgroup: AppCgroup?,
+        runwayDirectory: String?,
+        mechanismReason: String
+    ) -> String? {
         guard let cgroup, let runwayDirectory else {
             guard let first = ceilings.first(where: { $0.value != nil }) else { return nil }
             return "\(first.key): a cgroup ceiling needs the app's own cgroup v2, which only the freezer mechanism "

@@ -166,3 +166,51 @@ struct ResourceLimitTests {
         await scheduler.shutdown()
     }
 }
+
+/// The cgroup write path of `AppCgroupLimits` on this machine's cgroup v2: the controller is enabled in the daemon's
+/// cgroup and in `runway.<pid>`, then the leaf's file is written. Shown with `hugetlb`, a controller a hybrid host
+/// does put on cgroup v2 where memory, pids and cpu are on v1, through the same code the three keys use.
+@Suite("Process apps: cgroup ceilings written through the controller's subtree_control", .serialized)
+struct CgroupCeilingWriteTests {
+    static var hugetlbOffered: Bool {
+        guard ProcessTestSupport.freezerAvailable, case .success(let hierarchy) = CgroupHierarchy.discover() else {
+            return false
+        }
+        let offered = SystemFiles.read("\(hierarchy.ownDirectory)/cgroup.controllers") ?? ""
+        return offered.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("hugetlb")
+    }
+
+    @Test(
+        "A ceiling enables its controller in the daemon's cgroup and runway.<pid>, then writes the app's leaf",
+        .enabled(if: CgroupCeilingWriteTests.hugetlbOffered, "needs the freezer and hugetlb on cgroup v2")
+    )
+    func aCeilingEnablesItsControllerAndWritesTheLeaf() throws {
+        let hierarchy = try CgroupHierarchy.discover().get()
+        let own = hierarchy.ownDirectory
+        let runway = try hierarchy.makeRunwayDirectory().get()
+        let ownHadIt = (SystemFiles.read("\(own)/cgroup.subtree_control") ?? "").contains("hugetlb")
+        let leaf = try AppCgroup.create(in: runway, name: "com.test.limits.hugetlb").get()
+        defer {
+            leaf.remove()
+            _ = SystemFiles.write("-hugetlb", to: "\(runway)/cgroup.subtree_control")
+            if !ownHadIt { _ = SystemFiles.write("-hugetlb", to: "\(own)/cgroup.subtree_control") }
+            _ = rmdir(runway)  // EBUSY while a scheduler of this process still has apps there: then it removes it
+        }
+        let ceiling = AppCgroupLimits.Ceiling(
+            key: "HugePages",
+            controller: "hugetlb",
+            file: "hugetlb.2MB.max",
+            value: "2097152",
+            unset: "max"
+        )
+        let refusal = AppCgroupLimits.apply([ceiling], cgroup: leaf, runwayDirectory: runway, mechanismReason: "")
+        #expect(refusal == nil, "\(refusal ?? "")")
+        #expect(SystemFiles.read("\(runway)/cgroup.subtree_control")?.contains("hugetlb") == true)
+        #expect(SystemFiles.read("\(leaf.path)/hugetlb.2MB.max") == "2097152\n")
+        // The key removed: the leaf's file goes back to the kernel's default.
+        var unset = ceiling
+        unset.value = nil
+        #expect(AppCgroupLimits.apply([unset], cgroup: leaf, runwayDirectory: runway, mechanismReason: "") == nil)
+        #expect(SystemFiles.read("\(leaf.path)/hugetlb.2MB.max") == "max\n")
+    }
+}
