@@ -81,7 +81,7 @@ enum AppCgroupLimits {
         }
         for ceiling in ceilings {
             guard let value = ceiling.value else {
-                // A key removed since the cgroup was made: back to the kernel's default where the file exists.
+                // Not set: back to the kernel's default where the file exists (a reused cgroup keeps no old value).
                 if access("\(cgroup.path)/\(ceiling.file)", W_OK) == 0 {
                     _ = SystemFiles.write(ceiling.unset, to: "\(cgroup.path)/\(ceiling.file)")
                 }

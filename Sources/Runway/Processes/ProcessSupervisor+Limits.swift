@@ -11,7 +11,8 @@ extension ProcessSupervisor {
         _ cgroup: AppCgroup?,
         _ choice: SuspensionMechanismChoice?
     ) -> String? {
-        guard limits.needsCgroup || cgroup != nil else { return nil }
+        // An app without ceilings costs its launch nothing here: no cgroupfs path is looked up.
+        guard limits.needsCgroup else { return nil }
         var runwayDirectory: String?
         if case .success(let directory) = self.runwayCgroupDirectory { runwayDirectory = directory }
         let reason =
