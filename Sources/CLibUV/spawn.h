@@ -43,6 +43,8 @@ enum runway_spawn_step {
     RUNWAY_SPAWN_CGROUP = 7,
     RUNWAY_SPAWN_PIDFD = 8,
     RUNWAY_SPAWN_READ = 9,
+    /// Joining a cgroup v1 hierarchy (`cgroup_v1_procs_fds`).
+    RUNWAY_SPAWN_CGROUP_V1 = 10,
     /// Applying the resource limits: this value plus the index in `rlimits` of the one that failed.
     RUNWAY_SPAWN_RLIMIT = 64,
 };
@@ -69,6 +71,10 @@ struct runway_spawn_request {
     /// Resource limits the child sets on itself before it execs (`runway_apply_rlimits`), or NULL with count 0.
     const struct runway_rlimit *rlimits;
     int rlimit_count;
+    /// `cgroup.procs` files (O_WRONLY) of cgroup v1 hierarchies the child joins by writing "0" before anything else
+    /// (the per-app ceilings a hybrid host has only on v1), or NULL with count 0.
+    const int *cgroup_v1_procs_fds;
+    int cgroup_v1_count;
 };
 
 /// The started child, or the step that failed and its errno.
@@ -209,6 +215,10 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
     // Joining the cgroup first (fork fallback only), before anything the program could do.
     if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
         runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP);
+    for (int i = 0; i < request->cgroup_v1_count; i++) {
+        if (write(request->cgroup_v1_procs_fds[i], "0", 1) != 1)
+            runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP_V1);
+    }
     // Descriptors: each source moved to 10 or above first (close-on-exec), so that none is overwritten by a dup2
     // of another; then dup2 into 0-3, which clears close-on-exec on the targets only.
     int sources[4] = {-1, request->stdout_fd, request->stderr_fd, request->channel_fd};

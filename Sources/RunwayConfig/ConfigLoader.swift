@@ -73,7 +73,7 @@ package enum ConfigLoader {
         var apps: [ConfiguredApp] = []
         var fileByIdentifier: [String: String] = [:]
         // Read once, and only when an app has a cgroup ceiling.
-        var controllers: (file: String, names: [String])??
+        var host: CgroupLimitCheck.Host?
         for name in try Self.appFileNames(in: appsPath) {
             let (app, appWarnings) = try Self.loadApp(file: Self.join(appsPath, name))
             let identifier = app.descriptor.id.bundleIdentifier
@@ -90,12 +90,12 @@ package enum ConfigLoader {
             apps.append(app)
             warnings += appWarnings
             if case .process(let spec) = app.descriptor.kind, spec.limits.needsCgroup {
-                if controllers == nil { controllers = .some(CgroupLimitCheck.hostControllers()) }
+                if host == nil { host = CgroupLimitCheck.host() }
                 warnings += CgroupLimitCheck.warnings(
                     spec.limits,
                     file: app.file,
                     mechanism: daemon.suspensionMechanism,
-                    controllers: controllers!
+                    host: host!
                 )
             }
         }

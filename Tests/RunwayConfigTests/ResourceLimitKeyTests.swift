@@ -182,30 +182,41 @@ import Glibc
         #expect(configuration.warnings.first?.message.contains("embedded") == true)
     }
 
-    @Test func aCgroupCeilingInSignalModeIsWarnedAboutBeforeTheDaemonRefusesIt() throws {
-        let configuration = try self.load(
-            app: "<key>MemoryMax</key><integer>1048576</integer>",
-            settings: "<key>SuspensionMechanism</key><string>signal</string>"
+    @Test func aCgroupCeilingInSignalModeWithoutCgroupV1IsWarnedAboutBeforeTheDaemonRefusesIt() throws {
+        let limits = ProcessLimits(memoryMaxBytes: 1 << 20)
+        let pureV2 = CgroupLimitCheck.Host(
+            v2: ("/sys/fs/cgroup/cgroup.controllers", ["cpu", "memory", "pids"]),
+            v1: []
         )
-        let warning = try #require(configuration.warnings.first { $0.keyPath == "MemoryMax" })
-        #expect(warning.message.contains("SuspensionMechanism is signal"), "\(warning)")
-        #expect(warning.message.contains("refuse to launch"), "\(warning)")
+        let warnings = CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .signal, host: pureV2)
+        #expect(warnings.map(\.keyPath) == ["MemoryMax"])
+        #expect(
+            warnings.first?.message
+                == "SuspensionMechanism is signal, so the app has no cgroup v2 of its own, nor on a cgroup v1 "
+                + "hierarchy: the daemon will refuse to launch the app; nothing would enforce the limit"
+        )
+        // In freezer mode cgroup v2 gives it; with memory on cgroup v1, signal mode gets it there.
+        #expect(CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .auto, host: pureV2).isEmpty)
+        let hybrid = CgroupLimitCheck.Host(
+            v2: ("/sys/fs/cgroup/unified/cgroup.controllers", ["hugetlb"]),
+            v1: ["memory"]
+        )
+        #expect(CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .signal, host: hybrid).isEmpty)
     }
 
-    @Test func aCgroupCeilingWhoseControllerIsNotOnCgroupV2IsWarnedAboutNamingTheFileRead() throws {
-        let limits = ProcessLimits(memoryMaxBytes: 1 << 20, tasksMax: 10)
-        let hybrid = (file: "/sys/fs/cgroup/unified/cgroup.controllers", names: ["hugetlb"])
-        let warnings = CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .auto, controllers: hybrid)
+    @Test func aCgroupCeilingWhoseControllerIsOnNeitherHierarchyIsWarnedAboutNamingTheFileRead() throws {
+        let limits = ProcessLimits(memoryMaxBytes: 1 << 20, tasksMax: 10, cpuWeight: 200)
+        let host = CgroupLimitCheck.Host(v2: ("/sys/fs/cgroup/unified/cgroup.controllers", ["hugetlb"]), v1: ["cpu"])
+        let warnings = CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .auto, host: host)
         #expect(warnings.map(\.keyPath) == ["MemoryMax", "TasksMax"])
         #expect(
             warnings.first?.message.hasPrefix(
-                "the memory controller is not bound to cgroup v2 on this machine "
-                    + "(/sys/fs/cgroup/unified/cgroup.controllers lists \"hugetlb\")"
+                "the memory controller is not on cgroup v2 on this machine "
+                    + "(/sys/fs/cgroup/unified/cgroup.controllers lists \"hugetlb\"), nor on a cgroup v1 hierarchy"
             ) == true,
             "\(warnings)"
         )
-        let full = (file: "/sys/fs/cgroup/cgroup.controllers", names: ["cpu", "memory", "pids"])
-        #expect(CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .freezer, controllers: full).isEmpty)
-        #expect(CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .auto, controllers: nil).count == 2)
+        let noCgroups = CgroupLimitCheck.Host(v2: nil, v1: [])
+        #expect(CgroupLimitCheck.warnings(limits, file: "A.plist", mechanism: .auto, host: noCgroups).count == 3)
     }
 }

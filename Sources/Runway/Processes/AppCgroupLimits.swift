@@ -6,95 +6,114 @@ import Glibc
 import Musl
 #endif
 
-/// Writes an app's cgroup ceilings (`MemoryMax`, `TasksMax`, `CPUWeight`) to its own cgroup v2 before the program
-/// is spawned into it: the controller is enabled in the `cgroup.subtree_control` of the daemon's cgroup and of
-/// Runway's `runway.<pid>` first, then `memory.max`, `pids.max`, `cpu.weight` are written in the app's leaf.
+/// Writes an app's cgroup ceilings (`MemoryMax`, `TasksMax`, `CPUWeight`) before the program is spawned: to its own
+/// cgroup v2 where it has one and the controller can be had there (enabled in the `cgroup.subtree_control` of the
+/// daemon's cgroup and of Runway's `runway.<pid>` first, then `memory.max`, `pids.max`, `cpu.weight` in the app's
+/// leaf); otherwise to a leaf of its own in the controller's cgroup v1 hierarchy (`memory.limit_in_bytes`,
+/// `pids.max`, `cpu.shares`: `CgroupV1Limits`), which the child joins before its exec.
 ///
-/// Nothing is faked: when a controller cannot be had (not bound to cgroup v2, as on a hybrid host that keeps memory
-/// on v1; refused by the daemon's cgroup), or the app has no cgroup (signal mode), the launch is refused with the
-/// key, the controller and the file read. Loop thread only.
+/// Nothing is faked: when neither can be had, the launch is refused with the key, the controller and the file read.
+/// Loop thread only.
 enum AppCgroupLimits {
-    /// One ceiling: its key, the controller it needs, the leaf's file, the value to write, and what the file holds
-    /// when the key is not set (written when a reused cgroup has the file, so that a removed key stops applying).
+    /// One ceiling: its key, the controller it needs, the v2 leaf's file, the value to write, what the file holds
+    /// when the key is not set (written when a reused cgroup has the file, so that an old value stops applying),
+    /// and the v1 file and value.
     struct Ceiling {
         var key: String
         var controller: String
         var file: String
         var value: String?
         var unset: String
+        var v1File: String
+        var v1Value: String?
     }
 
     static func ceilings(_ limits: ProcessLimits) -> [Ceiling] {
-        func text(_ value: UInt64?) -> String? {
-            value.map { $0 == ProcessLimits.unlimited ? "max" : "\($0)" }
+        func text(_ value: UInt64?, unlimited: String) -> String? {
+            value.map { $0 == ProcessLimits.unlimited ? unlimited : "\($0)" }
         }
         return [
             Ceiling(
                 key: "MemoryMax",
                 controller: "memory",
                 file: "memory.max",
-                value: text(limits.memoryMaxBytes),
-                unset: "max"
+                value: text(limits.memoryMaxBytes, unlimited: "max"),
+                unset: "max",
+                v1File: "memory.limit_in_bytes",
+                v1Value: text(limits.memoryMaxBytes, unlimited: "-1")
             ),
-            Ceiling(key: "TasksMax", controller: "pids", file: "pids.max", value: text(limits.tasksMax), unset: "max"),
+            Ceiling(
+                key: "TasksMax",
+                controller: "pids",
+                file: "pids.max",
+                value: text(limits.tasksMax, unlimited: "max"),
+                unset: "max",
+                v1File: "pids.max",
+                v1Value: text(limits.tasksMax, unlimited: "max")
+            ),
             Ceiling(
                 key: "CPUWeight",
                 controller: "cpu",
                 file: "cpu.weight",
                 value: limits.cpuWeight.map { "\($0)" },
-                unset: "100"
+                unset: "100",
+                v1File: "cpu.shares",
+                // systemd's mapping: weight 100 is 1024 shares; the kernel's floor is 2.
+                v1Value: limits.cpuWeight.map { "\(max(2, $0 * 1024 / 100))" }
             ),
         ]
     }
 
-    /// Applies `limits` to `cgroup`, a leaf of `runwayDirectory` (nil: the app runs without a cgroup).
+    /// Applies `ceilings` (the ones with a value; the others are reset where the v2 leaf has their file), in
+    /// order; stops at the first that cannot be applied.
     ///
     /// - Parameters:
-    ///   - mechanismReason: Why the app has no cgroup, for the error, when `cgroup` is nil.
-    /// - Returns: Why the launch must be refused, naming the key; nil when every set key was written.
-    static func apply(
-        _ limits: ProcessLimits,
-        cgroup: AppCgroup?,
-        runwayDirectory: String?,
-        mechanismReason: String
-    ) -> String? {
-        Self.apply(
-            Self.ceilings(limits),
-            cgroup: cgroup,
-            runwayDirectory: runwayDirectory,
-            mechanismReason: mechanismReason
-        )
-    }
-
-    /// Applies `ceilings` (the ones with a value; the others are reset where the leaf has their file), in order;
-    /// stops at the first that cannot be applied.
+    ///   - cgroup: The app's cgroup v2 leaf of `runwayDirectory`, or nil (signal mode).
+    ///   - v1: Where v1 leaves are made; nil to use cgroup v2 only.
+    ///   - mechanismReason: Why the app has no cgroup v2, for the error, when `cgroup` is nil.
+    /// - Returns: The v1 leaves the child must join, or why the launch must be refused, naming the key.
     static func apply(
         _ ceilings: [Ceiling],
+        app: AppID,
         cgroup: AppCgroup?,
         runwayDirectory: String?,
+        v1: CgroupV1Limits?,
         mechanismReason: String
-    ) -> String? {
-        guard let cgroup, let runwayDirectory else {
-            guard let first = ceilings.first(where: { $0.value != nil }) else { return nil }
-            return "\(first.key): a cgroup ceiling needs the app's own cgroup v2, which only the freezer mechanism "
-                + "gives; this app has none (\(mechanismReason))"
-        }
+    ) -> Result<[String], LaunchRefusal> {
+        var joins: [String] = []
         for ceiling in ceilings {
             guard let value = ceiling.value else {
                 // Not set: back to the kernel's default where the file exists (a reused cgroup keeps no old value).
-                if access("\(cgroup.path)/\(ceiling.file)", W_OK) == 0 {
+                if let cgroup, access("\(cgroup.path)/\(ceiling.file)", W_OK) == 0 {
                     _ = SystemFiles.write(ceiling.unset, to: "\(cgroup.path)/\(ceiling.file)")
                 }
                 continue
             }
-            if let problem = Self.enable(ceiling, runwayDirectory: runwayDirectory) { return problem }
-            let status = SystemFiles.write(value, to: "\(cgroup.path)/\(ceiling.file)")
-            guard status == 0 else {
-                return "\(ceiling.key): cannot write \(value) to \(cgroup.path)/\(ceiling.file): "
-                    + SystemFiles.describe(status)
+            let v2Problem: String
+            if let cgroup, let runwayDirectory {
+                if let problem = Self.enable(ceiling, runwayDirectory: runwayDirectory) {
+                    v2Problem = problem
+                } else {
+                    let status = SystemFiles.write(value, to: "\(cgroup.path)/\(ceiling.file)")
+                    if status == 0 { continue }
+                    v2Problem =
+                        "\(ceiling.key): cannot write \(value) to \(cgroup.path)/\(ceiling.file): "
+                        + SystemFiles.describe(status)
+                }
+            } else {
+                v2Problem =
+                    "\(ceiling.key): a cgroup v2 ceiling needs the app's own cgroup v2, which only the "
+                    + "freezer mechanism gives; this app has none (\(mechanismReason))"
+            }
+            guard let v1, let v1Value = ceiling.v1Value else { return .failure(LaunchRefusal(message: v2Problem)) }
+            switch v1.apply(controller: ceiling.controller, file: ceiling.v1File, value: v1Value, app: app) {
+            case .success(let leaf):
+                joins.append(leaf)
+            case .failure(let reason):
+                return .failure(LaunchRefusal(message: "\(v2Problem); nor on cgroup v1: \(reason)"))
             }
         }
-        return nil
+        return .success(joins)
     }
 
     /// Makes `ceiling.controller` available in Runway's directory: enabled in its parent's (the daemon's cgroup)
@@ -136,4 +155,9 @@ enum AppCgroupLimits {
     private static func words(in file: String) -> [String] {
         (SystemFiles.read(file) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
     }
+}
+
+/// Why a launch is refused: a ceiling that cannot be enforced, in words naming its key.
+struct LaunchRefusal: Error, Equatable {
+    var message: String
 }

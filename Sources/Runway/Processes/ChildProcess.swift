@@ -155,6 +155,11 @@ final class ChildProcess {
             }
         }
         defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
+        let v1Procs = try Self.openCgroupV1Procs(limits?.cgroupV1Directories ?? []) {
+            outputs.closeParentEnds()
+            if pair[0] >= 0 { close(pair[0]) }
+        }
+        defer { for descriptor in v1Procs { close(descriptor) } }
 
         let argv = CStringArray(arguments)
         let envp = CStringArray(environment)
@@ -174,7 +179,11 @@ final class ChildProcess {
                 return (limits?.entries ?? []).withUnsafeBufferPointer { entries in
                     request.rlimits = entries.baseAddress
                     request.rlimit_count = Int32(entries.count)
-                    return runway_spawn(&request, &result)
+                    return v1Procs.withUnsafeBufferPointer { procs in
+                        request.cgroup_v1_procs_fds = procs.baseAddress
+                        request.cgroup_v1_count = Int32(procs.count)
+                        return runway_spawn(&request, &result)
+                    }
                 }
             }
         }

@@ -34,8 +34,11 @@ extension ProcessSupervisor {
         }
         // The child starts in the app's cgroup (CLONE_INTO_CGROUP): nothing it runs is ever outside it.
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
-        if let refusal = self.applyCgroupLimits(spec.limits, freezerCgroup, managed.choice) {
-            self.delegate?.processFailedToStart(app, error: refusal)
+        let cgroupV1Leaves: [String]
+        switch self.applyCgroupLimits(app, spec.limits, freezerCgroup, managed.choice) {
+        case .success(let leaves): cgroupV1Leaves = leaves
+        case .failure(let refusal):
+            self.delegate?.processFailedToStart(app, error: refusal.message)
             return
         }
         // Decision 205: thawed first. A child cloned into a frozen cgroup is frozen before its exec, and this thread
@@ -68,7 +71,7 @@ extension ProcessSupervisor {
                     cgroup: freezerCgroup?.path,
                     joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
                     speaksProtocol: spec.speaksProtocol,
-                    limits: spec.limits.resources.isEmpty ? nil : ResourceLimitRequest(spec.limits)
+                    limits: Self.limitRequest(spec.limits, joining: cgroupV1Leaves)
                 )
                 return child.pid
             }

@@ -106,6 +106,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// That directory, open, for the app cgroups' files (Decision 188); nil until discovered or when it cannot be
     /// opened.
     var cgroupBase: CgroupBase?
+    /// The apps' cgroup v1 leaves, for ceilings cgroup v2 does not offer here (`CgroupV1Limits`).
+    let cgroupV1 = CgroupV1Limits()
     /// The buffer every child's reads land in (Decision 198).
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
@@ -298,5 +300,6 @@ final class ProcessSupervisor: ChildProcessDelegate {
             }
         }
         if case .success(let directory) = self.runwayCgroupDirectory { _ = rmdir(directory) }
+        self.cgroupV1.close()
     }
 }

@@ -1,12 +1,21 @@
 import CLibUV
 import RunwayCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// An app's setrlimit values as `runway_spawn` takes them (`struct runway_rlimit`, applied by the child before its
-/// exec), in a fixed order so that a failed step's index names its resource. Any thread (a value).
+/// exec), in a fixed order so that a failed step's index names its resource, and the cgroup v1 leaves the child
+/// joins. Any thread (a value).
 struct ResourceLimitRequest {
     /// The resources, sorted by launchd key name; `entries[i]` sets `resources[i]`.
     let resources: [ProcessLimits.Resource]
     let entries: [runway_rlimit]
+    /// cgroup v1 directories whose `cgroup.procs` the child writes before anything else (`CgroupV1Limits`).
+    var cgroupV1Directories: [String] = []
 
     init(_ limits: ProcessLimits) {
         self.resources = limits.resources.keys.sorted()
@@ -49,5 +58,27 @@ struct ResourceLimitRequest {
         let soft = describe(entry.soft, RUNWAY_RLIMIT_SOFT)
         let hard = describe(entry.hard, RUNWAY_RLIMIT_HARD)
         return "setrlimit of \(self.resources[index].rawValue) (SoftResourceLimits \(soft), HardResourceLimits \(hard))"
+    }
+}
+
+extension ChildProcess {
+    /// Opens `cgroup.procs` (write-only, close-on-exec) of each v1 directory; on failure closes what it opened,
+    /// runs `cleanUp` and throws naming the file.
+    static func openCgroupV1Procs(
+        _ directories: [String],
+        cleanUp: () -> Void
+    ) throws(ProcessStartError) -> [Int32] {
+        var descriptors: [Int32] = []
+        for directory in directories {
+            let descriptor = open("\(directory)/cgroup.procs", O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                let status = -errno
+                for opened in descriptors { close(opened) }
+                cleanUp()
+                throw ProcessStartError(call: "open \(directory)/cgroup.procs", status: status)
+            }
+            descriptors.append(descriptor)
+        }
+        return descriptors
     }
 }

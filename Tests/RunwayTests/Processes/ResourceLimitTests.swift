@@ -112,14 +112,27 @@ struct ResourceLimitTests {
         #expect(zombies.isEmpty, "zombies: \(zombies)")
     }
 
-    @Test("A cgroup ceiling on an app without a cgroup (signal mode) refuses the launch, naming the key")
-    func aCgroupCeilingWithoutACgroupRefusesTheLaunch() async throws {
-        var spec = ProcessSpec(arguments: ["/bin/true"])
-        spec.limits = ProcessLimits(memoryMaxBytes: 64 << 20)
-        let message = try await Self.launchFailure(spec, mechanism: .signal)
-        let prefix = "MemoryMax: a cgroup ceiling needs the app's own cgroup v2"
-        #expect(message?.hasPrefix(prefix) == true, "\(message ?? "")")
-        #expect(message?.contains("SuspensionMechanism is signal") == true, "\(message ?? "")")
+    @Test("Without cgroup v2 for the app nor a cgroup v1 hierarchy, a ceiling refuses the launch, naming the key")
+    func aCeilingWithNoCgroupAtAllRefusesTheLaunch() {
+        // A host without cgroup v1 (empty mountinfo and membership), the app in signal mode (no cgroup v2).
+        let refusal = AppCgroupLimits.apply(
+            AppCgroupLimits.ceilings(ProcessLimits(memoryMaxBytes: 64 << 20)),
+            app: "com.test.limits.refused",
+            cgroup: nil,
+            runwayDirectory: nil,
+            v1: CgroupV1Limits(mountinfo: "", membership: ""),
+            mechanismReason: "it runs in signal mode: SuspensionMechanism is signal"
+        )
+        guard case .failure(let reason) = refusal else {
+            Issue.record("expected a refusal, got \(refusal)")
+            return
+        }
+        #expect(
+            reason.message
+                == "MemoryMax: a cgroup v2 ceiling needs the app's own cgroup v2, which only the freezer mechanism "
+                + "gives; this app has none (it runs in signal mode: SuspensionMechanism is signal); nor on cgroup "
+                + "v1: no cgroup v1 hierarchy has the memory controller"
+        )
     }
 
     /// The controller each ceiling needs, and whether Runway's directory can have it here.
@@ -130,15 +143,31 @@ struct ResourceLimitTests {
     }
 
     @Test(
-        "A cgroup ceiling whose controller is not on cgroup v2 refuses the launch, naming key, controller and file",
-        .enabled(if: ProcessTestSupport.freezerAvailable && ResourceLimitTests.controllerMissing("pids"))
+        "A ceiling whose controller is on neither cgroup v2 nor v1 refuses the launch, naming key, controller, file",
+        .enabled(
+            if: ProcessTestSupport.freezerAvailable && ResourceLimitTests.controllerMissing("pids"),
+            "needs the freezer, and the pids controller missing from cgroup v2"
+        )
     )
-    func aMissingControllerRefusesTheLaunch() async throws {
-        var spec = ProcessSpec(arguments: ["/bin/true"])
-        spec.limits = ProcessLimits(tasksMax: 16)
-        let message = try #require(try await Self.launchFailure(spec, mechanism: .freezer))
-        #expect(message.hasPrefix("TasksMax: the cgroup v2 pids controller is not available: "), "\(message)")
-        #expect(message.contains("/cgroup.controllers lists \""), "\(message)")
+    func aMissingControllerRefusesTheLaunch() throws {
+        let runway = try CgroupHierarchy.discover().flatMap { $0.makeRunwayDirectory() }.get()
+        let leaf = try AppCgroup.create(in: runway, name: "com.test.limits.nopids").get()
+        defer { leaf.remove() }
+        let refusal = AppCgroupLimits.apply(
+            AppCgroupLimits.ceilings(ProcessLimits(tasksMax: 16)),
+            app: "com.test.limits.nopids",
+            cgroup: leaf,
+            runwayDirectory: runway,
+            v1: CgroupV1Limits(mountinfo: "", membership: ""),
+            mechanismReason: ""
+        )
+        guard case .failure(let reason) = refusal else {
+            Issue.record("expected a refusal, got \(refusal)")
+            return
+        }
+        #expect(reason.message.hasPrefix("TasksMax: the cgroup v2 pids controller is not available: "), "\(reason)")
+        #expect(reason.message.contains("/cgroup.controllers lists \""), "\(reason)")
+        #expect(reason.message.hasSuffix("nor on cgroup v1: no cgroup v1 hierarchy has the pids controller"))
     }
 
     @Test(
@@ -201,16 +230,33 @@ struct CgroupCeilingWriteTests {
             controller: "hugetlb",
             file: "hugetlb.2MB.max",
             value: "2097152",
-            unset: "max"
+            unset: "max",
+            v1File: "",
+            v1Value: nil
         )
-        let refusal = AppCgroupLimits.apply([ceiling], cgroup: leaf, runwayDirectory: runway, mechanismReason: "")
-        #expect(refusal == nil, "\(refusal ?? "")")
+        let applied = AppCgroupLimits.apply(
+            [ceiling],
+            app: "com.test.limits.hugetlb",
+            cgroup: leaf,
+            runwayDirectory: runway,
+            v1: nil,
+            mechanismReason: ""
+        )
+        #expect(applied == .success([]), "\(applied)")
         #expect(SystemFiles.read("\(runway)/cgroup.subtree_control")?.contains("hugetlb") == true)
         #expect(SystemFiles.read("\(leaf.path)/hugetlb.2MB.max") == "2097152\n")
         // The key removed: the leaf's file goes back to the kernel's default.
         var unset = ceiling
         unset.value = nil
-        #expect(AppCgroupLimits.apply([unset], cgroup: leaf, runwayDirectory: runway, mechanismReason: "") == nil)
+        let reset = AppCgroupLimits.apply(
+            [unset],
+            app: "com.test.limits.hugetlb",
+            cgroup: leaf,
+            runwayDirectory: runway,
+            v1: nil,
+            mechanismReason: ""
+        )
+        #expect(reset == .success([]))
         #expect(SystemFiles.read("\(leaf.path)/hugetlb.2MB.max") == "max\n")
     }
 }
