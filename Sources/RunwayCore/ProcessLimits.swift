@@ -29,6 +29,7 @@ public struct ProcessLimits: Hashable, Sendable {
         /// `RLIMIT_STACK`: bytes of the main thread's stack.
         case stack = "Stack"
 
+        /// Orders resources by their launchd key name, the order limits are applied and reported in.
         public static func < (left: Resource, right: Resource) -> Bool { left.rawValue < right.rawValue }
     }
 
