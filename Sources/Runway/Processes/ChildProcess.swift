@@ -125,7 +125,8 @@ final class ChildProcess {
     ///   - joinsCgroupByWrite: The child joins `cgroup` by writing `cgroup.procs` before it execs instead of being
     ///     cloned into it (`KilledCgroups`).
     ///   - speaksProtocol: Creates the socketpair and passes it as descriptor 3.
-    ///   - limits: setrlimit values the child applies to itself before its exec; a failure is reported as a step.
+    ///   - limits: setrlimit values the child applies to itself before its exec, and the cgroup v1 leaves it joins
+    ///     first; a failure is reported as a step.
     func start(
         executable: String,
         arguments: [String],

@@ -40,6 +40,7 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Batching.swift`: work a batch makes redundant (`oom_score_adj` once per event, the
 ///   environment once per turn).
 /// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
+/// - `ProcessSupervisor+Limits.swift`: an app's resource limits at its launch (P5).
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
 /// libuv callbacks arrive on the same thread.
