@@ -37,12 +37,17 @@ final class CgroupV1Limits {
         self.directory(for: controller).flatMap { directory in
             let safe = String(app.bundleIdentifier.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
             let leaf = "\(directory)/\(safe)"
-            if mkdir(leaf, 0o755) == 0 {
-                self.leaves.append(leaf)
-            } else if errno != EEXIST {
+            var made = mkdir(leaf, 0o755) == 0
+            if !made, errno == ENOENT {
+                // Runway's directory was removed since it was made (another supervisor of this process closed).
+                _ = mkdir(directory, 0o755)
+                made = mkdir(leaf, 0o755) == 0
+            }
+            if !made && errno != EEXIST {
                 let code = errno
                 return .failure(CgroupUnavailable(reason: "cannot create \(leaf): \(SystemFiles.describe(code))"))
             }
+            if !self.leaves.contains(leaf) { self.leaves.append(leaf) }
             let status = SystemFiles.write(value, to: "\(leaf)/\(file)")
             guard status == 0 else {
                 return .failure(
