@@ -151,3 +151,38 @@ struct CgroupV1LimitTests {
         #expect(access("\(base)/runway.\(getpid())/com.test.fresh", F_OK) != 0, "close() removes the leaf")
     }
 }
+
+/// `CgroupV1Limits.locate`: the daemon's directory in a v1 hierarchy, from the texts of `/proc/self/mountinfo` and
+/// `/proc/self/cgroup` as systemd hosts and containers write them.
+@Suite struct CgroupV1LocateTests {
+    static let mountinfo = """
+        25 20 0:22 / /sys/fs/cgroup ro,nosuid,nodev,noexec shared:9 - tmpfs tmpfs ro,mode=755
+        30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime shared:12 - cgroup cgroup rw,cpu,cpuacct
+        31 25 0:27 / /sys/fs/cgroup/pids rw,nosuid,nodev,noexec,relatime shared:13 - cgroup cgroup rw,pids
+        32 25 0:28 /kubepods/pod1 /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory
+        33 25 0:29 / /sys/fs/cgroup/blkio ro,nosuid - cgroup cgroup rw,blkio
+        34 25 0:30 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:10 - cgroup2 cgroup2 rw
+        """
+    static let membership = """
+        6:blkio:/system.slice/runway.service
+        5:memory:/kubepods/pod1/runway
+        4:pids:/system.slice/runway.service
+        3:cpu,cpuacct:/system.slice/runway.service
+        0::/system.slice/runway.service
+        """
+
+    @Test func theDaemonsDirectoryInEachV1HierarchyIsFoundByItsController() {
+        func locate(_ controller: String) -> String? {
+            CgroupV1Limits.locate(controller, mountinfo: Self.mountinfo, membership: Self.membership)
+        }
+        // A co-mounted controller (cpu,cpuacct) in both files.
+        #expect(locate("cpu") == "/sys/fs/cgroup/cpu,cpuacct/system.slice/runway.service")
+        #expect(locate("pids") == "/sys/fs/cgroup/pids/system.slice/runway.service")
+        // A container's mount whose root is its own cgroup: the path is taken relative to it.
+        #expect(locate("memory") == "/sys/fs/cgroup/memory/runway")
+        // Read-only (blkio here), or no v1 hierarchy at all (the v2 line 0:: does not count).
+        #expect(locate("blkio") == nil)
+        #expect(locate("hugetlb") == nil)
+        #expect(CgroupV1Limits.locate("pids", mountinfo: "", membership: "") == nil)
+    }
+}
