@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn_limits.h"
+
 /// The steps `runway_spawn` can fail at (`runway_spawn_result.step`).
 enum runway_spawn_step {
     RUNWAY_SPAWN_OK = 0,
@@ -41,6 +43,10 @@ enum runway_spawn_step {
     RUNWAY_SPAWN_CGROUP = 7,
     RUNWAY_SPAWN_PIDFD = 8,
     RUNWAY_SPAWN_READ = 9,
+    /// Joining a cgroup v1 hierarchy (`cgroup_v1_procs_fds`).
+    RUNWAY_SPAWN_CGROUP_V1 = 10,
+    /// Applying the resource limits: this value plus the index in `rlimits` of the one that failed.
+    RUNWAY_SPAWN_RLIMIT = 64,
 };
 
 /// What to start. Every descriptor belongs to the caller, which closes it after the call.
@@ -62,6 +68,13 @@ struct runway_spawn_request {
     int stdout_fd;
     int stderr_fd;
     int channel_fd;
+    /// Resource limits the child sets on itself before it execs (`runway_apply_rlimits`), or NULL with count 0.
+    const struct runway_rlimit *rlimits;
+    int rlimit_count;
+    /// `cgroup.procs` files (O_WRONLY) of cgroup v1 hierarchies the child joins by writing "0" before anything else
+    /// (the per-app ceilings a hybrid host has only on v1), or NULL with count 0.
+    const int *cgroup_v1_procs_fds;
+    int cgroup_v1_count;
 };
 
 /// The started child, or the step that failed and its errno.
@@ -202,6 +215,10 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
     // Joining the cgroup first (fork fallback only), before anything the program could do.
     if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
         runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP);
+    for (int i = 0; i < request->cgroup_v1_count; i++) {
+        if (write(request->cgroup_v1_procs_fds[i], "0", 1) != 1)
+            runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP_V1);
+    }
     // Descriptors: each source moved to 10 or above first (close-on-exec), so that none is overwritten by a dup2
     // of another; then dup2 into 0-3, which clears close-on-exec on the targets only.
     int sources[4] = {-1, request->stdout_fd, request->stderr_fd, request->channel_fd};
@@ -231,6 +248,10 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
 #endif
     // A session and process group of its own, so that signals to -pid reach what it starts.
     if (setsid() < 0) runway_spawn_child_fail(report, RUNWAY_SPAWN_SETSID);
+    // Resource limits before anything could drop the privilege to raise a hard one.
+    int failed_limit = 0;
+    if (request->rlimit_count > 0 && runway_apply_rlimits(request->rlimits, request->rlimit_count, &failed_limit) != 0)
+        runway_spawn_child_fail(report, RUNWAY_SPAWN_RLIMIT + failed_limit);
     // Default dispositions and an empty mask (the parent blocked every signal around the clone).
     struct sigaction default_action;
     memset(&default_action, 0, sizeof default_action);

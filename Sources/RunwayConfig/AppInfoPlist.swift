@@ -21,6 +21,11 @@ struct AppInfoPlist: Decodable {
     var keepAlive: KeepAliveValue?
     var throttleInterval: Double?
     var backgroundWakeBudget: Double?
+    var softResourceLimits: [String: PlistLimitValue]?
+    var hardResourceLimits: [String: PlistLimitValue]?
+    var memoryMax: PlistLimitValue?
+    var tasksMax: PlistLimitValue?
+    var cpuWeight: Int?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -47,6 +52,11 @@ struct AppInfoPlist: Decodable {
         case keepAlive = "KeepAlive"
         case throttleInterval = "ThrottleInterval"
         case backgroundWakeBudget = "RunwayBackgroundWakeBudget"
+        case softResourceLimits = "SoftResourceLimits"
+        case hardResourceLimits = "HardResourceLimits"
+        case memoryMax = "MemoryMax"
+        case tasksMax = "TasksMax"
+        case cpuWeight = "CPUWeight"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -118,7 +128,7 @@ struct AppInfoPlist: Decodable {
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
             Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget,
-        ] + Key.outputFileKeys + Key.restart + Key.harmless,
+        ] + Key.outputFileKeys + Key.restart + Key.limits + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -181,6 +191,7 @@ struct AppInfoPlist: Decodable {
             backgroundWakeBudget: wakeBudget
         )
         try Self.applyRestartKeys(plist, to: &descriptor, file: file, warnings: &warnings)
+        try Self.applyLimitKeys(plist, to: &descriptor, file: file, warnings: &warnings)
         return (descriptor, warnings.sortedByKeyPath())
     }
 }

@@ -72,6 +72,8 @@ package enum ConfigLoader {
         }
         var apps: [ConfiguredApp] = []
         var fileByIdentifier: [String: String] = [:]
+        // Read once, and only when an app has a cgroup ceiling.
+        var host: CgroupLimitCheck.Host?
         for name in try Self.appFileNames(in: appsPath) {
             let (app, appWarnings) = try Self.loadApp(file: Self.join(appsPath, name))
             let identifier = app.descriptor.id.bundleIdentifier
@@ -87,6 +89,15 @@ package enum ConfigLoader {
             fileByIdentifier[identifier.lowercased()] = app.file
             apps.append(app)
             warnings += appWarnings
+            if case .process(let spec) = app.descriptor.kind, spec.limits.needsCgroup {
+                if host == nil { host = CgroupLimitCheck.host() }
+                warnings += CgroupLimitCheck.warnings(
+                    spec.limits,
+                    file: app.file,
+                    mechanism: daemon.suspensionMechanism,
+                    host: host!
+                )
+            }
         }
         apps.sort { $0.descriptor.id < $1.descriptor.id }
         return RunwayConfiguration(

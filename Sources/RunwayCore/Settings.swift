@@ -182,6 +182,8 @@ public struct ProcessSpec: Hashable, Sendable {
     public var speaksProtocol: Bool
     /// Files its stdout and stderr lines are appended to, besides the daemon's ring; none by default.
     public var outputFiles: ProcessOutputFiles
+    /// Resource limits applied when it starts (setrlimit in the child, ceilings on its cgroup); none by default.
+    public var limits = ProcessLimits()
 
     /// A program to start; each parameter sets the property of the same name.
     ///

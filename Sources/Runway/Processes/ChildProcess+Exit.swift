@@ -116,6 +116,7 @@ extension ProcessStartError {
         case Int32(RUNWAY_SPAWN_EXECVE.rawValue): "execve"
         case Int32(RUNWAY_SPAWN_CGROUP.rawValue): "joining the cgroup"
         case Int32(RUNWAY_SPAWN_PIDFD.rawValue): "pidfd_open"
+        case Int32(RUNWAY_SPAWN_CGROUP_V1.rawValue): "joining a cgroup v1 hierarchy"
         default: "reading the spawn report"
         }
     }

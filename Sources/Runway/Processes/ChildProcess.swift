@@ -125,6 +125,8 @@ final class ChildProcess {
     ///   - joinsCgroupByWrite: The child joins `cgroup` by writing `cgroup.procs` before it execs instead of being
     ///     cloned into it (`KilledCgroups`).
     ///   - speaksProtocol: Creates the socketpair and passes it as descriptor 3.
+    ///   - limits: setrlimit values the child applies to itself before its exec, and the cgroup v1 leaves it joins
+    ///     first; a failure is reported as a step.
     func start(
         executable: String,
         arguments: [String],
@@ -132,7 +134,8 @@ final class ChildProcess {
         workingDirectory: String?,
         cgroup: String?,
         joinsCgroupByWrite: Bool = false,
-        speaksProtocol: Bool
+        speaksProtocol: Bool,
+        limits: ResourceLimitRequest? = nil
     ) throws(ProcessStartError) {
         var pair: [Int32] = [-1, -1]
         if speaksProtocol {
@@ -153,6 +156,11 @@ final class ChildProcess {
             }
         }
         defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
+        let v1Procs = try Self.openCgroupV1Procs(limits?.cgroupV1Directories ?? []) {
+            outputs.closeParentEnds()
+            if pair[0] >= 0 { close(pair[0]) }
+        }
+        defer { for descriptor in v1Procs { close(descriptor) } }
 
         let argv = CStringArray(arguments)
         let envp = CStringArray(environment)
@@ -169,13 +177,22 @@ final class ChildProcess {
                 request.stdout_fd = outputs.stdout.write
                 request.stderr_fd = outputs.stderr.write
                 request.channel_fd = pair[1]
-                return runway_spawn(&request, &result)
+                return (limits?.entries ?? []).withUnsafeBufferPointer { entries in
+                    request.rlimits = entries.baseAddress
+                    request.rlimit_count = Int32(entries.count)
+                    return v1Procs.withUnsafeBufferPointer { procs in
+                        request.cgroup_v1_procs_fds = procs.baseAddress
+                        request.cgroup_v1_count = Int32(procs.count)
+                        return runway_spawn(&request, &result)
+                    }
+                }
             }
         }
         guard status == 0 else {
             outputs.closeParentEnds()
             if pair[0] >= 0 { close(pair[0]) }
-            throw ProcessStartError(call: ProcessStartError.stepName(result.step), status: status)
+            let call = limits?.failedCall(step: result.step) ?? ProcessStartError.stepName(result.step)
+            throw ProcessStartError(call: call, status: status)
         }
         self.pid = result.pid
         self.pidfd = result.pidfd

@@ -13,8 +13,8 @@ import Musl
 /// cgroup placement (Behaviour.md section 5, P1, A4). Loop thread only.
 extension ProcessSupervisor {
     /// `.spawn`: starts the program. Reports `processFailedToStart` when it cannot: the required freezer is
-    /// unavailable, the program is not found, or the spawn fails (`ChildProcess.start`: the step and errno, an
-    /// exec failure included).
+    /// unavailable, a cgroup ceiling cannot be enforced (P5), the program is not found, or the spawn fails
+    /// (`ChildProcess.start`: the step and errno, an exec failure or a refused resource limit included).
     func spawn(_ app: AppID) {
         guard var managed = self.apps[app] else { preconditionFailure("spawn of unregistered process app \(app)") }
         precondition(managed.child == nil || managed.child!.hasExited, "spawn of \(app) while its child runs")
@@ -34,6 +34,13 @@ extension ProcessSupervisor {
         }
         // The child starts in the app's cgroup (CLONE_INTO_CGROUP): nothing it runs is ever outside it.
         let freezerCgroup = managed.choice?.mechanism == .freezer ? managed.cgroup : nil
+        let cgroupV1Leaves: [String]
+        switch self.applyCgroupLimits(app, spec.limits, freezerCgroup, managed.choice) {
+        case .success(let leaves): cgroupV1Leaves = leaves
+        case .failure(let refusal):
+            self.delegate?.processFailedToStart(app, error: refusal.message)
+            return
+        }
         // Decision 205: thawed first. A child cloned into a frozen cgroup is frozen before its exec, and this thread
         // waits for that exec (CLONE_VFORK): someone who froze the idle cgroup (an operator, or a process of the
         // daemon's uid) would hang the loop. Writing "0" to a cgroup that is not frozen changes nothing; the
@@ -63,7 +70,8 @@ extension ProcessSupervisor {
                     workingDirectory: spec.workingDirectory.map(locator.resolvePath),
                     cgroup: freezerCgroup?.path,
                     joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
-                    speaksProtocol: spec.speaksProtocol
+                    speaksProtocol: spec.speaksProtocol,
+                    limits: Self.limitRequest(spec.limits, joining: cgroupV1Leaves)
                 )
                 return child.pid
             }

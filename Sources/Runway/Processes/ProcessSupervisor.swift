@@ -40,6 +40,7 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Batching.swift`: work a batch makes redundant (`oom_score_adj` once per event, the
 ///   environment once per turn).
 /// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
+/// - `ProcessSupervisor+Limits.swift`: an app's resource limits at its launch (P5).
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
 /// libuv callbacks arrive on the same thread.
@@ -106,6 +107,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// That directory, open, for the app cgroups' files (Decision 188); nil until discovered or when it cannot be
     /// opened.
     var cgroupBase: CgroupBase?
+    /// The apps' cgroup v1 leaves, for ceilings cgroup v2 does not offer here (`CgroupV1Limits`).
+    let cgroupV1 = CgroupV1Limits()
     /// The buffer every child's reads land in (Decision 198).
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
@@ -298,5 +301,6 @@ final class ProcessSupervisor: ChildProcessDelegate {
             }
         }
         if case .success(let directory) = self.runwayCgroupDirectory { _ = rmdir(directory) }
+        self.cgroupV1.close()
     }
 }
