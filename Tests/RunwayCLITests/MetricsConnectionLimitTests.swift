@@ -1,0 +1,98 @@
+import Foundation
+import RunwayControl
+import Testing
+
+/// The metrics endpoint's limits as a client meets them (Docs/Operations.md): refusals are read as HTTP answers
+/// (503, 431), never as a connection reset, and connections held open (from another address, or from the
+/// scraper's own) do not keep a scrape out. Real daemon, real TCP sockets, raw HTTP.
+@Suite(.serialized) struct MetricsConnectionLimitTests {
+    /// True when the server has closed `connection` (end of file) within `seconds`.
+    static func closedByServer(_ connection: TCPConnection, within seconds: Double) -> Bool {
+        var descriptor = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, Int32(seconds * 1_000)) == 1 else { return false }
+        var byte: UInt8 = 0
+        return recv(connection.fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    @Test func anOversizedRequestIsAnswered431NotReset() throws {
+        let daemon = try DaemonProcess(
+            settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>"
+                + "<key>MetricsRequestByteLimit</key><integer>1024</integer>"
+        )
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        // 256 KiB of headers: most of it arrives after the daemon has answered.
+        let connection = try TCPConnection(port: port)
+        let header = "X-Big: " + String(repeating: "x", count: 1_000) + "\r\n"
+        connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\n" + String(repeating: header, count: 256) + "\r\n")
+        let answer = connection.readToEnd()
+        #expect(answer.status == 431, "\(answer)")
+        #expect(answer.raw.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"), "\(answer)")
+        #expect(answer.body.contains("more than 1024 bytes (MetricsRequestByteLimit)"), "\(answer)")
+        #expect(try httpGet(port: port).status == 200)
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
+    @Test func aConnectionOverTheLimitIsAnswered503NotReset() throws {
+        let daemon = try DaemonProcess(
+            settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>"
+                + "<key>MetricsConnectionLimit</key><integer>1</integer>"
+        )
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        // A connection just opened is not closed for a newcomer: the next one is refused.
+        let held = try TCPConnection(port: port)
+        let refused = try TCPConnection(port: port)
+        // The request, and more of it after the daemon has answered: bytes it must drain, not reset on.
+        refused.send("GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 65536\r\n\r\n")
+        usleep(100_000)
+        refused.send(String(repeating: "y", count: 65_536))
+        let answer = refused.readToEnd()
+        #expect(answer.raw.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"), "\(answer)")
+        #expect(answer.headers.contains("Retry-After: 1"), "\(answer)")
+        #expect(answer.body.contains("at most 1 at once (MetricsConnectionLimit)"), "\(answer)")
+        _ = held
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
+    @Test func aScrapeSucceedsWhileAnotherAddressHoldsManyConnections() throws {
+        // The defaults: 16 connections, 8 per address, idle ones closed after 10 s.
+        let daemon = try DaemonProcess(settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>")
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        let held = try (0..<32).map { _ in try TCPConnection(port: port, from: "127.0.0.2") }
+        let answer = try httpGet(port: port)
+        #expect(answer.status == 200, "\(answer)")
+        // The ninth and later connections from 127.0.0.2 were refused, naming the per-address limit.
+        let refusal = held[8].readToEnd()
+        #expect(refusal.status == 503, "\(refusal)")
+        #expect(refusal.body.contains("from 127.0.0.2: the metrics endpoint serves at most 8 per address"))
+        #expect(refusal.body.contains("(MetricsPeerConnectionLimit)"), "\(refusal)")
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
+    @Test func aScrapeTakesThePlaceOfTheOldestConnectionWaitingForARequest() throws {
+        let daemon = try DaemonProcess(
+            settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>"
+                + "<key>MetricsConnectionLimit</key><integer>2</integer>"
+        )
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        // From the scraper's own address: one idle, one sending its request a byte now and then.
+        let idle = try TCPConnection(port: port)
+        usleep(10_000)
+        let slow = try TCPConnection(port: port)
+        slow.send("GET /metrics HTTP/1.1\r\n")
+        // Past their first second, they no longer keep a newcomer out: each scrape closes the oldest.
+        usleep(1_100_000)
+        #expect(try httpGet(port: port).status == 200)
+        #expect(Self.closedByServer(idle, within: 5), "the oldest connection was closed")
+        #expect(!Self.closedByServer(slow, within: 0.1), "only the oldest")
+        // A young connection fills the second place again: the next scrape closes the slow one, not it.
+        let young = try TCPConnection(port: port)
+        #expect(try httpGet(port: port).status == 200)
+        #expect(Self.closedByServer(slow, within: 5), "the slow connection was closed")
+        #expect(!Self.closedByServer(young, within: 0.1), "a connection in its first second stays")
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+}
