@@ -65,16 +65,19 @@ final class TCPConnection {
 
     deinit { close(self.fd) }
 
-    func send(_ text: String) {
+    /// Sends all of `text`; false when the connection failed first (reset by the server, or closed).
+    @discardableResult
+    func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
                 Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
-            if sent <= 0 { return }
+            if sent <= 0 { return false }
             offset += sent
         }
+        return true
     }
 
     /// Everything the server sends until it closes (or the receive timeout).

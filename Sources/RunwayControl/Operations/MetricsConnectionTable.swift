@@ -5,10 +5,11 @@ import Synchronization
 /// `MetricsPeerConnectionLimit` (one peer address), so that connections held open cannot shut a scraper out.
 ///
 /// A new connection over a limit takes the place of the oldest connection in the same scope (its peer's, or all)
-/// that is waiting for a request and past its `protection` (`min(1 s, MetricsIdleTimeout)` from its opening,
-/// time enough to send a request): that one is closed, as the idle timeout would have closed it. Connections
-/// being answered, and young ones, are never closed for a newcomer; when no connection can make room, the
-/// newcomer is refused (503 naming the limit). So a client holding idle or slowly-sent connections, even from the
+/// that is closing (answered for the last time, lingering), else of the oldest that is waiting for a request and
+/// past its `protection` (`min(1 s, MetricsIdleTimeout)` from its opening, time enough to send a request): that
+/// one is closed, as the idle timeout or the linger would have closed it. Connections being answered, and young
+/// ones, are never closed for a newcomer; when no connection can make room, the newcomer is refused (503 naming
+/// the limit). So a client holding idle or slowly-sent connections, even from the
 /// scraper's own loopback address, loses them to the next scrape; to refuse a scrape it must open more
 /// connections than the limit within every `protection`, and it still cannot hold one past `MetricsIdleTimeout`.
 ///
@@ -28,6 +29,7 @@ final class MetricsConnectionTable: Sendable {
         var peer: String
         var opened: NIODeadline
         var answering = false
+        var closing = false
     }
 
     let limit: Int
@@ -48,7 +50,7 @@ final class MetricsConnectionTable: Sendable {
             var evicting: [any Channel] = []
             let peerCount = entries.values.count { $0.peer == peer }
             if peerCount >= self.peerLimit {
-                guard let victim = Self.oldestWaiting(entries, before: now - self.protection, peer: peer) else {
+                guard let victim = Self.victim(entries, before: now - self.protection, peer: peer) else {
                     return .refused(
                         "too many connections from \(peer): the metrics endpoint serves at most \(self.peerLimit) "
                             + "per address at once (MetricsPeerConnectionLimit)\n"
@@ -57,7 +59,7 @@ final class MetricsConnectionTable: Sendable {
                 evicting.append(entries.removeValue(forKey: victim)!.channel)
             }
             if entries.count >= self.limit {
-                guard let victim = Self.oldestWaiting(entries, before: now - self.protection, peer: nil) else {
+                guard let victim = Self.victim(entries, before: now - self.protection, peer: nil) else {
                     return .refused(
                         "too many connections: the metrics endpoint serves at most \(self.limit) at once "
                             + "(MetricsConnectionLimit)\n"
@@ -76,18 +78,28 @@ final class MetricsConnectionTable: Sendable {
         self.entries.withLock { $0[ObjectIdentifier(channel)]?.answering = answering }
     }
 
+    /// `channel` was answered for the last time and lingers until it closes.
+    func setClosing(_ channel: any Channel) {
+        self.entries.withLock { $0[ObjectIdentifier(channel)]?.closing = true }
+    }
+
     /// `channel` closed.
     func release(_ channel: any Channel) {
         self.entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// The oldest connection (of `peer`, or of anyone) that waits for a request and opened before `cutoff`.
-    private static func oldestWaiting(
+    /// The connection (of `peer`, or of anyone) to close for a newcomer: the oldest closing one, else the oldest
+    /// that waits for a request and opened before `cutoff`; nil when none may be closed.
+    private static func victim(
         _ entries: [ObjectIdentifier: Entry],
         before cutoff: NIODeadline,
         peer: String?
     ) -> ObjectIdentifier? {
-        entries.filter { !$0.value.answering && $0.value.opened <= cutoff && (peer == nil || $0.value.peer == peer) }
+        let scope = entries.filter { peer == nil || $0.value.peer == peer }
+        if let closing = scope.filter({ $0.value.closing }).min(by: { $0.value.opened < $1.value.opened }) {
+            return closing.key
+        }
+        return scope.filter { !$0.value.answering && $0.value.opened <= cutoff }
             .min { $0.value.opened < $1.value.opened }?.key
     }
 }

@@ -146,6 +146,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         written.whenComplete { [table = self.table] _ in table.setAnswering(channel, false) }
         guard !keepAlive else { return }
         self.closing = true
+        self.table.setClosing(channel)
         MetricsLingeringClose.close(channel, after: written, linger: self.linger)
     }
 }
