@@ -67,11 +67,49 @@ import Testing
         let held = try (0..<32).map { _ in try TCPConnection(port: port, from: "127.0.0.2") }
         let answer = try httpGet(port: port)
         #expect(answer.status == 200, "\(answer)")
-        // The ninth and later connections from 127.0.0.2 were refused, naming the per-address limit.
+        // The ninth and later connections from 127.0.0.2 were refused, naming the per-peer limit.
         let refusal = held[8].readToEnd()
         #expect(refusal.status == 503, "\(refusal)")
-        #expect(refusal.body.contains("from 127.0.0.2: the metrics endpoint serves at most 8 per address"))
+        let text = "from 127.0.0.2 (uid \(geteuid())): the metrics endpoint serves at most 8 per peer at once"
+        #expect(refusal.body.contains(text), "\(refusal)")
         #expect(refusal.body.contains("(MetricsPeerConnectionLimit)"), "\(refusal)")
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
+    @Test func aScrapeSucceedsWhileAnotherLocalUserFloodsTheLoopbackAddress() throws {
+        guard geteuid() == 0 else { return }  // Needs root to run the flood as another user.
+        let daemon = try DaemonProcess(settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>")
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        // User nobody, from 127.0.0.1 as the scraper: 50 connections, closed and opened again without pause.
+        let script =
+            "while :; do for i in $(seq 10 59); do eval \"exec $i>&- $i<>/dev/tcp/127.0.0.1/\(port)\"; "
+            + "done 2>/dev/null; echo round; done"
+        let flood = Process()
+        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        flood.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/bash", "-c", script]
+        let output = Pipe()
+        flood.standardOutput = output
+        try flood.run()
+        // Ended before the daemon: Foundation sees the daemon's exit only once every process it started since,
+        // which may hold a copy of the descriptor it watches, has ended too.
+        defer { kill(flood.processIdentifier, SIGKILL) }
+        // Two rounds: every place the flood can take is taken, again and again.
+        var rounds = ""
+        try waitUntil("two rounds of the flood") {
+            var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 10) == 1 {
+                var chunk = [UInt8](repeating: 0, count: 256)
+                let count = read(descriptor.fd, &chunk, chunk.count)
+                if count > 0 { rounds += String(decoding: chunk[..<count], as: UTF8.self) }
+            }
+            return rounds.components(separatedBy: "round").count > 2
+        }
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<20 { statuses[try httpGet(port: port).status, default: 0] += 1 }
+        #expect(statuses == [200: 20], "\(statuses)")
+        kill(flood.processIdentifier, SIGKILL)
+        try waitUntil("the flood to end") { !flood.isRunning }
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
 

@@ -2,16 +2,18 @@ import NIOCore
 import Synchronization
 
 /// The metrics endpoint's open connections, against `MetricsConnectionLimit` (all) and
-/// `MetricsPeerConnectionLimit` (one peer address), so that connections held open cannot shut a scraper out.
+/// `MetricsPeerConnectionLimit` (one peer: an address, and on loopback the uid owning the client's socket,
+/// `MetricsPeer`), so that connections held open cannot shut a scraper out.
 ///
-/// A new connection over a limit takes the place of the oldest connection in the same scope (its peer's, or all)
-/// that is closing (answered for the last time, lingering), else of the oldest that is waiting for a request and
-/// past its `protection` (`min(1 s, MetricsIdleTimeout)` from its opening, time enough to send a request): that
-/// one is closed, as the idle timeout or the linger would have closed it. Connections being answered, and young
-/// ones, are never closed for a newcomer; when no connection can make room, the newcomer is refused (503 naming
-/// the limit). So a client holding idle or slowly-sent connections, even from the
-/// scraper's own loopback address, loses them to the next scrape; to refuse a scrape it must open more
-/// connections than the limit within every `protection`, and it still cannot hold one past `MetricsIdleTimeout`.
+/// A new connection over a limit takes the place of a connection in the same scope (its peer's, or all) that is
+/// closing (answered for the last time, lingering), else of one that is waiting for a request and past its
+/// `protection` (`min(1 s, MetricsIdleTimeout)` from its opening, time enough to send a request); for the overall
+/// limit it is taken from the peer holding the most connections, the oldest first. That one is closed, as the idle
+/// timeout or the linger would have closed it. Connections being answered, and young ones, are never closed for a
+/// newcomer; when no connection can make room, the newcomer is refused (503 naming the limit). So another local
+/// user holds at most `MetricsPeerConnectionLimit` connections however fast it opens them, and the scraper, a user
+/// of its own, keeps the rest; connections held past their first second lose their place to the next newcomer,
+/// and none is held past `MetricsIdleTimeout`.
 ///
 /// Threading: any thread (one lock); `admit` returns the connections to close, which the caller closes outside
 /// the lock (their close callbacks call `release`).
@@ -26,7 +28,7 @@ final class MetricsConnectionTable: Sendable {
 
     private struct Entry {
         var channel: any Channel
-        var peer: String
+        var peer: MetricsPeer
         var opened: NIODeadline
         var answering = false
         var closing = false
@@ -45,7 +47,7 @@ final class MetricsConnectionTable: Sendable {
 
     /// Counts `channel` in, making room by closing an older waiting connection when a limit is reached.
     func admit(_ channel: any Channel, now: NIODeadline = .now()) -> Admission {
-        let peer = channel.remoteAddress?.ipAddress ?? "unknown"
+        let peer = MetricsPeer(remote: channel.remoteAddress, local: channel.localAddress)
         return self.entries.withLock { entries in
             var evicting: [any Channel] = []
             let peerCount = entries.values.count { $0.peer == peer }
@@ -53,7 +55,7 @@ final class MetricsConnectionTable: Sendable {
                 guard let victim = Self.victim(entries, before: now - self.protection, peer: peer) else {
                     return .refused(
                         "too many connections from \(peer): the metrics endpoint serves at most \(self.peerLimit) "
-                            + "per address at once (MetricsPeerConnectionLimit)\n"
+                            + "per peer at once (MetricsPeerConnectionLimit)\n"
                     )
                 }
                 evicting.append(entries.removeValue(forKey: victim)!.channel)
@@ -88,18 +90,23 @@ final class MetricsConnectionTable: Sendable {
         self.entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// The connection (of `peer`, or of anyone) to close for a newcomer: the oldest closing one, else the oldest
-    /// that waits for a request and opened before `cutoff`; nil when none may be closed.
+    /// The connection (of `peer`, or of anyone) to close for a newcomer: the oldest closing one, else one that waits
+    /// for a request and opened before `cutoff`, of the peer holding the most, the oldest; nil when none may be
+    /// closed.
     private static func victim(
         _ entries: [ObjectIdentifier: Entry],
         before cutoff: NIODeadline,
-        peer: String?
+        peer: MetricsPeer?
     ) -> ObjectIdentifier? {
         let scope = entries.filter { peer == nil || $0.value.peer == peer }
         if let closing = scope.filter({ $0.value.closing }).min(by: { $0.value.opened < $1.value.opened }) {
             return closing.key
         }
+        let held = Dictionary(grouping: scope.values, by: \.peer).mapValues(\.count)
         return scope.filter { !$0.value.answering && $0.value.opened <= cutoff }
-            .min { $0.value.opened < $1.value.opened }?.key
+            .min { first, second in
+                let (a, b) = (held[first.value.peer] ?? 0, held[second.value.peer] ?? 0)
+                return a != b ? a > b : first.value.opened < second.value.opened
+            }?.key
     }
 }
