@@ -8,8 +8,9 @@ import Synchronization
 /// pipeline on one event-loop thread of its own: NIO parses the requests, `MetricsHTTPHandler` answers them.
 ///
 /// Limits (`OperationsSettings`, each a `Runway.plist` key with a default): at most `metricsConnectionLimit`
-/// connections, and `metricsPeerConnectionLimit` from one address (one more takes the place of the oldest one
-/// waiting for a request, else it is answered 503 naming the limit: `MetricsConnectionTable`); at most
+/// connections, and `metricsPeerConnectionLimit` from one peer (an address; on loopback also the uid owning the
+/// client's socket, `MetricsPeer`): one more takes the place of one waiting for a request, else it is answered 503
+/// naming the limit (`MetricsConnectionTable`); at most
 /// `metricsRequestByteLimit` bytes per request (431 naming the limit); every answer that ends a connection is
 /// followed by a lingering close (`MetricsLingeringClose`, at most `metricsConnectionLimit` refused connections
 /// linger at once, the others are closed after their 503); a connection that completes no request within
@@ -56,15 +57,16 @@ final class MetricsServer: Sendable {
                 let admission = table.admit(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    guard case .admitted(let evicting) = admission else {
-                        guard case .refused(let text) = admission else { return }
+                    switch admission {
+                    case .refused(let text):
                         // A flood of refused connections is not kept lingering past the limit.
                         let lingers = refusals.admit()
                         if lingers { channel.closeFuture.whenComplete { _ in refusals.release() } }
                         try pipeline.addHandler(MetricsRefusalHandler(text: text, linger: lingers ? linger : .zero))
                         return
+                    case .admitted(let evicting):
+                        for old in evicting { old.close(promise: nil) }
                     }
-                    for old in evicting { old.close(promise: nil) }
                     channel.closeFuture.whenComplete { _ in table.release(channel) }
                     try pipeline.addHandler(RequestByteLimiter(limit: requestLimit))
                     // No pipelining assistance: the handler answers each request before reading the next one.
