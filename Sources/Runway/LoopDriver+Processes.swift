@@ -47,6 +47,7 @@ extension LoopDriver {
         if let supervisor = self.supervisor { return supervisor }
         let made = ProcessSupervisor(loop: self.loop, options: self.processOptions, logger: self.logger)
         made.delegate = self
+        made.logs.lineRefused = { [metrics = self.metrics] app, stream in metrics.appLogLineRefused(app, stream) }
         self.supervisor = made
         self.runner.processHost = ProcessAppHost(supervisor: made)
         return made

@@ -15,6 +15,7 @@ import RunwayCore
 /// | `runway_expiration_handlers_called_total` | counter | |
 /// | `runway_wakeup_lateness` | timer (ns) | |
 /// | `runway_app_restarts_total` | counter | `app` |
+/// | `runway_app_log_lines_refused_total` | counter | `app`, `stream` |
 struct RunwayMetrics: Sendable {
     let factory: any MetricsFactory
 
@@ -60,6 +61,16 @@ struct RunwayMetrics: Sendable {
         Counter(
             label: "runway_app_restarts_total",
             dimensions: [("app", app.bundleIdentifier)],
+            factory: self.factory
+        ).increment()
+    }
+
+    /// A line of `app`'s output not written to its output file (kept in the ring only): the file could not be
+    /// opened, a write failed, or it is at `LogFileSizeLimit` with rotation blocked.
+    func appLogLineRefused(_ app: AppID, _ stream: AppLogStream) {
+        Counter(
+            label: "runway_app_log_lines_refused_total",
+            dimensions: [("app", app.bundleIdentifier), ("stream", stream.rawValue)],
             factory: self.factory
         ).increment()
     }

@@ -38,7 +38,8 @@ struct RunCommand: AsyncParsableCommand {
             Prometheus text at GET /metrics (off by default; a port alone is 127.0.0.1); --log-level and \
             --log-format (LogLevel, LogFormat) set the daemon's own log on standard error, text or one JSON object \
             per line. Under systemd (Type=notify) the daemon sends READY=1 to $NOTIFY_SOCKET once it serves and \
-            STOPPING=1 when it begins to stop.
+            STOPPING=1 when it begins to stop, never waiting for the socket (a full queue is retried for 5 s), and \
+            WATCHDOG=1 every half $WATCHDOG_USEC from its loop when WatchdogSec is set.
 
             Exit codes: 0 stopped cleanly (and every scenario step held); 1 bad configuration or scenario, or a \
             scenario step failed; 69 the control socket or the metrics address could not be set up (another daemon \

@@ -5,6 +5,7 @@ import RunwayCore
 struct OperationsPlist: Decodable {
     var metricsAddress: String?
     var metricsConnectionLimit: Int?
+    var metricsPeerConnectionLimit: Int?
     var metricsRequestByteLimit: Int?
     var metricsIdleTimeout: Double?
     var logLevel: String?
@@ -13,6 +14,7 @@ struct OperationsPlist: Decodable {
     enum CodingKeys: String, CodingKey {
         case metricsAddress = "MetricsAddress"
         case metricsConnectionLimit = "MetricsConnectionLimit"
+        case metricsPeerConnectionLimit = "MetricsPeerConnectionLimit"
         case metricsRequestByteLimit = "MetricsRequestByteLimit"
         case metricsIdleTimeout = "MetricsIdleTimeout"
         case logLevel = "LogLevel"
@@ -26,6 +28,11 @@ struct OperationsPlist: Decodable {
         )
         static let metricsConnectionLimit = PlistKeySpec(
             CodingKeys.metricsConnectionLimit,
+            expected: "an integer from \(OperationsSettings.metricsConnectionLimits.lowerBound) to "
+                + "\(OperationsSettings.metricsConnectionLimits.upperBound)"
+        )
+        static let metricsPeerConnectionLimit = PlistKeySpec(
+            CodingKeys.metricsPeerConnectionLimit,
             expected: "an integer from \(OperationsSettings.metricsConnectionLimits.lowerBound) to "
                 + "\(OperationsSettings.metricsConnectionLimits.upperBound)"
         )
@@ -45,8 +52,8 @@ struct OperationsPlist: Decodable {
 
     /// The specs, appended to `Runway.plist`'s schema so that these keys are known (not warned about).
     static let specs = [
-        Key.metricsAddress, Key.metricsConnectionLimit, Key.metricsRequestByteLimit, Key.metricsIdleTimeout,
-        Key.logLevel, Key.logFormat,
+        Key.metricsAddress, Key.metricsConnectionLimit, Key.metricsPeerConnectionLimit, Key.metricsRequestByteLimit,
+        Key.metricsIdleTimeout, Key.logLevel, Key.logFormat,
     ]
 
     /// Decodes and validates these keys of `file`.
@@ -64,6 +71,12 @@ struct OperationsPlist: Decodable {
         if let limit = plist.metricsConnectionLimit, !OperationsSettings.metricsConnectionLimits.contains(limit) {
             throw file.error(at: .key(Key.metricsConnectionLimit.name), expected: Key.metricsConnectionLimit.expected)
         }
+        if let limit = plist.metricsPeerConnectionLimit, !OperationsSettings.metricsConnectionLimits.contains(limit) {
+            throw file.error(
+                at: .key(Key.metricsPeerConnectionLimit.name),
+                expected: Key.metricsPeerConnectionLimit.expected
+            )
+        }
         if let limit = plist.metricsRequestByteLimit, !OperationsSettings.metricsRequestByteLimits.contains(limit) {
             throw file.error(
                 at: .key(Key.metricsRequestByteLimit.name),
@@ -77,6 +90,8 @@ struct OperationsPlist: Decodable {
         return OperationsSettings(
             metricsAddress: address,
             metricsConnectionLimit: plist.metricsConnectionLimit ?? OperationsSettings.defaultMetricsConnectionLimit,
+            metricsPeerConnectionLimit: plist.metricsPeerConnectionLimit
+                ?? OperationsSettings.defaultMetricsPeerConnectionLimit,
             metricsRequestByteLimit: plist.metricsRequestByteLimit
                 ?? OperationsSettings.defaultMetricsRequestByteLimit,
             metricsIdleTimeout: idle ?? OperationsSettings.defaultMetricsIdleTimeout,

@@ -7,9 +7,13 @@ import RunwayCore
 package struct OperationsSettings: Hashable, Sendable {
     /// `MetricsAddress`: where `GET /metrics` is served; nil (the default) serves nothing.
     package var metricsAddress: MetricsAddress?
-    /// `MetricsConnectionLimit`: most HTTP connections to the metrics endpoint open at once; one more is closed
-    /// at once. Default 16; within `metricsConnectionLimits`.
+    /// `MetricsConnectionLimit`: most HTTP connections to the metrics endpoint open at once; one more takes the
+    /// place of the oldest connection waiting for a request, or is answered 503. Default 16; within
+    /// `metricsConnectionLimits`.
     package var metricsConnectionLimit: Int
+    /// `MetricsPeerConnectionLimit`: most of those from one peer address. Default 8; within
+    /// `metricsConnectionLimits`.
+    package var metricsPeerConnectionLimit: Int
     /// `MetricsRequestByteLimit`: most bytes of one request (request line and headers, plus any body); a larger
     /// request is answered 431 and the connection closed. Default 8 KiB; within `metricsRequestByteLimits`.
     package var metricsRequestByteLimit: Int
@@ -22,9 +26,10 @@ package struct OperationsSettings: Hashable, Sendable {
     package var logFormat: DaemonLogFormat
 
     package static let defaultMetricsConnectionLimit = 16
+    package static let defaultMetricsPeerConnectionLimit = 8
     package static let defaultMetricsRequestByteLimit = 8_192
     package static let defaultMetricsIdleTimeout = TimeSpan.seconds(Int64(10))
-    /// Bounds of `MetricsConnectionLimit`.
+    /// Bounds of `MetricsConnectionLimit` and `MetricsPeerConnectionLimit`.
     package static let metricsConnectionLimits = 1...1_024
     /// Bounds of `MetricsRequestByteLimit`: 1 KiB to 1 MiB.
     package static let metricsRequestByteLimits = 1_024...(1 << 20)
@@ -36,12 +41,17 @@ package struct OperationsSettings: Hashable, Sendable {
     package init(
         metricsAddress: MetricsAddress? = nil,
         metricsConnectionLimit: Int = OperationsSettings.defaultMetricsConnectionLimit,
+        metricsPeerConnectionLimit: Int = OperationsSettings.defaultMetricsPeerConnectionLimit,
         metricsRequestByteLimit: Int = OperationsSettings.defaultMetricsRequestByteLimit,
         metricsIdleTimeout: TimeSpan = OperationsSettings.defaultMetricsIdleTimeout,
         logLevel: DaemonLogLevel? = nil,
         logFormat: DaemonLogFormat = .text
     ) {
         precondition(Self.metricsConnectionLimits.contains(metricsConnectionLimit), "bad metricsConnectionLimit")
+        precondition(
+            Self.metricsConnectionLimits.contains(metricsPeerConnectionLimit),
+            "bad metricsPeerConnectionLimit"
+        )
         precondition(Self.metricsRequestByteLimits.contains(metricsRequestByteLimit), "bad metricsRequestByteLimit")
         precondition(
             metricsIdleTimeout > .zero && metricsIdleTimeout <= .seconds(Self.metricsIdleTimeoutMaximumSeconds),
@@ -49,6 +59,7 @@ package struct OperationsSettings: Hashable, Sendable {
         )
         self.metricsAddress = metricsAddress
         self.metricsConnectionLimit = metricsConnectionLimit
+        self.metricsPeerConnectionLimit = metricsPeerConnectionLimit
         self.metricsRequestByteLimit = metricsRequestByteLimit
         self.metricsIdleTimeout = metricsIdleTimeout
         self.logLevel = logLevel

@@ -111,6 +111,9 @@ package enum Daemon {
             printError("error: cannot start the event loop: \(error)")
             return DaemonExit.failure
         }
+        // The watchdog pings from the loop's first turns: a start slower than WatchdogSec is a hang too.
+        let systemd = operations.systemdNotifications(on: scheduler) { printError("warning: \($0)") }
+        systemd.start()
         // What a daemon killed on this socket left (signal mode keeps no cgroup to find it by) is ended before
         // anything is registered or served.
         let ended = scheduler.endProcessesLeftByPreviousRun()
@@ -213,17 +216,18 @@ package enum Daemon {
 
         autostart(configuration.apps, on: scheduler, timeline: timeline)
         // systemd's Type=notify: the socket listens and the configuration is applied (Docs/Deployment.md).
-        if let problem = operations.ready() { printError("warning: \(problem)") }
+        systemd.ready()
         let outcome = await Self.waitForStop(
             scenario: scenario.map { ScenarioPlayer(scenario: $0, scheduler: scheduler, timeline: timeline) },
             signals: signals,
             state: state,
             timeline: timeline
         )
-        if let problem = operations.stopping() { printError("warning: \(problem)") }
+        systemd.stopping()
         let running = scheduler.status().filter { $0.state != .notRunning }.count
         timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
         await state.stop()
+        systemd.stop()
         await scheduler.shutdown()
         await operations.stop()
         history.flush()

@@ -122,6 +122,33 @@ import Testing
         #expect(!verify.output.contains("runway.service:"), "no complaint about the unit\n\(verify.output)")
     }
 
+    /// `systemd-analyze security` of the shipped unit: its overall exposure must not rise above 3.9 (7.0 before
+    /// the capability bounding set, the system call filter, the address families and the private mounts and
+    /// devices were added).
+    @Test func theShippedUnitsSecurityExposureStaysAtMostItsHardenedScore() throws {
+        guard let analyze = Self.tool("systemd-analyze", package: "systemd") else { return }
+        let unit = RunwayBinary.repositoryRoot().appendingPathComponent("Deploy/systemd/runway.service").path
+        let result = try Self.shell(analyze, ["security", "--offline=yes", "--no-pager", unit])
+        #expect(result.status == 0, "\(result.output)")
+        let score = try #require(
+            result.output.firstMatch(of: #/Overall exposure level for runway\.service: (\d+\.\d)/#).map {
+                Double($0.1)
+            },
+            "\(result.output)"
+        )
+        #expect((score ?? 10) <= 3.9, "exposure \(score ?? -1)\n\(result.output)")
+        // What the freezer and the apps' own users and cgroup namespaces need is still allowed.
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        for line in ["RestrictNamespaces=cgroup", "SystemCallFilter=@system-service", "WatchdogSec=30"] {
+            #expect(text.contains("\n\(line)\n"), "\(line)")
+        }
+        for capability in ["CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_SYS_RESOURCE", "CAP_SYS_ADMIN", "CAP_CHOWN"] {
+            #expect(text.contains(capability), "\(capability)")
+        }
+        #expect(!text.contains("\nProtectControlGroups="), "it would make the cgroup mount read-only")
+        #expect(!text.contains("\nProtectKernelTunables="), "it would make the cgroup mount read-only")
+    }
+
     @Test func theKubernetesManifestParsesAndItsPartsAgree() throws {
         guard let python = Self.tool("python3", package: "python3") else { return }
         let manifest = RunwayBinary.repositoryRoot().appendingPathComponent("Deploy/kubernetes/runway.yaml").path

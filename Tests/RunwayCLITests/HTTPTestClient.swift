@@ -24,15 +24,30 @@ struct HTTPAnswer: CustomStringConvertible {
     var description: String { self.raw }
 }
 
-/// A connected TCP socket to 127.0.0.1:`port`, with a 20 s receive timeout so that a test never hangs.
+/// A connected TCP socket to 127.0.0.1:`port`, with a 20 s receive timeout so that a test never hangs; from
+/// `source` (another loopback address, such as 127.0.0.2) when given.
 final class TCPConnection {
     let fd: Int32
 
-    init(port: Int) throws {
+    init(port: Int, from source: String? = nil) throws {
         self.fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard self.fd >= 0 else { throw HarnessError(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(self.fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                close(self.fd)
+                throw HarnessError(description: "bind to \(source): errno \(errno)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -50,16 +65,19 @@ final class TCPConnection {
 
     deinit { close(self.fd) }
 
-    func send(_ text: String) {
+    /// Sends all of `text`; false when the connection failed first (reset by the server, or closed).
+    @discardableResult
+    func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
                 Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
-            if sent <= 0 { return }
+            if sent <= 0 { return false }
             offset += sent
         }
+        return true
     }
 
     /// Everything the server sends until it closes (or the receive timeout).

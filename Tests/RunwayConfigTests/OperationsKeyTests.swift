@@ -15,6 +15,7 @@ import Testing
                 """
                 <key>MetricsAddress</key><string>[::1]:9477</string>
                 <key>MetricsConnectionLimit</key><integer>4</integer>
+                <key>MetricsPeerConnectionLimit</key><integer>2</integer>
                 <key>MetricsRequestByteLimit</key><integer>2048</integer>
                 <key>MetricsIdleTimeout</key><real>2.5</real>
                 <key>LogLevel</key><string>debug</string>
@@ -29,6 +30,7 @@ import Testing
                 == OperationsSettings(
                     metricsAddress: MetricsAddress(host: "::1", port: 9_477),
                     metricsConnectionLimit: 4,
+                    metricsPeerConnectionLimit: 2,
                     metricsRequestByteLimit: 2_048,
                     metricsIdleTimeout: .milliseconds(2_500),
                     logLevel: .debug,
@@ -44,6 +46,7 @@ import Testing
         let operations = try ConfigLoader.load(directory: config.path).daemon.operations
         #expect(operations.metricsAddress == nil)
         #expect(operations.metricsConnectionLimit == 16)
+        #expect(operations.metricsPeerConnectionLimit == 8)
         #expect(operations.metricsRequestByteLimit == 8_192)
         #expect(operations.metricsIdleTimeout == .seconds(Int64(10)))
         #expect(operations.logLevel == nil)
@@ -70,6 +73,7 @@ import Testing
         ("MetricsAddress", "<string>:9477</string>", "string \":9477\"", "HOST:PORT, [IPV6]:PORT or PORT"),
         ("MetricsAddress", "<integer>9477</integer>", "integer 9477", "a string HOST:PORT"),
         ("MetricsConnectionLimit", "<integer>0</integer>", "integer 0", "an integer from 1 to 1024"),
+        ("MetricsPeerConnectionLimit", "<integer>1025</integer>", "integer 1025", "an integer from 1 to 1024"),
         ("MetricsRequestByteLimit", "<integer>1023</integer>", "integer 1023", "from 1024 to 1048576"),
         ("MetricsIdleTimeout", "<real>0</real>", "real 0.0", "a number of seconds > 0 and at most 3600"),
         ("MetricsIdleTimeout", "<integer>3601</integer>", "integer 3601", "at most 3600"),

@@ -23,6 +23,9 @@ final class AppLogStore {
     let byteLimit: Int
     /// Called with each problem of an output file (the supervisor logs it).
     let problem: (AppID, String) -> Void
+    /// Called for each line that has an output file but was not written to it (the file could not be opened, a
+    /// write failed, or the file is at its limit with rotation blocked); the line is still in the ring.
+    var lineRefused: (AppID, AppLogStream) -> Void = { _, _ in }
     private var logs: [AppID: Logs] = [:]
     private var observers: [(AppID, AppLogLine) -> Void] = []
     private var formatter = WallTimeFormatter()
@@ -81,7 +84,9 @@ final class AppLogStore {
         } else if run == previousRun {
             self.logs[app]!.previous?.append(line)
         }
-        if let file { file.append("\(self.formatter.iso8601(line.time)) \(stream.rawValue) \(text)") }
+        if let file, !file.append("\(self.formatter.iso8601(line.time)) \(stream.rawValue) \(text)") {
+            self.lineRefused(app, stream)
+        }
         for observer in self.observers { observer(app, line) }
     }
 

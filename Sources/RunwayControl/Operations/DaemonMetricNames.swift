@@ -10,6 +10,7 @@ enum DaemonMetricNames {
     static let tasksRefused = "runway_background_tasks_refused_total"
     static let expirationHandlers = "runway_expiration_handlers_called_total"
     static let deadlineLateness = "runway_deadline_lateness_seconds"
+    static let appLogLinesRefused = "runway_app_log_lines_refused_total"
 
     // Recorded by the daemon (DaemonMetrics.swift).
     static let appState = "runway_app_state"
@@ -30,6 +31,9 @@ enum DaemonMetricNames {
         tasksEnded: "Background tasks ended by their app (endBackgroundTask).",
         tasksRefused: "beginBackgroundTask calls that returned invalid, by reason.",
         expirationHandlers: "Expiration handlers called (backgroundTaskWillExpire) at the end of a budget.",
+        appLogLinesRefused: "Lines of the app's output not written to its StandardOutPath/StandardErrorPath file "
+            + "(it could not be opened, a write failed, or it is at LogFileSizeLimit with rotation blocked), by "
+            + "stream; runway logs still has them.",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
         appState: "1 for the state each app is in now, 0 for the other four (notRunning, inactive, active, "
             + "background, suspended).",

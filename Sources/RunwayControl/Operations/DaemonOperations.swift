@@ -6,7 +6,7 @@ import Synchronization
 
 /// The daemon's operator-facing parts around its scheduler: its own log (level and format), the Prometheus
 /// metrics and their HTTP endpoint, and the systemd notifications (Docs/Operations.md, Docs/Deployment.md).
-/// `Daemon.run` makes one, then calls `serve`, `ready`, `stopping` and `stop` in that order.
+/// `Daemon.run` makes one, then calls `systemdNotifications`, `serve` and `stop` in that order.
 ///
 /// Threading: any task. Time: none of its own (the metrics read the loop's clock).
 final class DaemonOperations: Sendable {
@@ -14,7 +14,6 @@ final class DaemonOperations: Sendable {
     let metrics: DaemonMetrics?
     let address: MetricsAddress?
     let settings: OperationsSettings
-    let notifier = SystemdNotifier()
     private let server = Mutex<MetricsServer?>(nil)
 
     init(options: DaemonOptions, configuration: RunwayConfiguration) {
@@ -60,11 +59,26 @@ final class DaemonOperations: Sendable {
         }
     }
 
-    /// `READY=1` to systemd (when `NOTIFY_SOCKET` is set); a failure is returned as a warning.
-    func ready() -> String? { self.notifier.notify("READY=1") }
-
-    /// `STOPPING=1` to systemd.
-    func stopping() -> String? { self.notifier.notify("STOPPING=1") }
+    /// systemd's notifications (`NOTIFY_SOCKET`, `WATCHDOG_USEC`) on `scheduler`'s loop; each problem goes to
+    /// `report` (a warning: systemd times a start out, or its watchdog fires, which is its own signal).
+    func systemdNotifications(
+        on scheduler: RunwayScheduler,
+        report: @escaping @Sendable (String) -> Void
+    ) -> SystemdNotifications {
+        let interval: UInt64?
+        switch SystemdNotifier.watchdogInterval() {
+        case .success(let value): interval = value
+        case .failure(let problem):
+            report("\(problem)")
+            interval = nil
+        }
+        return SystemdNotifications(
+            notifier: SystemdNotifier(),
+            watchdogIntervalMilliseconds: interval,
+            scheduler: scheduler,
+            report: report
+        )
+    }
 
     /// Closes the metrics endpoint.
     func stop() async {

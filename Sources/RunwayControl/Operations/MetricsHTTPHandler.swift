@@ -3,8 +3,11 @@ import NIOHTTP1
 
 /// Answers the requests NIO's HTTP/1 decoder hands it: `GET /metrics` (a query string is ignored) with the
 /// exposition text, 404 for any other path, 405 (`Allow: GET`) for another method on `/metrics`. It also
-/// answers 503 at once on a connection over `MetricsConnectionLimit` (`refusal`), 431 when `RequestByteLimiter`
-/// reports a request over `MetricsRequestByteLimit`, and closes a connection that completes no request within
+/// answers 431 when `RequestByteLimiter` reports a request over `MetricsRequestByteLimit` (a connection over the
+/// connection limits never gets here: `MetricsRefusalHandler` answers it), tells `table` while it answers (a
+/// connection being answered is not closed for a newcomer), ends a connection after its last answer with a
+/// lingering close (`MetricsLingeringClose`: the client reads the answer, not a reset), and closes a
+/// connection that completes no request within
 /// `MetricsIdleTimeout` of its opening or of its last answer (`requestTimeout`): an idle one, and one that sends
 /// a request a few bytes at a time to hold its slot (slowloris), which a timeout on reads alone would keep open.
 ///
@@ -16,9 +19,10 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     private let render: @Sendable () -> [UInt8]
-    private let refusal: String?
+    private let table: MetricsConnectionTable
     private let requestLimit: Int
     private let requestTimeout: TimeAmount
+    private let linger: TimeAmount
     private var head: HTTPRequestHead?
     private var closing = false
     /// Closes the connection unless a request completes first; armed at the opening and after each answer.
@@ -26,23 +30,21 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
 
     init(
         render: @escaping @Sendable () -> [UInt8],
-        refusal: String?,
+        table: MetricsConnectionTable,
         requestLimit: Int,
-        requestTimeout: TimeAmount
+        requestTimeout: TimeAmount,
+        linger: TimeAmount
     ) {
         self.render = render
-        self.refusal = refusal
+        self.table = table
         self.requestLimit = requestLimit
         self.requestTimeout = requestTimeout
+        self.linger = linger
     }
 
     func channelActive(context: ChannelHandlerContext) {
         context.fireChannelActive()
-        if let refusal = self.refusal {
-            self.respond(context, .serviceUnavailable, Array(refusal.utf8), version: .http1_1, keepAlive: false)
-        } else {
-            self.armDeadline(context)
-        }
+        self.armDeadline(context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -58,7 +60,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard self.refusal == nil, !self.closing else { return }
+        guard !self.closing else { return }
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
@@ -68,6 +70,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             guard let head = self.head else { return }
             self.head = nil
             self.deadline?.cancel()
+            self.table.setAnswering(context.channel, true)
             self.answer(context, head)
             // Also after a last answer: a client that does not read it would otherwise hold the slot forever.
             self.armDeadline(context)
@@ -139,10 +142,12 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         buffer.writeBytes(body)
         context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer)))).whenFailure { _ in }
         let written = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
+        let channel = context.channel
+        written.whenComplete { [table = self.table] _ in table.setAnswering(channel, false) }
         guard !keepAlive else { return }
         self.closing = true
-        let channel = context.channel
-        written.whenComplete { _ in channel.close(promise: nil) }
+        self.table.setClosing(channel)
+        MetricsLingeringClose.close(channel, after: written, linger: self.linger)
     }
 }
 

@@ -8,8 +8,12 @@ import Synchronization
 /// pipeline on one event-loop thread of its own: NIO parses the requests, `MetricsHTTPHandler` answers them.
 ///
 /// Limits (`OperationsSettings`, each a `Runway.plist` key with a default): at most `metricsConnectionLimit`
-/// connections (one more is answered 503 naming the limit and closed); at most `metricsRequestByteLimit` bytes
-/// per request (431 naming the limit, then closed); a connection that completes no request within
+/// connections, and `metricsPeerConnectionLimit` from one peer (an address; on loopback also the uid owning the
+/// client's socket, `MetricsPeer`): one more takes the place of one waiting for a request, else it is answered 503
+/// naming the limit (`MetricsConnectionTable`); at most
+/// `metricsRequestByteLimit` bytes per request (431 naming the limit); every answer that ends a connection is
+/// followed by a lingering close (`MetricsLingeringClose`, at most `metricsConnectionLimit` refused connections
+/// linger at once, the others are closed after their 503); a connection that completes no request within
 /// `metricsIdleTimeout` of its opening or its last answer is closed (idle, or sending too slowly); a
 /// client that does not read its responses is closed once NIO's write buffer passes its high watermark.
 ///
@@ -36,27 +40,44 @@ final class MetricsServer: Sendable {
         render: @escaping @Sendable () -> [UInt8]
     ) async throws -> MetricsServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let connections = ConnectionCount(limit: settings.metricsConnectionLimit)
-        let requestLimit = settings.metricsRequestByteLimit
         let idle = TimeAmount.nanoseconds(settings.metricsIdleTimeout.nanoseconds)
+        let table = MetricsConnectionTable(
+            limit: settings.metricsConnectionLimit,
+            peerLimit: settings.metricsPeerConnectionLimit,
+            protection: min(.seconds(1), idle)
+        )
+        let refusals = ConnectionCount(limit: settings.metricsConnectionLimit)
+        let requestLimit = settings.metricsRequestByteLimit
+        let linger = min(MetricsLingeringClose.lingerMaximum, idle)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
             .childChannelInitializer { channel in
-                let admitted = connections.admit()
-                if admitted { channel.closeFuture.whenComplete { _ in connections.release() } }
+                let admission = table.admit(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    switch admission {
+                    case .refused(let text):
+                        // A flood of refused connections is not kept lingering past the limit.
+                        let lingers = refusals.admit()
+                        if lingers { channel.closeFuture.whenComplete { _ in refusals.release() } }
+                        try pipeline.addHandler(MetricsRefusalHandler(text: text, linger: lingers ? linger : .zero))
+                        return
+                    case .admitted(let evicting):
+                        for old in evicting { old.close(promise: nil) }
+                    }
+                    channel.closeFuture.whenComplete { _ in table.release(channel) }
                     try pipeline.addHandler(RequestByteLimiter(limit: requestLimit))
                     // No pipelining assistance: the handler answers each request before reading the next one.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
                     try pipeline.addHandler(
                         MetricsHTTPHandler(
                             render: render,
-                            refusal: admitted ? nil : connections.refusal,
+                            table: table,
                             requestLimit: requestLimit,
-                            requestTimeout: idle
+                            requestTimeout: idle,
+                            linger: linger
                         )
                     )
                 }
@@ -84,7 +105,7 @@ final class MetricsServer: Sendable {
     }
 }
 
-/// Connections open now, against `MetricsConnectionLimit`. Any thread.
+/// Refused connections lingering now, against `MetricsConnectionLimit`. Any thread.
 private final class ConnectionCount: Sendable {
     let limit: Int
     private let open = Mutex(0)
@@ -101,8 +122,4 @@ private final class ConnectionCount: Sendable {
     }
 
     func release() { self.open.withLock { $0 -= 1 } }
-
-    var refusal: String {
-        "too many connections: the metrics endpoint serves at most \(self.limit) at once (MetricsConnectionLimit)\n"
-    }
 }
