@@ -21,6 +21,9 @@ struct AppInfoPlist: Decodable {
     var keepAlive: KeepAliveValue?
     var throttleInterval: Double?
     var backgroundWakeBudget: Double?
+    var userName: String?
+    var groupName: String?
+    var initGroups: Bool?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -47,6 +50,9 @@ struct AppInfoPlist: Decodable {
         case keepAlive = "KeepAlive"
         case throttleInterval = "ThrottleInterval"
         case backgroundWakeBudget = "RunwayBackgroundWakeBudget"
+        case userName = "UserName"
+        case groupName = "GroupName"
+        case initGroups = "InitGroups"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -118,7 +124,7 @@ struct AppInfoPlist: Decodable {
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
             Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget,
-        ] + Key.outputFileKeys + Key.restart + Key.harmless,
+        ] + Key.outputFileKeys + Key.restart + Key.user + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",

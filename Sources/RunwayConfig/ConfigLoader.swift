@@ -85,7 +85,7 @@ package enum ConfigLoader {
                 )
             }
             fileByIdentifier[identifier.lowercased()] = app.file
-            apps.append(app)
+            apps.append(app.runningAs(daemon.appUser))
             warnings += appWarnings
         }
         apps.sort { $0.descriptor.id < $1.descriptor.id }

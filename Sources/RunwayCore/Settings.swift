@@ -176,6 +176,8 @@ public struct ProcessSpec: Hashable, Sendable {
     public var speaksProtocol: Bool
     /// Files its stdout and stderr lines are appended to, besides the daemon's ring; none by default.
     public var outputFiles: ProcessOutputFiles
+    /// `UserName` / `GroupName` / `InitGroups`: the user it runs as; nil for the daemon's own.
+    public var user: AppUser? = nil
 
     /// A program to start; each parameter sets the property of the same name.
     ///

@@ -125,6 +125,9 @@ final class ChildProcess {
     ///   - joinsCgroupByWrite: The child joins `cgroup` by writing `cgroup.procs` before it execs instead of being
     ///     cloned into it (`KilledCgroups`).
     ///   - speaksProtocol: Creates the socketpair and passes it as descriptor 3.
+    ///   - user: The user the child becomes before it execs (groups, gid, uid), or nil for this process's.
+    ///   - cgroupNamespace: With a `cgroup`, the child enters a cgroup namespace of its own rooted there (needs
+    ///     CAP_SYS_ADMIN: a root daemon).
     func start(
         executable: String,
         arguments: [String],
@@ -132,7 +135,9 @@ final class ChildProcess {
         workingDirectory: String?,
         cgroup: String?,
         joinsCgroupByWrite: Bool = false,
-        speaksProtocol: Bool
+        speaksProtocol: Bool,
+        user: AppUser? = nil,
+        cgroupNamespace: Bool = false
     ) throws(ProcessStartError) {
         var pair: [Int32] = [-1, -1]
         if speaksProtocol {
@@ -157,19 +162,31 @@ final class ChildProcess {
         let argv = CStringArray(arguments)
         let envp = CStringArray(environment)
         var result = runway_spawn_result()
+        let groups = user?.groups ?? []
         let status = executable.withCString { file in
             (workingDirectory ?? "").withCString { cwd in
-                var request = runway_spawn_request()
-                request.path = file
-                request.argv = UnsafePointer(argv.pointer)
-                request.envp = UnsafePointer(envp.pointer)
-                request.working_directory = workingDirectory == nil ? nil : cwd
-                request.cgroup_fd = cgroupDirectory
-                request.join_by_write = joinsCgroupByWrite ? 1 : 0
-                request.stdout_fd = outputs.stdout.write
-                request.stderr_fd = outputs.stderr.write
-                request.channel_fd = pair[1]
-                return runway_spawn(&request, &result)
+                groups.withUnsafeBufferPointer { groupList in
+                    var credentials = runway_spawn_user()
+                    credentials.uid = user?.uid ?? 0
+                    credentials.gid = user?.gid ?? 0
+                    credentials.groups = groupList.baseAddress
+                    credentials.group_count = groupList.count
+                    return withUnsafePointer(to: &credentials) { credentialsPointer in
+                        var request = runway_spawn_request()
+                        request.new_cgroup_namespace = cgroup != nil && cgroupNamespace ? 1 : 0
+                        request.user = user == nil ? nil : credentialsPointer
+                        request.path = file
+                        request.argv = UnsafePointer(argv.pointer)
+                        request.envp = UnsafePointer(envp.pointer)
+                        request.working_directory = workingDirectory == nil ? nil : cwd
+                        request.cgroup_fd = cgroupDirectory
+                        request.join_by_write = joinsCgroupByWrite ? 1 : 0
+                        request.stdout_fd = outputs.stdout.write
+                        request.stderr_fd = outputs.stderr.write
+                        request.channel_fd = pair[1]
+                        return runway_spawn(&request, &result)
+                    }
+                }
             }
         }
         guard status == 0 else {

@@ -23,6 +23,13 @@ extension ProcessSupervisor {
             self.delegate?.processFailedToStart(app, error: "SuspensionMechanism freezer: \(reason)")
             return
         }
+        let credentials: AppUser?
+        switch Self.launchCredentials(spec.user) {
+        case .success(let user): credentials = user
+        case .failure(let refusal):
+            self.delegate?.processFailedToStart(app, error: "\(refusal)")
+            return
+        }
         let locator = ProgramLocator(options: self.options)
         guard let executable = locator.executable(spec.arguments[0]) else {
             self.delegate?.processFailedToStart(
@@ -63,7 +70,11 @@ extension ProcessSupervisor {
                     workingDirectory: spec.workingDirectory.map(locator.resolvePath),
                     cgroup: freezerCgroup?.path,
                     joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
-                    speaksProtocol: spec.speaksProtocol
+                    speaksProtocol: spec.speaksProtocol,
+                    user: credentials,
+                    // A cgroup namespace of its own (unshare needs CAP_SYS_ADMIN, so a root daemon's apps only):
+                    // the app sees `0::/` and cannot move a process to a cgroup outside its own.
+                    cgroupNamespace: geteuid() == 0
                 )
                 return child.pid
             }
