@@ -72,6 +72,39 @@ struct ContainedAppTests {
         await scheduler.shutdown()
     }
 
+    @Test("P1: a protocol app with UserName talks over its channel, in its working directory, its output logged")
+    func P1_protocolAppWithUserNameKeepsItsChannelDirectoryAndOutput() async throws {
+        guard Self.runnable else { return }
+        let directory = try Self.sharedDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = Recorder<String>()
+        let scheduler = try RunwayScheduler(
+            settings: ProcessProtocolTests.settings,
+            processOptions: ProcessTestSupport.options(.freezer),
+            logger: .recording(log)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.contained.protocol"
+        var descriptor = ProcessTestSupport.sample(app, environment: ["SAMPLE_TASK_SECONDS": "0.1"])
+        guard case .process(var spec) = descriptor.kind else { return }
+        spec.user = Self.nobody
+        spec.workingDirectory = directory
+        descriptor.kind = .process(spec)
+        try scheduler.register(process: descriptor)
+        try scheduler.perform(.launch, on: app)
+        #expect(await ProcessProtocolTests.printed(log, app, "received didBecomeActive"))
+        try scheduler.perform(.home, on: app)
+        let suspended = await watcher.first { $0.app == app && $0.to == .suspended }
+        #expect(suspended?.cause == .noOutstandingTasks)
+        let pid = try #require(scheduler.processes()[app]?.pid)
+        let cwd = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")
+        #expect(cwd == directory)
+        #expect(ProcFS.stat(pid) != nil)
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        #expect(status.contains("Uid:\t65534\t65534\t65534\t65534"), "\(status)")
+        await scheduler.shutdown()
+    }
+
     @Test("P1: an app with UserName cannot leave its cgroup, thaw it or make cgroups; suspended, nothing runs")
     func P1_containedAppCannotLeaveOrThawItsCgroup() async throws {
         guard Self.runnable else { return }
