@@ -1,3 +1,4 @@
+import CLibUV
 import Foundation
 import RunwayControl
 import RunwayTestKit
@@ -30,12 +31,13 @@ struct ContainedDaemonTests {
     }()
 
     /// The two apps: one as nobody, one as the daemon's user that makes two nested cgroups below its own (found
-    /// through the cgroup.procs that lists it: its /proc/self/cgroup shows only `0::/`) and reports it.
+    /// through the cgroup.procs that lists it: its /proc/self/cgroup shows only `0::/`), reports it and becomes one
+    /// process (after a kill -9 of the daemon it is re-parented to this process, which reaps it).
     static func apps(cgroups: String, marker: String) -> [String: String] {
         let idle = "trap 'exit 0' TERM; while :; do sleep 0.05; done"
         let maker =
             "cg=$(dirname $(grep -lx $$ \(cgroups)/runway.*/\(Self.own)/cgroup.procs)); "
-            + "mkdir -p $cg/workers/inner && touch \(marker); " + idle
+            + "mkdir -p $cg/workers/inner && touch \(marker); exec sleep 1000"
         func program(_ script: String) -> String {
             "<key>ProgramArguments</key><array><string>/bin/sh</string><string>-c</string>"
                 + "<string>\(script.xmlEscaped)</string></array>"
@@ -92,6 +94,7 @@ struct ContainedDaemonTests {
         let directory = "\(cgroups)/runway.\(pid)"
         #expect(try first.cli("launch", Self.own).status == 0)
         try waitUntil("the cgroups made below the app's own\n\(first.output)") { access(marker, F_OK) == 0 }
+        let app = try #require(try first.status(Self.own).pid)
         kill(pid, SIGKILL)
         try waitUntil("the killed daemon to exit") { kill(pid, 0) != 0 || Self.isZombie(pid) }
         try waitUntil("the killed daemon's socket to close") { (try? first.client()) == nil }
@@ -100,6 +103,8 @@ struct ContainedDaemonTests {
         let second = try DaemonProcess(restarting: first)
         defer { second.close() }
         #expect(access(directory, F_OK) != 0, "the killed daemon's cgroups are left: \(directory)\n\(second.output)")
+        // The app, ended by the second daemon: a zombie of this process (a child subreaper) until reaped here.
+        try waitUntil("the left app to end") { runway_reap_nonblocking(app) == app || kill(app, 0) != 0 }
         let next = "\(cgroups)/runway.\(second.process.processIdentifier)"
         #expect(try second.stop() == 0)
         #expect(access(next, F_OK) != 0, "left after a stop: \(next)")

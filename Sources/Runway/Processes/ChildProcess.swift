@@ -1,5 +1,6 @@
 import CLibUV
 import RunwayCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -163,31 +164,41 @@ final class ChildProcess {
         let envp = CStringArray(environment)
         var result = runway_spawn_result()
         let groups = user?.groups ?? []
-        let status = executable.withCString { file in
-            (workingDirectory ?? "").withCString { cwd in
-                groups.withUnsafeBufferPointer { groupList in
-                    var credentials = runway_spawn_user()
-                    credentials.uid = user?.uid ?? 0
-                    credentials.gid = user?.gid ?? 0
-                    credentials.groups = groupList.baseAddress
-                    credentials.group_count = groupList.count
-                    return withUnsafePointer(to: &credentials) { credentialsPointer in
-                        var request = runway_spawn_request()
-                        request.new_cgroup_namespace = cgroup != nil && cgroupNamespace ? 1 : 0
-                        request.user = user == nil ? nil : credentialsPointer
-                        request.path = file
-                        request.argv = UnsafePointer(argv.pointer)
-                        request.envp = UnsafePointer(envp.pointer)
-                        request.working_directory = workingDirectory == nil ? nil : cwd
-                        request.cgroup_fd = cgroupDirectory
-                        request.join_by_write = joinsCgroupByWrite ? 1 : 0
-                        request.stdout_fd = outputs.stdout.write
-                        request.stderr_fd = outputs.stderr.write
-                        request.channel_fd = pair[1]
-                        return runway_spawn(&request, &result)
+        func spawn(namespace: Bool) -> Int32 {
+            executable.withCString { file in
+                (workingDirectory ?? "").withCString { cwd in
+                    groups.withUnsafeBufferPointer { groupList in
+                        var credentials = runway_spawn_user()
+                        credentials.uid = user?.uid ?? 0
+                        credentials.gid = user?.gid ?? 0
+                        credentials.groups = groupList.baseAddress
+                        credentials.group_count = groupList.count
+                        return withUnsafePointer(to: &credentials) { credentialsPointer in
+                            var request = runway_spawn_request()
+                            request.new_cgroup_namespace = namespace ? 1 : 0
+                            request.user = user == nil ? nil : credentialsPointer
+                            request.path = file
+                            request.argv = UnsafePointer(argv.pointer)
+                            request.envp = UnsafePointer(envp.pointer)
+                            request.working_directory = workingDirectory == nil ? nil : cwd
+                            request.cgroup_fd = cgroupDirectory
+                            request.join_by_write = joinsCgroupByWrite ? 1 : 0
+                            request.stdout_fd = outputs.stdout.write
+                            request.stderr_fd = outputs.stderr.write
+                            request.channel_fd = pair[1]
+                            return runway_spawn(&request, &result)
+                        }
                     }
                 }
             }
+        }
+        let namespace = cgroup != nil && cgroupNamespace && !CgroupNamespaceSupport.refused.load(ordering: .relaxed)
+        var status = spawn(namespace: namespace)
+        if namespace && status == -EPERM && result.step == Int32(RUNWAY_SPAWN_CGROUP_NAMESPACE.rawValue) {
+            // Refused (a systemd unit's RestrictNamespaces=yes, a seccomp filter): every later app starts without
+            // one, and the supervisor says so once. The failed child was reaped; the pipes are still unused.
+            CgroupNamespaceSupport.refused.store(true, ordering: .relaxed)
+            status = spawn(namespace: false)
         }
         guard status == 0 else {
             outputs.closeParentEnds()

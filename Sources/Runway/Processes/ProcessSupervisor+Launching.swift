@@ -82,6 +82,7 @@ extension ProcessSupervisor {
             self.delegate?.processFailedToStart(app, error: "\(error) (\(executable))")
             return
         }
+        CgroupNamespaceSupport.reportRefusal(self.logger)
         managed.child = child
         managed.cgroupFiles?.close()
         managed.cgroupFiles = cgroupFiles

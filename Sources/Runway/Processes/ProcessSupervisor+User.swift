@@ -1,4 +1,6 @@
+import Logging
 import RunwayCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -41,4 +43,21 @@ extension ProcessSupervisor {
 /// A launch refused because the daemon cannot become the app's user.
 struct UserSwitchRefused: Error, Hashable, CustomStringConvertible {
     var description: String
+}
+
+/// Whether this process may give its apps cgroup namespaces of their own. Any thread.
+enum CgroupNamespaceSupport {
+    /// Set by the first spawn whose `unshare(CLONE_NEWCGROUP)` was refused (EPERM); later spawns do not ask.
+    static let refused = Atomic<Bool>(false)
+    /// Set once the refusal was logged.
+    private static let reported = Atomic<Bool>(false)
+
+    /// Logs the refusal, once per process, when it happened.
+    static func reportRefusal(_ logger: Logger) {
+        guard Self.refused.load(ordering: .relaxed), !Self.reported.exchange(true, ordering: .relaxed) else { return }
+        logger.warning(
+            "apps start without a cgroup namespace of their own: unshare(CLONE_NEWCGROUP) was refused",
+            metadata: ["hint": "a systemd unit needs RestrictNamespaces=cgroup; apps of another user stay contained"]
+        )
+    }
 }
