@@ -62,7 +62,10 @@ extension RunwaySettingsPlist {
     static func appUser(_ plist: RunwaySettingsPlist, file: PlistFile) throws(ConfigError) -> AppUser? {
         guard let userName = plist.appUserName else {
             if plist.appGroupName != nil {
-                throw file.error(at: .key(Key.appGroupName.name), expected: "AppGroupName only together with AppUserName")
+                throw file.error(
+                    at: .key(Key.appGroupName.name),
+                    expected: "AppGroupName only together with AppUserName"
+                )
             }
             return nil
         }

@@ -4,7 +4,9 @@
 public struct AppUser: Hashable, Sendable {
     /// The name as configured (`UserName`), for messages; the ids are what is used.
     public var name: String
+    /// The user id the app runs as (real, effective and saved).
     public var uid: UInt32
+    /// The group id it runs as (`GroupName`, else the user's primary group).
     public var gid: UInt32
     /// The supplementary groups: the user's groups from the group database with `InitGroups` (launchd's
     /// default), else none.
@@ -24,6 +26,7 @@ public struct AppUser: Hashable, Sendable {
 /// as either may write its cgroup's files (leave the cgroup, thaw itself), signal the daemon's other children,
 /// ptrace them; under signal suspension any app may leave its process group (`setsid`) and escape SIGSTOP.
 public enum AppContainment: Hashable, Sendable {
+    /// A cgroup of its own and a user other than root and the daemon's.
     case contained
     /// Why not, e.g. "runs as the daemon's user (uid 0)".
     case notContained(String)
@@ -39,6 +42,7 @@ public enum AppContainment: Hashable, Sendable {
         return .contained
     }
 
+    /// True for `.contained`.
     public var isContained: Bool { self == .contained }
 
     /// Why the app is not contained; nil when it is.
