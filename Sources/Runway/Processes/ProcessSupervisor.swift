@@ -291,8 +291,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
         for (app, managed) in self.apps {
             managed.cgroupFiles?.close()
             guard let cgroup = managed.cgroup else { continue }
-            // With what the app created below it: a non-empty cgroup cannot be removed.
-            let status = cgroup.removeTree()
+            // An empty leaf goes with one rmdir; one with cgroups the app made below it (or a process still dying)
+            // is emptied and removed deepest first.
+            let status = cgroup.remove() == 0 ? 0 : cgroup.removeTree()
             if status != 0 {
                 self.logger.info(
                     "cannot remove the app's cgroup",
