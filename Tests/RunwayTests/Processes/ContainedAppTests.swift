@@ -216,6 +216,43 @@ struct ContainedAppTests {
         #expect(access(cgroup, F_OK) != 0, "the app's cgroup (or one below it) was left: \(cgroup)")
     }
 
+    @Test("P1: an app cgroup made again after cgroup.kill keeps its bound on sub-cgroups")
+    func P1_recreatedCgroupKeepsItsBound() throws {
+        guard Self.runnable else { return }
+        let parent = try CgroupHierarchy.discover().get().makeRunwayDirectory().get()
+        let cgroup = try AppCgroup.create(in: parent, name: "com.test.contained.recreated").get()
+        defer {
+            _ = cgroup.removeTree()
+            _ = rmdir(parent)  // fails, harmlessly, while another scheduler of this process uses it.
+        }
+        #expect(SystemFiles.read("\(cgroup.path)/cgroup.max.descendants") == "\(AppCgroup.descendantLimit)\n")
+        cgroup.killAll()
+        #expect(KilledCgroups.prepareForClone(cgroup.path))
+        #expect(SystemFiles.read("\(cgroup.path)/cgroup.max.descendants") == "\(AppCgroup.descendantLimit)\n")
+        #expect(SystemFiles.read("\(cgroup.path)/cgroup.max.depth") == "\(AppCgroup.depthLimit)\n")
+    }
+
+    @Test("P1: only a root daemon switches users; any other refuses another user, naming UserName")
+    func P1_onlyARootDaemonStartsAnAppAsAnotherUser() throws {
+        #expect(try ProcessSupervisor.launchCredentials(Self.nobody, daemonUID: 0, daemonGID: 0).get() == Self.nobody)
+        #expect(try ProcessSupervisor.launchCredentials(nil, daemonUID: 1_000, daemonGID: 1_000).get() == nil)
+        let own = AppUser(name: "me", uid: 1_000, gid: 1_000)
+        #expect(try ProcessSupervisor.launchCredentials(own, daemonUID: 1_000, daemonGID: 1_000).get() == nil)
+        for user in [Self.nobody, AppUser(name: "me", uid: 1_000, gid: 0)] {
+            guard
+                case .failure(let refusal) = ProcessSupervisor.launchCredentials(
+                    user,
+                    daemonUID: 1_000,
+                    daemonGID: 1_000
+                )
+            else {
+                Issue.record("a daemon of uid 1000 accepted \(user)")
+                continue
+            }
+            #expect(refusal.description.contains("UserName \(user.name)"), "\(refusal)")
+        }
+    }
+
     @Test("P1: a dead daemon's cgroups, with cgroups its apps made and a process in one, are removed at start")
     func P1_deadDaemonsCgroupTreeIsSweptAtStart() async throws {
         guard Self.runnable else { return }
