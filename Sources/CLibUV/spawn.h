@@ -67,7 +67,8 @@ struct runway_spawn_request {
     int stderr_fd;
     int channel_fd;
     /// Non-zero: the child enters a cgroup namespace of its own once it is in its cgroup (unshare
-    /// CLONE_NEWCGROUP), so that /proc/self/cgroup shows `0::/` and it can name no cgroup outside its own.
+    /// CLONE_NEWCGROUP), so that /proc/self/cgroup shows `0::/` (and, on a cgroup2 mounted with nsdelegate, it
+    /// may move no process to or from a cgroup outside its own).
     int new_cgroup_namespace;
     /// The user the child becomes before it execs (`runway_spawn_user`); NULL: the caller's.
     const struct runway_spawn_user *user;

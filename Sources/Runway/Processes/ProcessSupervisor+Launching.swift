@@ -73,7 +73,7 @@ extension ProcessSupervisor {
                     speaksProtocol: spec.speaksProtocol,
                     user: credentials,
                     // A cgroup namespace of its own (unshare needs CAP_SYS_ADMIN, so a root daemon's apps only):
-                    // the app sees `0::/` and cannot move a process to a cgroup outside its own.
+                    // the app sees `0::/`, and with nsdelegate cannot move a process outside its cgroup.
                     cgroupNamespace: geteuid() == 0
                 )
                 return child.pid
