@@ -108,7 +108,8 @@ extension AppUser {
             gid = group
         }
         var groups: [UInt32] = []
-        if initGroups, UInt32(userName) == nil {
+        // A decimal uid that is not in the database has no groups to look up.
+        if initGroups, UInt32(userName) == nil || found.name != userName {
             guard let list = UserDatabase.groups(of: found.name, gid: gid) else {
                 throw file.error(
                     at: .key(userKey.name),

@@ -48,6 +48,8 @@ import Glibc
             app: "<key>UserName</key><string>4242</string><key>GroupName</key><string>4243</string>"
         )
         #expect(numeric == AppUser(name: "4242", uid: 4_242, gid: 4_243, groups: []))
+        // A decimal uid in the database is that user, with its groups.
+        #expect(try self.user(app: "<key>UserName</key><string>65534</string>")?.groups == [65_534])
     }
 
     @Test func C1_appUserNameIsTheDefaultOfProcessAppsWithoutUserName() throws {
