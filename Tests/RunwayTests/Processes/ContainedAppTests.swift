@@ -232,6 +232,35 @@ struct ContainedAppTests {
         #expect(SystemFiles.read("\(cgroup.path)/cgroup.max.depth") == "\(AppCgroup.depthLimit)\n")
     }
 
+    @Test(
+        "P1: a user switch the kernel refuses reaches spawnFailed naming the call, and leaves no child",
+        arguments: ProcessSuspensionTests.mechanisms
+    )
+    func P1_refusedUserSwitchIsASpawnFailure(mechanism: SuspensionMechanism) async throws {
+        guard geteuid() == 0 else { return }
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(mechanism)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.contained.toomanygroups"
+        var user = Self.nobody
+        // More supplementary groups than Linux takes (NGROUPS_MAX, 65,536): setgroups fails with EINVAL.
+        user.groups = (0..<70_000).map { UInt32($0) }
+        try scheduler.register(process: Self.app(app, user: user, "exit 0"))
+        try scheduler.perform(.launch, on: app)
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
+            Issue.record("expected spawnFailed, got \(String(describing: gone))")
+            await scheduler.shutdown()
+            return
+        }
+        #expect(message.contains("setgroups failed: Invalid argument"), "\(message)")
+        let zombies = ProcessTree().children(of: getpid()).filter { ProcFS.stat($0)?.state == "Z" }
+        #expect(zombies.isEmpty, "zombies: \(zombies)")
+        await scheduler.shutdown()
+    }
+
     @Test("P1: only a root daemon switches users; any other refuses another user, naming UserName")
     func P1_onlyARootDaemonStartsAnAppAsAnotherUser() throws {
         #expect(try ProcessSupervisor.launchCredentials(Self.nobody, daemonUID: 0, daemonGID: 0).get() == Self.nobody)
