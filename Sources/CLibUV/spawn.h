@@ -45,6 +45,10 @@ enum runway_spawn_step {
     RUNWAY_SPAWN_READ = 9,
     /// Joining a cgroup v1 hierarchy (`cgroup_v1_procs_fds`).
     RUNWAY_SPAWN_CGROUP_V1 = 10,
+    RUNWAY_SPAWN_CGROUP_NAMESPACE = 11,
+    RUNWAY_SPAWN_SETGROUPS = 12,
+    RUNWAY_SPAWN_SETGID = 13,
+    RUNWAY_SPAWN_SETUID = 14,
     /// Applying the resource limits: this value plus the index in `rlimits` of the one that failed.
     RUNWAY_SPAWN_RLIMIT = 64,
 };
@@ -75,6 +79,22 @@ struct runway_spawn_request {
     /// (the per-app ceilings a hybrid host has only on v1), or NULL with count 0.
     const int *cgroup_v1_procs_fds;
     int cgroup_v1_count;
+    /// Non-zero: the child enters a cgroup namespace of its own once it is in its cgroup (unshare
+    /// CLONE_NEWCGROUP), so that /proc/self/cgroup shows `0::/` (and, on a cgroup2 mounted with nsdelegate, it
+    /// may move no process to or from a cgroup outside its own).
+    int new_cgroup_namespace;
+    /// The user the child becomes before it execs (`runway_spawn_user`); NULL: the caller's.
+    const struct runway_spawn_user *user;
+};
+
+/// Credentials a child takes before it execs, resolved by the caller (initgroups and getpwnam are not
+/// async-signal-safe): `groups` (`group_count` of them, none for an empty list) replace the supplementary groups,
+/// then the real, effective and saved gid and uid are set.
+struct runway_spawn_user {
+    uint32_t uid;
+    uint32_t gid;
+    const uint32_t *groups;
+    size_t group_count;
 };
 
 /// The started child, or the step that failed and its errno.
@@ -97,6 +117,7 @@ struct runway_spawn_result {
 
 #define RUNWAY_CLONE_PIDFD 0x00001000ULL
 #define RUNWAY_CLONE_INTO_CGROUP 0x200000000ULL
+#define RUNWAY_CLONE_NEWCGROUP 0x02000000
 #define RUNWAY_P_PIDFD 3
 
 /// `struct clone_args` of <linux/sched.h> up to `cgroup` (CLONE_ARGS_SIZE_VER2, Linux 5.7).
@@ -263,6 +284,22 @@ static inline void runway_spawn_child(const struct runway_spawn_request *request
     sigset_t empty;
     sigemptyset(&empty);
     (void)sigprocmask(SIG_SETMASK, &empty, NULL);
+    // Its own cgroup namespace while still privileged (unshare needs CAP_SYS_ADMIN), rooted at the cgroup it is in.
+    if (request->new_cgroup_namespace && syscall(SYS_unshare, RUNWAY_CLONE_NEWCGROUP) != 0)
+        runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP_NAMESPACE);
+    // The app's user, through the raw system calls: glibc's setuid and setgroups change every thread of the
+    // process, which a child sharing this memory (CLONE_VM) would take for the parent's threads. Groups first,
+    // the uid last (after it nothing else may change).
+    const struct runway_spawn_user *user = request->user;
+    if (user != NULL) {
+        if (syscall(SYS_setgroups, user->group_count, user->group_count > 0 ? user->groups : NULL) != 0)
+            runway_spawn_child_fail(report, RUNWAY_SPAWN_SETGROUPS);
+        if (syscall(SYS_setresgid, user->gid, user->gid, user->gid) != 0)
+            runway_spawn_child_fail(report, RUNWAY_SPAWN_SETGID);
+        if (syscall(SYS_setresuid, user->uid, user->uid, user->uid) != 0)
+            runway_spawn_child_fail(report, RUNWAY_SPAWN_SETUID);
+    }
+    // After the switch: the app's user must be able to enter its working directory.
     if (request->working_directory != NULL && chdir(request->working_directory) != 0)
         runway_spawn_child_fail(report, RUNWAY_SPAWN_CHDIR);
     execve(request->path, request->argv, request->envp);

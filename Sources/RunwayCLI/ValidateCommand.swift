@@ -12,7 +12,9 @@ struct ValidateCommand: ParsableCommand {
             Reads Runway.plist (optional) and every Apps/*.plist with Foundation's PropertyListDecoder (XML or \
             binary). A bad file is reported with its path, the key path, what was found and what was expected, \
             and the command exits 1. Unknown keys are warnings: they are printed and the command still exits 0 \
-            (add --strict to fail on them).
+            (add --strict to fail on them). A process app that a daemon running as this command's user could not \
+            contain (it would run as that user or as root, or without a cgroup of its own) is named in a \
+            warning too, which --strict does not count: set UserName (Docs/Security.md).
             """
     )
 
@@ -24,6 +26,11 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         let configuration = try self.options.load()
         for warning in configuration.warnings {
+            printError("warning: \(warning)")
+        }
+        // Containment depends on the user the daemon runs as, taken to be this command's: a note, not a
+        // configuration problem, so --strict does not fail on it.
+        for warning in configuration.containmentWarnings(daemonUID: UInt32(geteuid())) {
             printError("warning: \(warning)")
         }
         let settings = configuration.settings

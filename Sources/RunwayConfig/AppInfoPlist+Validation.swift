@@ -83,7 +83,7 @@ extension AppInfoPlist {
                         + "embedded apps are driven through the delegate protocol (A1, A4)"
                 )
             }
-            for key in [Key.environmentVariables, Key.workingDirectory] + Key.outputFileKeys
+            for key in [Key.environmentVariables, Key.workingDirectory] + Key.outputFileKeys + Key.user
             where file.value(at: .key(key.name)) != nil {
                 warnings.append(
                     file.warning(
@@ -94,13 +94,15 @@ extension AppInfoPlist {
             }
             return nil
         }
-        return ProcessSpec(
+        var spec = ProcessSpec(
             arguments: arguments,
             environment: plist.environmentVariables ?? [:],
             workingDirectory: workingDirectory,
             speaksProtocol: plist.runwayProtocol == Self.supportedProtocolVersion,
             outputFiles: try Self.outputFiles(plist, file: file)
         )
+        spec.user = try Self.user(plist, file: file)
+        return spec
     }
 
     static func backgroundModes(

@@ -26,6 +26,9 @@ struct AppInfoPlist: Decodable {
     var memoryMax: PlistLimitValue?
     var tasksMax: PlistLimitValue?
     var cpuWeight: Int?
+    var userName: String?
+    var groupName: String?
+    var initGroups: Bool?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -57,6 +60,9 @@ struct AppInfoPlist: Decodable {
         case memoryMax = "MemoryMax"
         case tasksMax = "TasksMax"
         case cpuWeight = "CPUWeight"
+        case userName = "UserName"
+        case groupName = "GroupName"
+        case initGroups = "InitGroups"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -128,7 +134,7 @@ struct AppInfoPlist: Decodable {
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
             Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget,
-        ] + Key.outputFileKeys + Key.restart + Key.limits + Key.harmless,
+        ] + Key.outputFileKeys + Key.restart + Key.limits + Key.user + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",

@@ -87,7 +87,7 @@ package enum ConfigLoader {
                 )
             }
             fileByIdentifier[identifier.lowercased()] = app.file
-            apps.append(app)
+            apps.append(app.runningAs(daemon.appUser))
             warnings += appWarnings
             if case .process(let spec) = app.descriptor.kind, spec.limits.needsCgroup {
                 if host == nil { host = CgroupLimitCheck.host() }

@@ -60,6 +60,8 @@ package struct DaemonSettings: Hashable, Sendable {
     package var stateDirectory: String?
     /// `RunHistoryLimit`: runs kept per app in the run history. Default 10; within `runHistoryLimits`.
     package var runHistoryLimit = DaemonSettings.defaultRunHistoryLimit
+    /// `AppUserName` / `AppGroupName`: the user process apps without `UserName` run as; nil: the daemon's own.
+    package var appUser: AppUser?
 
     package static let defaultRunHistoryLimit = 10
     /// Bounds of `RunHistoryLimit`.

@@ -37,6 +37,8 @@ struct RunwaySettingsPlist: Decodable {
     var backgroundWakeLimitPerApp: Int?
     var backgroundWakePayloadByteLimit: Int?
     var refreshMinimumInterval: Double?
+    var appUserName: String?
+    var appGroupName: String?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -73,6 +75,8 @@ struct RunwaySettingsPlist: Decodable {
         case backgroundWakeLimitPerApp = "BackgroundWakeLimitPerApp"
         case backgroundWakePayloadByteLimit = "BackgroundWakePayloadByteLimit"
         case refreshMinimumInterval = "RefreshMinimumInterval"
+        case appUserName = "AppUserName"
+        case appGroupName = "AppGroupName"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -99,7 +103,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.appLogLineLimit, Key.appLogByteLimit,
             Key.backgroundWakeBudget, Key.backgroundWakeLimitPerApp, Key.backgroundWakePayloadByteLimit,
             Key.refreshMinimumInterval,
-        ] + OperationsPlist.specs + Key.restart,
+        ] + OperationsPlist.specs + Key.restart + Key.appUser,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -311,6 +315,7 @@ struct RunwaySettingsPlist: Decodable {
             controlQueueByteLimit: plist.controlQueueByteLimit ?? DaemonSettings.defaultControlQueueByteLimit
         )
         try Self.readAppLogLimits(plist, file: file, into: &settings)
+        settings.appUser = try Self.appUser(plist, file: file)
         return settings
     }
 }

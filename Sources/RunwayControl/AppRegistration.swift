@@ -75,7 +75,12 @@ func schedulerSettings(for configuration: RunwayConfiguration) -> SchedulerSetti
 /// pid and suspension details per process app.
 func processRows(of scheduler: RunwayScheduler) -> [AppID: ProcessRow] {
     scheduler.processes().mapValues {
-        ProcessRow(pid: $0.pid, mechanism: $0.mechanism?.rawValue, suspensionConfirmed: $0.suspensionConfirmed)
+        ProcessRow(
+            pid: $0.pid,
+            mechanism: $0.mechanism?.rawValue,
+            suspensionConfirmed: $0.suspensionConfirmed,
+            containment: $0.containment
+        )
     }
 }
 

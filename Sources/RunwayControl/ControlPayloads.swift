@@ -29,6 +29,10 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var suspension: String?
     /// True when the suspension was confirmed (cgroup.events `frozen 1`, or state `T`).
     package var suspensionConfirmed: Bool?
+    /// Process apps: true when the app is contained (a cgroup of its own and a user other than root and the
+    /// daemon's: Docs/Security.md), false with `notContainedReason` otherwise.
+    package var contained: Bool?
+    package var notContainedReason: String?
     package var timeInStateSeconds: Double
     /// Outstanding background tasks in the order they began.
     package var tasks: [Task]
@@ -89,6 +93,8 @@ extension AppStatusPayload {
         self.pid = process?.pid
         self.suspension = process?.mechanism
         self.suspensionConfirmed = process?.suspensionConfirmed
+        self.contained = process?.containment.isContained
+        self.notContainedReason = process?.containment.reason
         self.timeInStateSeconds = seconds(status.timeInState)
         self.tasks = status.tasks.map { Task(id: $0.id.rawValue, name: $0.name, ageSeconds: seconds($0.age)) }
         // Present exactly when `deadlineAtSeconds` is: the core's `backgroundTimeRemaining` is 0 for an app that is
@@ -115,4 +121,5 @@ struct ProcessRow: Hashable, Sendable {
     var pid: Int32?
     var mechanism: String?
     var suspensionConfirmed: Bool
+    var containment: AppContainment = .notContained("not known")
 }

@@ -184,6 +184,8 @@ public struct ProcessSpec: Hashable, Sendable {
     public var outputFiles: ProcessOutputFiles
     /// Resource limits applied when it starts (setrlimit in the child, ceilings on its cgroup); none by default.
     public var limits = ProcessLimits()
+    /// `UserName` / `GroupName` / `InitGroups`: the user it runs as; nil for the daemon's own.
+    public var user: AppUser? = nil
 
     /// A program to start; each parameter sets the property of the same name.
     ///

@@ -2,6 +2,10 @@ import Foundation
 import RunwayTestKit
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `runway validate --config DIR [--strict]` run as a real process (C2).
 @Suite struct ValidateCommandTests {
     static let shippedIdentifiers = [
@@ -21,7 +25,9 @@ import Testing
             // "com.example.sync" cannot be matched inside a longer identifier.
             #expect(result.stdout.contains("  \(identifier)  "), "missing \(identifier)\n\(result)")
         }
-        #expect(!result.stderr.lowercased().contains("warning"), "\(result)")
+        // The shipped apps run as the daemon's user: each process app is named as not contained, and nothing else.
+        let warnings = result.stderr.split(separator: "\n").filter { $0.lowercased().contains("warning") }
+        #expect(warnings.allSatisfy { $0.contains("is not contained") }, "\(result)")
         #expect(!result.stderr.lowercased().contains("error"), "\(result)")
     }
 
@@ -32,6 +38,24 @@ import Testing
         let result = try RunwayBinary.run("validate", "--config", config.path)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("overrun terminate (SIGTERM 2.000s before the deadline), "), "\(result)")
+    }
+
+    @Test func P1_validateNamesProcessAppsADaemonOfItsUserCannotContainWithoutFailingStrict() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        let program = "<key>ProgramArguments</key><array><string>/bin/true</string></array>"
+        try config.writeApp("com.example.own.plist", identifier: "com.example.own", program)
+        // Another user than this command's: nobody, or root when this runs as nobody.
+        try config.writeApp(
+            "com.example.other.plist",
+            identifier: "com.example.other",
+            program + "<key>UserName</key><string>\(geteuid() == 65_534 ? "root" : "nobody")</string>"
+        )
+        let result = try RunwayBinary.run("validate", "--config", config.path, "--strict")
+        #expect(result.status == 0, "a containment note is not a configuration problem\n\(result)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect(warnings.count == (geteuid() == 65_534 ? 2 : 1), "\(result)")
+        #expect(warnings.contains { $0.contains("com.example.own is not contained") }, "\(result)")
     }
 
     @Test func C2_validateBadConfigExitsOneNamingFileAndKey() throws {

@@ -100,8 +100,8 @@ struct CgroupHierarchy: Hashable {
 
 extension CgroupHierarchy {
     /// Removes `runway.<pid>` directories left by a daemon that died without cleaning up (its pid is gone, or
-    /// is a zombie its parent has not reaped): whatever still runs in their app cgroups is killed first, so
-    /// nothing a dead daemon started lingers.
+    /// is a zombie its parent has not reaped): whatever still runs in their app cgroups and below is killed first,
+    /// so nothing a dead daemon started lingers, and the cgroups its apps created are removed, deepest first.
     func removeStaleDirectories() {
         let stale = SystemFiles.entries(of: self.ownDirectory).filter { name in
             guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid() else {
@@ -114,12 +114,8 @@ extension CgroupHierarchy {
                 var info = stat()
                 return stat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
             }
-            for child in children {
-                let cgroup = AppCgroup(path: child)
-                cgroup.killAll()
-                _ = cgroup.setFrozen(false)
-                cgroup.remove()
-            }
+            // Each app cgroup with whatever its app created below it.
+            for child in children { AppCgroup(path: child).removeTree() }
             _ = rmdir(path)
         }
     }
@@ -159,7 +155,10 @@ struct AppCgroup: Hashable {
             let code = errno
             return .failure(CgroupUnavailable(reason: "cannot create \(path): \(SystemFiles.describe(code))"))
         }
-        return .success(AppCgroup(path: path, base: base?.path == parent ? base : nil))
+        let cgroup = AppCgroup(path: path, base: base?.path == parent ? base : nil)
+        // Best effort: both files exist since Linux 4.14, and without them the cgroup still works.
+        _ = cgroup.limitDescendants()
+        return .success(cgroup)
     }
 
     /// One of the cgroup's files, as `(directory, path)` for `openat`: relative to the open base directory when

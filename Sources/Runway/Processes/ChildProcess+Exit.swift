@@ -117,6 +117,10 @@ extension ProcessStartError {
         case Int32(RUNWAY_SPAWN_CGROUP.rawValue): "joining the cgroup"
         case Int32(RUNWAY_SPAWN_PIDFD.rawValue): "pidfd_open"
         case Int32(RUNWAY_SPAWN_CGROUP_V1.rawValue): "joining a cgroup v1 hierarchy"
+        case Int32(RUNWAY_SPAWN_CGROUP_NAMESPACE.rawValue): "unshare(CLONE_NEWCGROUP)"
+        case Int32(RUNWAY_SPAWN_SETGROUPS.rawValue): "setgroups"
+        case Int32(RUNWAY_SPAWN_SETGID.rawValue): "setresgid"
+        case Int32(RUNWAY_SPAWN_SETUID.rawValue): "setresuid"
         default: "reading the spawn report"
         }
     }

@@ -1,5 +1,6 @@
 import CLibUV
 import RunwayCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -127,6 +128,9 @@ final class ChildProcess {
     ///   - speaksProtocol: Creates the socketpair and passes it as descriptor 3.
     ///   - limits: setrlimit values the child applies to itself before its exec, and the cgroup v1 leaves it joins
     ///     first; a failure is reported as a step.
+    ///   - user: The user the child becomes before it execs (groups, gid, uid), or nil for this process's.
+    ///   - cgroupNamespace: With a `cgroup`, the child enters a cgroup namespace of its own rooted there (needs
+    ///     CAP_SYS_ADMIN: a root daemon).
     func start(
         executable: String,
         arguments: [String],
@@ -135,7 +139,9 @@ final class ChildProcess {
         cgroup: String?,
         joinsCgroupByWrite: Bool = false,
         speaksProtocol: Bool,
-        limits: ResourceLimitRequest? = nil
+        limits: ResourceLimitRequest? = nil,
+        user: AppUser? = nil,
+        cgroupNamespace: Bool = false
     ) throws(ProcessStartError) {
         var pair: [Int32] = [-1, -1]
         if speaksProtocol {
@@ -165,28 +171,51 @@ final class ChildProcess {
         let argv = CStringArray(arguments)
         let envp = CStringArray(environment)
         var result = runway_spawn_result()
-        let status = executable.withCString { file in
-            (workingDirectory ?? "").withCString { cwd in
-                var request = runway_spawn_request()
-                request.path = file
-                request.argv = UnsafePointer(argv.pointer)
-                request.envp = UnsafePointer(envp.pointer)
-                request.working_directory = workingDirectory == nil ? nil : cwd
-                request.cgroup_fd = cgroupDirectory
-                request.join_by_write = joinsCgroupByWrite ? 1 : 0
-                request.stdout_fd = outputs.stdout.write
-                request.stderr_fd = outputs.stderr.write
-                request.channel_fd = pair[1]
-                return (limits?.entries ?? []).withUnsafeBufferPointer { entries in
-                    request.rlimits = entries.baseAddress
-                    request.rlimit_count = Int32(entries.count)
-                    return v1Procs.withUnsafeBufferPointer { procs in
-                        request.cgroup_v1_procs_fds = procs.baseAddress
-                        request.cgroup_v1_count = Int32(procs.count)
-                        return runway_spawn(&request, &result)
+        let groups = user?.groups ?? []
+        let entries = limits?.entries ?? []
+        func spawn(namespace: Bool) -> Int32 {
+            executable.withCString { file in
+                (workingDirectory ?? "").withCString { cwd in
+                    groups.withUnsafeBufferPointer { groupList in
+                        var credentials = runway_spawn_user()
+                        credentials.uid = user?.uid ?? 0
+                        credentials.gid = user?.gid ?? 0
+                        credentials.groups = groupList.baseAddress
+                        credentials.group_count = groupList.count
+                        return withUnsafePointer(to: &credentials) { credentialsPointer in
+                            var request = runway_spawn_request()
+                            request.new_cgroup_namespace = namespace ? 1 : 0
+                            request.user = user == nil ? nil : credentialsPointer
+                            request.path = file
+                            request.argv = UnsafePointer(argv.pointer)
+                            request.envp = UnsafePointer(envp.pointer)
+                            request.working_directory = workingDirectory == nil ? nil : cwd
+                            request.cgroup_fd = cgroupDirectory
+                            request.join_by_write = joinsCgroupByWrite ? 1 : 0
+                            request.stdout_fd = outputs.stdout.write
+                            request.stderr_fd = outputs.stderr.write
+                            request.channel_fd = pair[1]
+                            return entries.withUnsafeBufferPointer { limitList in
+                                request.rlimits = limitList.baseAddress
+                                request.rlimit_count = Int32(limitList.count)
+                                return v1Procs.withUnsafeBufferPointer { procs in
+                                    request.cgroup_v1_procs_fds = procs.baseAddress
+                                    request.cgroup_v1_count = Int32(procs.count)
+                                    return runway_spawn(&request, &result)
+                                }
+                            }
+                        }
                     }
                 }
             }
+        }
+        let namespace = cgroup != nil && cgroupNamespace && !CgroupNamespaceSupport.refused.load(ordering: .relaxed)
+        var status = spawn(namespace: namespace)
+        if namespace && status == -EPERM && result.step == Int32(RUNWAY_SPAWN_CGROUP_NAMESPACE.rawValue) {
+            // Refused (a systemd unit's RestrictNamespaces=yes, a seccomp filter): every later app starts without
+            // one, and the supervisor says so once. The failed child was reaped; the pipes are still unused.
+            CgroupNamespaceSupport.refused.store(true, ordering: .relaxed)
+            status = spawn(namespace: false)
         }
         guard status == 0 else {
             outputs.closeParentEnds()

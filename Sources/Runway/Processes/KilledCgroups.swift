@@ -28,6 +28,8 @@ enum KilledCgroups {
         Self.paths.withLock { paths in
             guard paths.contains(path) else { return true }
             guard rmdir(path) == 0, mkdir(path, 0o755) == 0 else { return false }
+            // A new cgroup has no bound of its own: the app cgroup's are set again.
+            _ = AppCgroup(path: path).limitDescendants()
             paths.remove(path)
             return true
         }

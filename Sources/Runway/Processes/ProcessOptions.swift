@@ -165,6 +165,8 @@ public struct ProcessStatus: Hashable, Sendable {
     public var cgroupPath: String?
     /// How the last run ended.
     public var lastExit: ProcessExit?
+    /// Whether the app is contained (the user it runs as, its cgroup); Docs/Security.md.
+    public var containment: AppContainment = .notContained("not known")
 
     package init(
         pid: Int32? = nil,

@@ -23,6 +23,13 @@ extension ProcessSupervisor {
             self.delegate?.processFailedToStart(app, error: "SuspensionMechanism freezer: \(reason)")
             return
         }
+        let credentials: AppUser?
+        switch Self.launchCredentials(spec.user) {
+        case .success(let user): credentials = user
+        case .failure(let refusal):
+            self.delegate?.processFailedToStart(app, error: "\(refusal)")
+            return
+        }
         let locator = ProgramLocator(options: self.options)
         guard let executable = locator.executable(spec.arguments[0]) else {
             self.delegate?.processFailedToStart(
@@ -71,7 +78,11 @@ extension ProcessSupervisor {
                     cgroup: freezerCgroup?.path,
                     joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
                     speaksProtocol: spec.speaksProtocol,
-                    limits: Self.limitRequest(spec.limits, joining: cgroupV1Leaves)
+                    limits: Self.limitRequest(spec.limits, joining: cgroupV1Leaves),
+                    user: credentials,
+                    // A cgroup namespace of its own (unshare needs CAP_SYS_ADMIN, so a root daemon's apps only):
+                    // the app sees `0::/`, and with nsdelegate cannot move a process outside its cgroup.
+                    cgroupNamespace: geteuid() == 0
                 )
                 return child.pid
             }
@@ -79,6 +90,7 @@ extension ProcessSupervisor {
             self.delegate?.processFailedToStart(app, error: "\(error) (\(executable))")
             return
         }
+        CgroupNamespaceSupport.reportRefusal(self.logger)
         managed.child = child
         managed.cgroupFiles?.close()
         managed.cgroupFiles = cgroupFiles

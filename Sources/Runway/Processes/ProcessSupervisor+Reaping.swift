@@ -67,6 +67,9 @@ extension ProcessSupervisor {
                 leftovers.formUnion(remaining)
                 cgroup.killAll()
             }
+            // The cgroups the app made below its own (an app of the daemon's user can): emptied by the kill
+            // above (it reaches every descendant); one whose processes are still dying goes at the daemon's stop.
+            if cgroup.descendantCount != 0 { cgroup.removeDescendants() }
             // The next run must not start frozen (Decision 188: no write when it is not frozen).
             let frozen = mayBeFrozen || flags?.frozen != false || !remaining.isEmpty
             if frozen && cgroup.setFrozen(false, keeping: managed.cgroupFiles) != 0 {

@@ -222,7 +222,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// What the supervisor knows of one app (K2 status rows); nil when it is not registered.
     func status(of app: AppID) -> ProcessStatus? {
         guard let managed = self.apps[app] else { return nil }
-        return ProcessStatus(
+        var status = ProcessStatus(
             pid: managed.child.flatMap { $0.hasExited ? nil : $0.pid },
             mechanism: managed.choice?.mechanism,
             freezerUnavailableReason: managed.choice?.fallbackReason,
@@ -230,6 +230,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
             cgroupPath: managed.choice?.mechanism == .freezer ? managed.cgroup?.path : nil,
             lastExit: managed.lastExit
         )
+        status.containment = self.containment(of: managed)
+        return status
     }
 
     /// The resident bytes of every running app's processes (the `rss` pressure source, P3).
@@ -292,7 +294,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
         for (app, managed) in self.apps {
             managed.cgroupFiles?.close()
             guard let cgroup = managed.cgroup else { continue }
-            let status = cgroup.remove()
+            // An empty leaf goes with one rmdir; one with cgroups the app made below it (or a process still dying)
+            // is emptied and removed deepest first.
+            let status = cgroup.remove() == 0 ? 0 : cgroup.removeTree()
             if status != 0 {
                 self.logger.info(
                     "cannot remove the app's cgroup",

@@ -19,6 +19,7 @@ enum DaemonMetricNames {
     static let appOverruns = "runway_app_budget_overruns_total"
     static let appRestarts = "runway_app_restarts_total"
     static let appCrashLooping = "runway_app_crash_looping"
+    static let appContained = "runway_app_contained"
     static let apps = "runway_apps"
     static let loopBusy = "runway_loop_busy_seconds_total"
     static let scrapes = "runway_metrics_scrapes_total"
@@ -44,6 +45,8 @@ enum DaemonMetricNames {
         appRestarts: "Times the daemon restarted the app after an exit it did not cause (KeepAlive).",
         appCrashLooping: "1 while the app is crash-looping (CrashLoopThreshold consecutive fast failures under "
             + "KeepAlive; it is still restarted), else 0.",
+        appContained: "Process apps: 1 when the app is contained (a cgroup of its own, a user other than root and "
+            + "the daemon's), else 0 (Docs/Security.md).",
         apps: "Apps registered with the daemon.",
         loopBusy: "Seconds the scheduler's loop thread spent outside its kernel wait since the daemon started: "
             + "its rate is the loop's utilisation (0 to 1).",

@@ -97,6 +97,10 @@ final class DaemonMetrics: Sendable {
             self.factory.gauge(DaemonMetricNames.appCrashLooping, labels: [("app", app)])
                 .set(to: status.restart.crashLooping ? 1.0 : 0.0)
         }
+        for (app, process) in scheduler.processes() {
+            self.factory.gauge(DaemonMetricNames.appContained, labels: [("app", app.bundleIdentifier)])
+                .set(to: process.containment.isContained ? 1.0 : 0.0)
+        }
         // Read on the loop thread, where the kernel wait that woke it has been counted (EventLoopThread+Metrics).
         guard
             let (now, idle) = scheduler.runOnLoop({

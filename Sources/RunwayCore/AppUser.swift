@@ -1,0 +1,53 @@
+/// The user a process app runs as (launchd's `UserName`, `GroupName`, `InitGroups`), resolved to ids when the
+/// configuration is loaded. The daemon switches to it in the child before the program starts; nil in a
+/// `ProcessSpec` means the daemon's own user.
+public struct AppUser: Hashable, Sendable {
+    /// The name as configured (`UserName`), for messages; the ids are what is used.
+    public var name: String
+    /// The user id the app runs as (real, effective and saved).
+    public var uid: UInt32
+    /// The group id it runs as (`GroupName`, else the user's primary group).
+    public var gid: UInt32
+    /// The supplementary groups: the user's groups from the group database with `InitGroups` (launchd's
+    /// default), else none.
+    public var groups: [UInt32]
+
+    /// A user with the given ids; each parameter sets the property of the same name.
+    public init(name: String, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+        self.name = name
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
+}
+
+/// Whether a process app is contained: whether the scheduler, not the app, decides when it stops running. Only an
+/// app in a cgroup of its own (the freezer) that runs as a user other than root and the daemon's is: one that runs
+/// as either may write its cgroup's files (leave the cgroup, thaw itself), signal the daemon's other children,
+/// ptrace them; under signal suspension any app may leave its process group (`setsid`) and escape SIGSTOP.
+public enum AppContainment: Hashable, Sendable {
+    /// A cgroup of its own and a user other than root and the daemon's.
+    case contained
+    /// Why not, e.g. "runs as the daemon's user (uid 0)".
+    case notContained(String)
+
+    /// The containment of an app that runs as `user` (nil: the daemon's own) under a daemon running as
+    /// `daemonUID`, in a cgroup of its own (`inCgroup`: the freezer mechanism) or not.
+    public static func of(user: AppUser?, daemonUID: UInt32, inCgroup: Bool) -> AppContainment {
+        guard let user, user.uid != daemonUID else {
+            return .notContained("runs as the daemon's user (uid \(user?.uid ?? daemonUID)); set UserName")
+        }
+        guard user.uid != 0 else { return .notContained("runs as root (UserName \(user.name))") }
+        guard inCgroup else { return .notContained("has no cgroup of its own (signal suspension)") }
+        return .contained
+    }
+
+    /// True for `.contained`.
+    public var isContained: Bool { self == .contained }
+
+    /// Why the app is not contained; nil when it is.
+    public var reason: String? {
+        guard case .notContained(let reason) = self else { return nil }
+        return reason
+    }
+}

@@ -1,0 +1,126 @@
+import RunwayConfig
+import RunwayCore
+import RunwayTestKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The user keys (Docs/Configuration.md): launchd's `UserName`, `GroupName` and `InitGroups` in an app's Info.plist,
+/// and the daemon-wide default `AppUserName` / `AppGroupName` in `Runway.plist`, resolved to ids when loaded.
+@Suite struct UserKeyTests {
+    func load(app keys: String, settings: String = "") throws -> RunwayConfiguration {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML(settings))
+        try config.writeApp("a", identifier: "com.example.a", keys)
+        return try ConfigLoader.load(directory: config.path)
+    }
+
+    func user(app keys: String, settings: String = "") throws -> AppUser? {
+        guard case .process(let spec) = try self.load(app: keys, settings: settings).apps[0].descriptor.kind else {
+            return nil
+        }
+        return spec.user
+    }
+
+    func error(app keys: String, settings: String = "") throws -> (ConfigError?, String, String) {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML(settings))
+        let file = try config.writeApp("a", identifier: "com.example.a", keys)
+        return (loadError(config.path), file, config.path + "/Runway.plist")
+    }
+
+    @Test func C1_userNameResolvesToIdsWithTheUsersGroupsUnlessInitGroupsIsFalse() throws {
+        #expect(try self.user(app: "") == nil)
+        let nobody = try #require(try self.user(app: "<key>UserName</key><string>nobody</string>"))
+        #expect(nobody == AppUser(name: "nobody", uid: 65_534, gid: 65_534, groups: [65_534]))
+        let bare = try self.user(app: "<key>UserName</key><string>nobody</string><key>InitGroups</key><false/>")
+        #expect(bare?.groups == [])
+        let grouped = try self.user(
+            app: "<key>UserName</key><string>nobody</string><key>GroupName</key><string>root</string>"
+                + "<key>InitGroups</key><false/>"
+        )
+        #expect(grouped.map { ($0.uid, $0.gid) } ?? (1, 1) == (65_534, 0))
+        let numeric = try self.user(
+            app: "<key>UserName</key><string>4242</string><key>GroupName</key><string>4243</string>"
+        )
+        #expect(numeric == AppUser(name: "4242", uid: 4_242, gid: 4_243, groups: []))
+        // A decimal uid in the database is that user, with its groups.
+        #expect(try self.user(app: "<key>UserName</key><string>65534</string>")?.groups == [65_534])
+    }
+
+    @Test func C1_appUserNameIsTheDefaultOfProcessAppsWithoutUserName() throws {
+        let settings = "<key>AppUserName</key><string>nobody</string>"
+        #expect(try self.user(app: "", settings: settings)?.uid == 65_534)
+        #expect(try self.user(app: "<key>UserName</key><string>root</string>", settings: settings)?.uid == 0)
+    }
+
+    @Test func C2_unknownUserOrGroupIsAnErrorNamingFileKeyAndValue() throws {
+        var (error, file, settingsFile) = try self.error(app: "<key>UserName</key><string>no-such-user-x</string>")
+        #expect(error != nil)
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "UserName",
+            found: "string \"no-such-user-x\"",
+            expectedContains: "no user \"no-such-user-x\" is known"
+        )
+        (error, file, _) = try self.error(
+            app: "<key>UserName</key><string>nobody</string><key>GroupName</key><string>no-such-group-x</string>"
+        )
+        #expect(error != nil)
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "GroupName",
+            found: "string \"no-such-group-x\"",
+            expectedContains: "no group \"no-such-group-x\" is known"
+        )
+        (error, file, _) = try self.error(app: "<key>GroupName</key><string>nogroup</string>")
+        #expect(error != nil)
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "GroupName",
+            found: "string \"nogroup\"",
+            expectedContains: "only together with UserName"
+        )
+        (error, _, settingsFile) = try self.error(
+            app: "",
+            settings: "<key>AppUserName</key><string>no-such-user-x</string>"
+        )
+        #expect(error != nil)
+        expectError(
+            error,
+            code: .invalidValue,
+            file: settingsFile,
+            keyPath: "AppUserName",
+            found: "string \"no-such-user-x\"",
+            expectedContains: "no user"
+        )
+    }
+
+    @Test func P1_validateNamesEveryProcessAppADaemonOfItsUserCannotContain() throws {
+        let own = try self.load(app: "")
+        let warnings = own.containmentWarnings(daemonUID: 0)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("com.example.a is not contained") == true, "\(warnings)")
+        #expect(warnings.first?.message.contains("daemon's user") == true, "\(warnings)")
+        let root = try self.load(app: "<key>UserName</key><string>root</string>")
+        #expect(root.containmentWarnings(daemonUID: 1_000).first?.message.contains("runs as root") == true)
+        let nobody = try self.load(app: "<key>UserName</key><string>nobody</string>")
+        #expect(nobody.containmentWarnings(daemonUID: 0).isEmpty)
+        #expect(nobody.containmentWarnings(daemonUID: 65_534).count == 1)
+        let signals = try self.load(
+            app: "<key>UserName</key><string>nobody</string>",
+            settings: "<key>SuspensionMechanism</key><string>signal</string>"
+        )
+        #expect(signals.containmentWarnings(daemonUID: 0).first?.message.contains("signal suspension") == true)
+    }
+}
