@@ -85,6 +85,23 @@ struct RunHistoryWriterTests {
         #expect(try file.read().get() == Self.snapshot(3))
     }
 
+    @Test func writesDuringACrashLoopStartAtLeastTheIntervalApart() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let file = RunHistoryFile(path: directory.path + "/history.json")
+        let writer = RunHistoryWriter(write: { file.write($0) }, minimumInterval: .milliseconds(300))
+        // 100 exits over about a second: without spacing each would be written (or queued); with it, a write
+        // starts at once and then at most every 300 ms (fewer when the machine is slow, never more).
+        for number in 1...100 {
+            writer.submit(Self.snapshot(number))
+            usleep(10_000)
+        }
+        let writes = writer.counts.writes
+        #expect(writes >= 1 && writes <= 5, "\(writes) writes")
+        writer.flush()
+        #expect(try file.read().get() == Self.snapshot(100))
+    }
+
     @Test func onlyEndedRunsAreSaved() throws {
         let directory = try TemporaryConfig()
         defer { directory.remove() }
