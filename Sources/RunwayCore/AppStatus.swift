@@ -53,17 +53,14 @@ extension Scheduler {
     public func status(of app: AppID, now: Instant, taskLimit: Int = .max) -> AppStatus? {
         guard let index = self.appIndex[app] else { return nil }
         let record = self.apps[index]
-        let outstanding = self.outstandingTasks(index)
         var status = AppStatus(
             app: record.id,
             isProcess: record.descriptor.isProcess,
             state: record.state,
             terminating: record.lifecycle.termination?.reason,
             timeInState: now - record.stateSince,
-            tasks: outstanding.prefix(max(0, taskLimit)).compactMap { id in
-                self.taskTable.entry(id).map { AppStatus.Task(id: id, name: $0.name, age: now - $0.began) }
-            },
-            taskCount: outstanding.count,
+            tasks: self.listedTasks(index, limit: taskLimit, now: now),
+            taskCount: record.lifecycle.running?.tasks.count ?? 0,
             budgetRemaining: self.backgroundTimeRemaining(for: record.id, now: now),
             deadline: record.lifecycle.period?.deadline,
             messageInFlight: record.lifecycle.running?.outbox.inFlight?.message,
@@ -75,6 +72,20 @@ extension Scheduler {
         )
         status.restart = record.restart.status
         return status
+    }
+
+    /// The app's first `limit` outstanding tasks in begin order. O(limit + tasks ended and not yet compacted out
+    /// of the app's list): a summary of an app holding `TaskLimitPerApp` tasks does not visit them all.
+    private func listedTasks(_ index: Int, limit: Int, now: Instant) -> [AppStatus.Task] {
+        guard limit > 0, let tasks = self.apps[index].lifecycle.running?.tasks else { return [] }
+        var listed: [AppStatus.Task] = []
+        listed.reserveCapacity(min(limit, tasks.count))
+        for id in tasks.ids {
+            guard listed.count < limit else { break }
+            guard let entry = self.taskTable.entry(id), Int(entry.app) == index else { continue }
+            listed.append(AppStatus.Task(id: id, name: entry.name, age: now - entry.began))
+        }
+        return listed
     }
 
     /// Notifications held while suspended (N1).
