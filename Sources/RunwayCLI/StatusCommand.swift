@@ -20,8 +20,8 @@ struct StatusCommand: ParsableCommand {
             with wall-clock start and end, reason and the last lines of output. Below the table, an app with \
             background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not \
             completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a \
-            long termination reason) is cut with "…"; --json prints the daemon's reply whole, history \
-            included (Docs/ControlProtocol.md). --watch redraws the table in place every --interval seconds, under a line with \
+            long termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
+            (Docs/ControlProtocol.md). --watch redraws the table in place every --interval seconds, under a line with \
             the time, until interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json \
             it prints one JSON line per reply (JSON lines).
 
