@@ -208,9 +208,9 @@ final class LoopDriver: @unchecked Sendable {
         return self.runner.runReturning { $0.purgeRequested(now: $1) }
     }
 
-    func status() -> [AppStatus] {
+    func status(taskLimit: Int = .max) -> [AppStatus] {
         self.assertOnLoop()
-        return self.runner.core.status(now: self.loop.now())
+        return self.runner.core.status(now: self.loop.now(), taskLimit: taskLimit)
     }
 
     func backgroundTimeRemaining(for app: AppID) -> TimeSpan {

@@ -135,8 +135,12 @@ public final class RunwayScheduler: Sendable {
     }
 
     /// A snapshot of every app (K2), read with a fresh clock reading. Empty after shutdown.
-    public func status() -> [AppStatus] {
-        self.bridge.sync { $0.status() } ?? []
+    ///
+    /// - Parameter taskLimit: The most tasks listed per app (`AppStatus.tasks`, the first begun); all by default.
+    ///   `AppStatus.taskCount` counts them all. On the loop thread every task listed costs time, and an app may
+    ///   hold `TaskLimitPerApp` of them: callers that do not need every task should ask for fewer.
+    public func status(taskLimit: Int = .max) -> [AppStatus] {
+        self.bridge.sync { $0.status(taskLimit: taskLimit) } ?? []
     }
 
     /// A new subscription to the transition events (L8), from now on. Each subscriber buffers up to 4,096

@@ -8,22 +8,22 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
         discussion: """
-            The table has one row per app: state (with "terminating (reason)" while a termination runs, and a \
-            pending KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures), pid, \
-            RESTARTS (KeepAlive restarts since the daemon started), AGE (time since the current run began) and \
-            suspension mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet \
-            confirmed by the kernel), time in state, background budget left ("unlimited" in the \
-            foreground and for background modes), the budget deadline on the daemon's clock, and the outstanding \
-            background tasks as #id name (age). With APP, a describe-style view instead: state, pid, restarts, \
-            the pending restart, the wake-ups not completed and the next refresh (W6, W7), and the last runs \
-            (RunHistoryLimit) with wall-clock start and end, reason and the last lines of output. Below the \
-            table, an app with background wake-ups not yet completed or a scheduled refresh pending gets a line: \
-            "APP: 1 wake-up(s) not completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \
-            \(StatusTable.stateWidth) characters (a long termination reason) is cut with "…"; --json prints the \
-            daemon's reply whole, history included (Docs/ControlProtocol.md). \
-            --watch redraws the table in place every --interval seconds, under a line with the time, until \
-            interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json it prints \
-            one JSON line per reply (JSON lines).
+            The table has one row per app: state (with "terminating (reason)" while a termination runs, and a pending \
+            KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures), pid, RESTARTS \
+            (KeepAlive restarts since the daemon started), AGE (time since the current run began) and suspension \
+            mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet confirmed by the \
+            kernel), time in state, background budget left ("unlimited" in the foreground and for background modes), \
+            the budget deadline on the daemon's clock, and the outstanding background tasks as #id name (age): the \
+            first 16 per app, then "+N more" (--tasks lists every one; an app may hold TaskLimitPerApp tasks with \
+            names it chose). With APP, a describe-style view instead: state, pid, restarts, the tasks, the pending \
+            restart, the wake-ups not completed and the next refresh (W6, W7), and the last runs (RunHistoryLimit) \
+            with wall-clock start and end, reason and the last lines of output. Below the table, an app with \
+            background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not \
+            completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a \
+            long termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
+            (Docs/ControlProtocol.md). --watch redraws the table in place every --interval seconds, under a line with \
+            the time, until interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json \
+            it prints one JSON line per reply (JSON lines).
 
             Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
             14 suspended, 15 terminating (any state). Without APP: 0. Either way: 1 unknown app or another refusal, \
@@ -45,6 +45,9 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the daemon's JSON reply.")
     var json = false
 
+    @Flag(help: "List every outstanding background task of each app, not only the first 16.")
+    var tasks = false
+
     @Flag(help: "Redraw in place until interrupted.")
     var watch = false
 
@@ -59,7 +62,12 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         // --json prints the reply whole, every app's history included; the table needs none (Decision 139).
-        let request = ControlRequest(command: "status", app: self.app, history: self.json ? true : nil)
+        let request = ControlRequest(
+            command: "status",
+            app: self.app,
+            history: self.json ? true : nil,
+            tasks: self.tasks ? true : nil
+        )
         guard self.watch else {
             let reply = try self.connection.request(request)
             // One app: the describe-style view (StatusDescribe.swift); every app: the table.
@@ -80,6 +88,14 @@ struct StatusCommand: ParsableCommand {
 
 /// The status table.
 enum StatusTable {
+    /// The TASKS cell: `#id name (age)` of each task listed, then `+N more` when the daemon cut the list.
+    static func tasks(_ app: AppStatusPayload) -> String {
+        let more = max(0, (app.tasksTotal ?? app.tasks.count) - app.tasks.count)
+        var cells = app.tasks.map { "#\($0.id) \(terminalSafe($0.name)) (\(seconds($0.ageSeconds)))" }
+        if more > 0 { cells.append("+\(more) more") }
+        return cells.isEmpty ? "-" : cells.joined(separator: ", ")
+    }
+
     static func render(_ reply: ControlReply) -> String {
         var lines: [String] = []
         if let daemon = reply.daemon {
@@ -109,12 +125,7 @@ enum StatusTable {
             case (let left?, _): budget = seconds(left)
             }
             let deadline = app.deadlineAtSeconds.map { "t=" + seconds($0) } ?? "-"
-            let tasks =
-                app.tasks.isEmpty
-                ? "-"
-                : app.tasks.map { "#\($0.id) \(terminalSafe($0.name)) (\(seconds($0.ageSeconds)))" }.joined(
-                    separator: ", "
-                )
+            let tasks = Self.tasks(app)
             rows.append([
                 app.app, state, app.pid.map(String.init) ?? "-", String(app.restarts ?? 0),
                 app.ageSeconds.map(seconds) ?? "-", suspension, seconds(app.timeInStateSeconds), budget, deadline,

@@ -28,6 +28,7 @@ enum StatusDescribe {
         } else {
             field("Next restart", "none")
         }
+        field("Tasks", StatusTable.tasks(app))
         // W6, W7: what the table prints below its rows.
         if let wakes = app.outstandingWakes { field("Wake-ups", "\(wakes) not completed") }
         if let refresh = app.nextRefreshAtSeconds { field("Next refresh", "t=" + StatusTable.seconds(refresh)) }

@@ -1,12 +1,14 @@
 import RunwayCore
 
 // The restart, history and state keys of `Runway.plist` (Docs/Configuration.md): `RestartBackoffLimit`,
-// `RestartBackoffReset`, `CrashLoopThreshold` (the core's KeepAlive policy), `StateDirectory` and
+// `RestartBackoffReset`, `CrashLoopThreshold`, `RestartRateLimit` (the core's KeepAlive policy), `StateDirectory` and
 // `RunHistoryLimit` (the daemon's).
 
 extension RunwaySettingsPlist {
     /// Bounds of `CrashLoopThreshold`.
     static let crashLoopThresholds = 1...1_000
+    /// Bounds of `RestartRateLimit` (restarts a second, over every app).
+    static let restartRateLimits = 1...1_000
 
     /// Reads the keys into `settings` and `daemon`; absent keys keep the defaults.
     static func applyRestartKeys(
@@ -29,6 +31,12 @@ extension RunwaySettingsPlist {
                 throw file.error(at: .key(Key.crashLoopThreshold.name), expected: Key.crashLoopThreshold.expected)
             }
             settings.crashLoopThreshold = threshold
+        }
+        if let rate = plist.restartRateLimit {
+            guard Self.restartRateLimits.contains(rate) else {
+                throw file.error(at: .key(Key.restartRateLimit.name), expected: Key.restartRateLimit.expected)
+            }
+            settings.restartSpacing = .nanoseconds(1_000_000_000 / Int64(rate))
         }
         daemon.stateDirectory = try file.absolutePath(plist.stateDirectory, key: Key.stateDirectory)
         if let limit = plist.runHistoryLimit {
@@ -54,6 +62,11 @@ extension RunwaySettingsPlist.Key {
         expected: "an integer from \(RunwaySettingsPlist.crashLoopThresholds.lowerBound) to "
             + "\(RunwaySettingsPlist.crashLoopThresholds.upperBound) (consecutive failures)"
     )
+    static let restartRateLimit = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.restartRateLimit,
+        expected: "an integer from \(RunwaySettingsPlist.restartRateLimits.lowerBound) to "
+            + "\(RunwaySettingsPlist.restartRateLimits.upperBound) (restarts a second, over every app)"
+    )
     static let stateDirectory = PlistKeySpec(
         RunwaySettingsPlist.CodingKeys.stateDirectory,
         expected: "an absolute path (a string starting with \"/\")"
@@ -64,6 +77,7 @@ extension RunwaySettingsPlist.Key {
             + "\(DaemonSettings.runHistoryLimits.upperBound) (runs kept per app)"
     )
     static let restart = [
-        restartBackoffLimit, restartBackoffReset, crashLoopThreshold, stateDirectory, runHistoryLimit,
+        restartBackoffLimit, restartBackoffReset, crashLoopThreshold, restartRateLimit, stateDirectory,
+        runHistoryLimit,
     ]
 }

@@ -31,6 +31,7 @@ struct RunwaySettingsPlist: Decodable {
     var restartBackoffLimit: Double?
     var restartBackoffReset: Double?
     var crashLoopThreshold: Int?
+    var restartRateLimit: Int?
     var stateDirectory: String?
     var runHistoryLimit: Int?
     var backgroundWakeBudget: Double?
@@ -69,6 +70,7 @@ struct RunwaySettingsPlist: Decodable {
         case restartBackoffLimit = "RestartBackoffLimit"
         case restartBackoffReset = "RestartBackoffReset"
         case crashLoopThreshold = "CrashLoopThreshold"
+        case restartRateLimit = "RestartRateLimit"
         case stateDirectory = "StateDirectory"
         case runHistoryLimit = "RunHistoryLimit"
         case backgroundWakeBudget = "BackgroundWakeBudget"

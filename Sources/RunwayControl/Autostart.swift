@@ -61,7 +61,8 @@ func startRunHistory(
         limit: configuration.daemon.runHistoryLimit,
         file: file,
         clock: WallClock(scheduler: scheduler),
-        runs: runs
+        runs: runs,
+        report: { problem in printError("warning: run history not saved: \(problem)") }
     )
     scheduler.observeTransitions { event in history.transitioned(event) }
     return history

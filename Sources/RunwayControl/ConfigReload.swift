@@ -74,6 +74,7 @@ struct ConfigDiff {
         if old.restartBackoffLimit != new.restartBackoffLimit { names.append("RestartBackoffLimit") }
         if old.restartBackoffReset != new.restartBackoffReset { names.append("RestartBackoffReset") }
         if old.crashLoopThreshold != new.crashLoopThreshold { names.append("CrashLoopThreshold") }
+        if old.restartSpacing != new.restartSpacing { names.append("RestartRateLimit") }
         if old.backgroundWakeBudget != new.backgroundWakeBudget { names.append("BackgroundWakeBudget") }
         if old.backgroundWakeLimitPerApp != new.backgroundWakeLimitPerApp { names.append("BackgroundWakeLimitPerApp") }
         if old.backgroundWakePayloadByteLimit != new.backgroundWakePayloadByteLimit {

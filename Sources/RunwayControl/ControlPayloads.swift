@@ -34,8 +34,12 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var contained: Bool?
     package var notContainedReason: String?
     package var timeInStateSeconds: Double
-    /// Outstanding background tasks in the order they began.
+    /// Outstanding background tasks in the order they began: the first `ControlService.statusTaskLimit` (16), or
+    /// every one when the request asked for `tasks`. An app chooses its tasks' names and holds up to
+    /// `TaskLimitPerApp` of them, so a plain `status` lists a bounded number.
     package var tasks: [Task]
+    /// How many background tasks are outstanding; more than `tasks.count` when the list was cut.
+    package var tasksTotal: Int?
     /// Budget left in this background period (0 once it ran out); absent outside a budgeted background period:
     /// unlimited (foreground, background modes), or not applicable (notRunning, suspended, terminating).
     package var budgetRemainingSeconds: Double?
@@ -97,6 +101,7 @@ extension AppStatusPayload {
         self.notContainedReason = process?.containment.reason
         self.timeInStateSeconds = seconds(status.timeInState)
         self.tasks = status.tasks.map { Task(id: $0.id.rawValue, name: $0.name, ageSeconds: seconds($0.age)) }
+        self.tasksTotal = status.taskCount
         // Present exactly when `deadlineAtSeconds` is: the core's `backgroundTimeRemaining` is 0 for an app that is
         // not running, suspended or terminating, which the protocol reports as absent (Docs/ControlProtocol.md).
         self.budgetRemainingSeconds =

@@ -61,6 +61,9 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     /// For `status`: include each app's run history (`history`). Absent: only when `app` names one app, so that a
     /// plain `status` (the table, `--watch`) does not make the daemon encode every app's history on its loop.
     package var history: Bool?
+    /// For `status`: list every outstanding task of each app. Absent or false: the first
+    /// `ControlService.statusTaskLimit` per app, with `tasksTotal` counting them all.
+    package var tasks: Bool?
 
     package init(
         command: String,
@@ -77,7 +80,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         follow: Bool? = nil,
         stream: String? = nil,
         reason: String? = nil,
-        history: Bool? = nil
+        history: Bool? = nil,
+        tasks: Bool? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -95,6 +99,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.stream = stream
         self.reason = reason
         self.history = history
+        self.tasks = tasks
     }
 }
 

@@ -6,6 +6,7 @@ extension ControlRequest {
         case lines, previous, follow, stream
         case reason
         case history
+        case tasks
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -27,7 +28,8 @@ extension ControlRequest {
             follow: try container.decodeIfPresent(Bool.self, forKey: .follow),
             stream: try container.decodeIfPresent(String.self, forKey: .stream),
             reason: try container.decodeIfPresent(String.self, forKey: .reason),
-            history: try container.decodeIfPresent(Bool.self, forKey: .history)
+            history: try container.decodeIfPresent(Bool.self, forKey: .history),
+            tasks: try container.decodeIfPresent(Bool.self, forKey: .tasks)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

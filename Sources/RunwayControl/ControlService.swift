@@ -15,6 +15,11 @@ final class ControlService: @unchecked Sendable {
     /// Reloads the configuration (C3) off the loop; returns the report or an error reply.
     typealias Reload = @Sendable (_ dryRun: Bool) async -> Result<ReloadReport, ControlErrorPayload>
 
+    /// Tasks listed per app in a `status` reply unless the request asks for every one (`tasks`): with names of up
+    /// to `TaskNameByteLimit` bytes that JSON may write six bytes each, 16 keep an app's row under 16 x 1.6 KB at
+    /// the default limit, where 1,000 tasks made it 1.6 MB, encoded on the loop thread.
+    static let statusTaskLimit = 16
+
     let scheduler: RunwayScheduler
     let info: @Sendable () -> DaemonInfo
     let reload: Reload
@@ -153,7 +158,12 @@ final class ControlService: @unchecked Sendable {
         do throws(SchedulerError) {
             switch command {
             case .status:
-                return self.statusReply(app: app, history: request.history ?? (app != nil), id: id)
+                return self.statusReply(
+                    app: app,
+                    history: request.history ?? (app != nil),
+                    allTasks: request.tasks ?? false,
+                    id: id
+                )
             case .events:
                 self.subscribers.insert(connection)
                 var reply = ControlReply(id: id, ok: true)
@@ -211,7 +221,7 @@ final class ControlService: @unchecked Sendable {
         }
         if let failure = self.spawnFailureReply(command, app: app, id: id) { return failure }
         var reply = ControlReply(id: id, ok: true)
-        reply.state = self.scheduler.status().first { $0.app == app }?.state.rawValue
+        reply.state = self.scheduler.status(taskLimit: 0).first { $0.app == app }?.state.rawValue
         return reply
     }
 
@@ -226,7 +236,7 @@ final class ControlService: @unchecked Sendable {
     }
 
     private func beginTaskReply(name: String, app: AppID, id: Int?) -> ControlReply {
-        let state = { self.scheduler.status().first { $0.app == app }?.state.rawValue }
+        let state = { self.scheduler.status(taskLimit: 0).first { $0.app == app }?.state.rawValue }
         switch self.scheduler.requestBackgroundTask(withName: name, for: app) {
         case .success(let task):
             var reply = ControlReply(id: id, ok: true)
@@ -255,8 +265,8 @@ final class ControlService: @unchecked Sendable {
         }
     }
 
-    private func statusReply(app: AppID?, history: Bool, id: Int?) -> ControlReply {
-        let statuses = self.scheduler.status()
+    private func statusReply(app: AppID?, history: Bool, allTasks: Bool, id: Int?) -> ControlReply {
+        let statuses = self.scheduler.status(taskLimit: allTasks ? .max : Self.statusTaskLimit)
         let rows = processRows(of: self.scheduler)
         var reply = ControlReply(id: id, ok: true)
         reply.daemon = self.info()

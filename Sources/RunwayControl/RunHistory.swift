@@ -25,8 +25,8 @@ package struct RunRecord: Codable, Hashable, Sendable {
 /// The last `limit` runs of every app, kept by observing transitions and saved to a JSON file after each run ends
 /// (RunHistoryFile.swift), so that a restarted daemon shows them.
 ///
-/// Thread-safe: the state is behind a mutex. `transitioned` is called on the loop thread; files are written on a
-/// serial queue of their own, never on the loop thread.
+/// Thread-safe: the state is behind a mutex. `transitioned` is called on the loop thread; files are written by a
+/// `RunHistoryWriter`, never on the loop thread, the newest snapshot only (at most one waits, however fast apps exit).
 package final class RunHistory: Sendable {
     /// The last lines of an app's output, for a run that just ended (the per-app log ring, when connected).
     package typealias OutputSource = @Sendable (AppID) -> [String]
@@ -39,24 +39,32 @@ package final class RunHistory: Sendable {
         var runs: [String: [RunRecord]] = [:]
         var restarts: [String: Int] = [:]
         var outputSource: OutputSource?
-        var writeProblem: String?
     }
 
     let limit: Int
     let file: RunHistoryFile?
     let clock: WallClock
     private let state: Mutex<State>
-    private let writes = DispatchQueue(label: "runway-run-history")
+    /// Saves the newest snapshot to `file`; nil without a file.
+    let writer: RunHistoryWriter?
 
     /// - Parameters:
     ///   - limit: Runs kept per app (`RunHistoryLimit`).
     ///   - file: Where the history is kept; nil keeps it in memory only.
     ///   - runs: What a previous daemon saved (`RunHistoryFile.read`).
-    init(limit: Int, file: RunHistoryFile?, clock: WallClock, runs: [String: [RunRecord]] = [:]) {
+    ///   - report: Told why a write failed, once per new problem (the daemon prints it as a warning).
+    init(
+        limit: Int,
+        file: RunHistoryFile?,
+        clock: WallClock,
+        runs: [String: [RunRecord]] = [:],
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.limit = limit
         self.file = file
         self.clock = clock
         self.state = Mutex(State(runs: runs.mapValues { Array($0.suffix(limit)) }))
+        self.writer = file.map { file in RunHistoryWriter(write: { file.write($0) }, report: report) }
     }
 
     /// Connects the source of `lastOutput` (the per-app log ring); nil disconnects it. May be called from any
@@ -72,7 +80,7 @@ package final class RunHistory: Sendable {
     }
 
     /// Why the last write failed, or nil.
-    var writeProblem: String? { self.state.withLock { $0.writeProblem } }
+    var writeProblem: String? { self.writer?.problem }
 
     /// A transition (loop thread): a run begins when the app leaves `notRunning` and ends when it returns there.
     func transitioned(_ event: TransitionEvent) {
@@ -116,22 +124,12 @@ package final class RunHistory: Sendable {
             state.runs[key] = Array(runs.suffix(self.limit))
             return state.runs
         }
-        self.save(snapshot)
+        self.writer?.submit(snapshot)
     }
 
-    /// Waits until every queued write is done (at the daemon's stop).
+    /// Waits for the write in progress and the newest snapshot's (at the daemon's stop): at most two writes.
     func flush() {
-        self.writes.sync {}
-    }
-
-    private func save(_ runs: [String: [RunRecord]]) {
-        guard let file = self.file else { return }
-        // Only ended runs are saved: a run still going when the daemon dies has no end to show.
-        let ended = runs.mapValues { $0.filter { $0.ended != nil } }.filter { !$0.value.isEmpty }
-        self.writes.async {
-            let problem = file.write(ended)
-            self.state.withLock { $0.writeProblem = problem }
-        }
+        self.writer?.flush()
     }
 
     /// A line cut to `outputLineByteLimit` bytes of UTF-8 (on a character boundary).

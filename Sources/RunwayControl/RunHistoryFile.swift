@@ -91,6 +91,11 @@ struct RunHistoryFile: Sendable {
         guard let data = try? encoder.encode(Contents(version: Self.version, apps: apps)) else {
             return "the history did not encode"
         }
+        // A file larger than a daemon reads back would be moved aside at the next start: it is not written.
+        guard data.count <= self.readByteLimit else {
+            return "the history is \(data.count) bytes, more than the \(self.readByteLimit) a daemon reads back "
+                + "(apps x RunHistoryLimit x \(Self.runByteBound) bytes, at least 64 MiB); \(self.path) not replaced"
+        }
         let directory = (self.path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(

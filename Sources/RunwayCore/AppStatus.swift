@@ -20,8 +20,10 @@ public struct AppStatus: Hashable, Sendable {
     public var terminating: TerminationReason?
     /// How long it has been in `state`, at the snapshot's `now`.
     public var timeInState: TimeSpan
-    /// Outstanding tasks in the order they began.
+    /// Outstanding tasks in the order they began: the first `taskLimit` of them (all by default).
     public var tasks: [Task]
+    /// How many tasks are outstanding, whether or not `tasks` lists them all.
+    public var taskCount: Int
     /// `backgroundTimeRemaining` (B3): `TimeSpan.max` when unlimited.
     public var budgetRemaining: TimeSpan
     /// The budget deadline of the current background period; nil outside one or for background modes.
@@ -44,7 +46,11 @@ public struct AppStatus: Hashable, Sendable {
 
 extension Scheduler {
     /// Snapshots one app, or nil if it is unknown. Does not change anything.
-    public func status(of app: AppID, now: Instant) -> AppStatus? {
+    ///
+    /// - Parameter taskLimit: The most tasks listed in `tasks` (the first ones begun); `taskCount` counts them all.
+    ///   An app holds up to `TaskLimitPerApp` tasks whose names it chose, so a caller that shows a summary lists
+    ///   a few and does not build the rest.
+    public func status(of app: AppID, now: Instant, taskLimit: Int = .max) -> AppStatus? {
         guard let index = self.appIndex[app] else { return nil }
         let record = self.apps[index]
         var status = AppStatus(
@@ -53,9 +59,8 @@ extension Scheduler {
             state: record.state,
             terminating: record.lifecycle.termination?.reason,
             timeInState: now - record.stateSince,
-            tasks: self.outstandingTasks(index).compactMap { id in
-                self.taskTable.entry(id).map { AppStatus.Task(id: id, name: $0.name, age: now - $0.began) }
-            },
+            tasks: self.listedTasks(index, limit: taskLimit, now: now),
+            taskCount: record.lifecycle.running?.tasks.count ?? 0,
             budgetRemaining: self.backgroundTimeRemaining(for: record.id, now: now),
             deadline: record.lifecycle.period?.deadline,
             messageInFlight: record.lifecycle.running?.outbox.inFlight?.message,
@@ -69,14 +74,28 @@ extension Scheduler {
         return status
     }
 
+    /// The app's first `limit` outstanding tasks in begin order. O(limit + tasks ended and not yet compacted out
+    /// of the app's list): a summary of an app holding `TaskLimitPerApp` tasks does not visit them all.
+    private func listedTasks(_ index: Int, limit: Int, now: Instant) -> [AppStatus.Task] {
+        guard limit > 0, let tasks = self.apps[index].lifecycle.running?.tasks else { return [] }
+        var listed: [AppStatus.Task] = []
+        listed.reserveCapacity(min(limit, tasks.count))
+        for id in tasks.ids {
+            guard listed.count < limit else { break }
+            guard let entry = self.taskTable.entry(id), Int(entry.app) == index else { continue }
+            listed.append(AppStatus.Task(id: id, name: entry.name, age: now - entry.began))
+        }
+        return listed
+    }
+
     /// Notifications held while suspended (N1).
     private func heldNotificationCount(_ lifecycle: Lifecycle) -> Int {
         if case .suspended(let held) = lifecycle { return held.count }
         return 0
     }
 
-    /// Snapshots every app, in registration order.
-    public func status(now: Instant) -> [AppStatus] {
-        self.apps.compactMap { self.status(of: $0.id, now: now) }
+    /// Snapshots every app, in registration order, each with at most `taskLimit` tasks listed.
+    public func status(now: Instant, taskLimit: Int = .max) -> [AppStatus] {
+        self.apps.compactMap { self.status(of: $0.id, now: now, taskLimit: taskLimit) }
     }
 }

@@ -128,4 +128,6 @@ struct RestartRecord {
     var status = RestartStatus()
     /// The armed restart timer; set exactly when `status.pending` is.
     var timer: DeadlineHandle?
+    /// True when the timer was re-armed at the restart's turn (`Scheduler.restartSlot`): it starts when it fires.
+    var paced = false
 }

@@ -8,6 +8,9 @@
 //   the count again. The delay is `throttleInterval * 2^(failures - 1)`, at most `restartBackoffLimit`.
 // - From `crashLoopThreshold` consecutive failures on, the app is crash-looping; it is still restarted, at the
 //   backoff limit, until an operator steps in (kubelet does the same).
+// - Restarts start at least `restartSpacing` apart, over every app: a restart due before the next free turn is
+//   moved to that turn (and the turn after it is the next one free), so they start in the order they came due,
+//   none dropped, one spawn per turn of the loop at most.
 // - An end that is not a restart condition, an operator's `terminate` (which also cancels a pending restart) and
 //   an operator's `launch` (which replaces it) reset the count and the crash-loop state. Shutdown cancels every
 //   pending restart.
@@ -49,9 +52,20 @@ extension Scheduler {
 
     /// The restart timer fired: launch the app into its launch state, cause `restart(attempt)`.
     mutating func restartDue(_ index: Int, handle: DeadlineHandle) {
-        guard self.apps[index].restart.timer == handle, let pending = self.apps[index].restart.status.pending,
+        guard self.apps[index].restart.timer == handle, var pending = self.apps[index].restart.status.pending,
             self.apps[index].lifecycle.isNotRunning, !self.stopping
         else { return }
+        // Paced: a restart due before its turn waits for it; the turn is taken now, so later ones queue behind.
+        if !self.apps[index].restart.paced, self.lastNow < self.restartSlot {
+            pending.at = self.restartSlot
+            self.restartSlot = self.restartSlot + self.settings.restartSpacing
+            self.apps[index].restart.status.pending = pending
+            self.apps[index].restart.timer = self.arm(.restart, app: index, at: pending.at)
+            self.apps[index].restart.paced = true
+            return
+        }
+        if !self.apps[index].restart.paced { self.restartSlot = self.lastNow + self.settings.restartSpacing }
+        self.apps[index].restart.paced = false
         self.apps[index].restart.timer = nil
         self.apps[index].restart.status.pending = nil
         self.apps[index].restart.status.restarts = pending.attempt
@@ -95,6 +109,7 @@ extension Scheduler {
     private mutating func cancelRestart(_ index: Int) {
         self.disarm(self.apps[index].restart.timer.map { [$0] } ?? [])
         self.apps[index].restart.timer = nil
+        self.apps[index].restart.paced = false
         self.apps[index].restart.status.pending = nil
         self.apps[index].restart.status.consecutiveFailures = 0
         self.apps[index].restart.status.crashLooping = false

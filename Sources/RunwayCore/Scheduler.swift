@@ -39,6 +39,8 @@ public struct Scheduler {
     /// event.
     var interrupted: [DeviceEvent: [Int]] = [:]
     var pressureLevel = MemoryPressureLevel.normal
+    /// KeepAlive: the earliest instant the next restart may start (`SchedulerSettings.restartSpacing`).
+    var restartSlot: Instant = .origin
     /// Actions produced by the current call, returned by `finish()` or handed over by `finish(into:)`.
     var actions: [Action] = []
     /// The app the last event named and its index (apps are never removed, so an index stays valid): a driver

@@ -89,6 +89,12 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// KeepAlive: this many consecutive failures make an app crash-looping (`CrashLoopThreshold`). Default 5; at
     /// least 1.
     public var crashLoopThreshold: Int = 5
+    /// KeepAlive: the shortest time between two restarts started, over every app (`RestartRateLimit`, restarts a
+    /// second, gives 1 s / limit). A restart due sooner after the last one waits its turn, in the order the
+    /// restarts came due; none is dropped. Bounds the loop time a crash-looping fleet takes: one spawn per
+    /// spacing, so that it cannot delay other apps' deadlines by more than one spawn. Default 20 ms (50 restarts a
+    /// second); positive.
+    public var restartSpacing: TimeSpan = .milliseconds(Int64(20))
     /// The budget a background wake-up gives (`BackgroundWakeBudget`, W2): the deadline of a woken app is at least
     /// this long after the wake-up. Apps may override it. Default 30 s, as iOS gives a background fetch.
     public var backgroundWakeBudget: TimeSpan

@@ -97,14 +97,18 @@ import Glibc
         )
         #expect(((answers["again"] as? [String: Any])?["task"] as? Int ?? 0) > 0, "\(answers)")
 
-        // The status reply is bounded by the limits, larger than the queue limit, and still answered in full.
-        let json = try daemon.cli("status", "--json")
+        // The status reply with every task (--tasks) is bounded by the limits, larger than the queue limit, and
+        // still answered in full; a plain one lists 16 tasks and counts them all.
+        let json = try daemon.cli("status", "--json", "--tasks")
         #expect(json.status == 0, "\(json.stderr)")
         #expect(json.stdoutData.count > 1_000_000, "status reply of \(json.stdoutData.count) bytes")
         let reply = try ControlClient.decode(ControlReply.self, Array(json.stdoutData.dropLast()))
         let row = try #require(reply.apps?.first { $0.app == Self.hog })
         #expect(row.tasks.count == 1_000)
         #expect(row.tasks.allSatisfy { $0.name.utf8.count == 256 })
+        let plain = try daemon.request(ControlRequest(command: "status", app: Self.hog))
+        #expect(plain.apps?.first?.tasks.count == 16)
+        #expect(plain.apps?.first?.tasksTotal == 1_000)
         let table = try daemon.cli("status")
         #expect(table.status == 0, "\(table.stderr)")
 

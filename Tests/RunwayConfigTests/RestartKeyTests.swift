@@ -136,6 +136,23 @@ import Testing
         )
     }
 
+    @Test func restartRateLimitSetsTheSpacingOfRestartsAndIsBounded() throws {
+        let configuration = try self.load(app: "", settings: "<key>RestartRateLimit</key><integer>200</integer>")
+        #expect(configuration.settings.restartSpacing == .milliseconds(5))
+        #expect(try self.load(app: "").settings.restartSpacing == .milliseconds(20))
+        for bad in ["<integer>0</integer>", "<integer>1001</integer>"] {
+            let (error, file) = try self.error(settings: "<key>RestartRateLimit</key>" + bad)
+            expectError(
+                error,
+                code: .invalidValue,
+                file: file,
+                keyPath: "RestartRateLimit",
+                found: bad.contains("1001") ? "integer 1001" : "integer 0",
+                expectedContains: "from 1 to 1000 (restarts a second, over every app)"
+            )
+        }
+    }
+
     @Test func throttleIntervalWithoutKeepAliveIsIgnoredWithAWarning() throws {
         let configuration = try self.load(app: "<key>ThrottleInterval</key><real>2</real>")
         #expect(configuration.warnings.map(\.keyPath) == ["ThrottleInterval"])

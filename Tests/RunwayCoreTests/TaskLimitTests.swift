@@ -81,3 +81,25 @@ import Testing
         #expect(refused.refusal == .notRunning)
     }
 }
+
+/// K2: a status snapshot lists the first tasks still outstanding, in begin order, up to the limit asked for, and
+/// counts every one; tasks that ended are skipped, not listed or counted.
+@Suite struct StatusTaskLimitTests {
+    @Test func K2_aStatusListsTheFirstOutstandingTasksUpToTheLimitAndCountsThemAll() throws {
+        var driver = makeDriver([AppDescriptor(id: mail)]).launched(mail)
+        var granted: [BackgroundTaskID] = []
+        for number in 0..<40 { granted.append(driver.beginTask("task \(number)", in: mail)) }
+        // The first ten end (fewer than half: the app's list keeps their ids until it is compacted).
+        for task in granted.prefix(10) { try driver.endTask(task, in: mail) }
+
+        let status = try #require(driver.scheduler.status(of: mail, now: driver.now, taskLimit: 5))
+        #expect(status.tasks.map(\.id) == Array(granted[10..<15]))
+        #expect(status.tasks.map(\.name) == (10..<15).map { "task \($0)" })
+        #expect(status.taskCount == 30)
+        let none = try #require(driver.scheduler.status(of: mail, now: driver.now, taskLimit: 0))
+        #expect(none.tasks.isEmpty)
+        #expect(none.taskCount == 30)
+        let all = try #require(driver.scheduler.status(of: mail, now: driver.now))
+        #expect(all.tasks.map(\.id) == Array(granted[10...]))
+    }
+}

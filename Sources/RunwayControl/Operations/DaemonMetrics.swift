@@ -84,7 +84,7 @@ final class DaemonMetrics: Sendable {
     }
 
     private func sample(_ scheduler: RunwayScheduler) {
-        let statuses = scheduler.status()
+        let statuses = scheduler.status(taskLimit: 0)
         self.factory.gauge(DaemonMetricNames.apps).set(to: Double(statuses.count))
         for status in statuses {
             let app = status.app.bundleIdentifier
@@ -93,7 +93,7 @@ final class DaemonMetrics: Sendable {
                 self.factory.gauge(DaemonMetricNames.appState, labels: [("app", app), ("state", state.rawValue)])
                     .set(to: state == status.state ? 1.0 : 0.0)
             }
-            self.factory.gauge(DaemonMetricNames.appTasks, labels: [("app", app)]).set(to: Double(status.tasks.count))
+            self.factory.gauge(DaemonMetricNames.appTasks, labels: [("app", app)]).set(to: Double(status.taskCount))
             self.factory.gauge(DaemonMetricNames.appCrashLooping, labels: [("app", app)])
                 .set(to: status.restart.crashLooping ? 1.0 : 0.0)
         }
