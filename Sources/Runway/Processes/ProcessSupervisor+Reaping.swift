@@ -27,8 +27,11 @@ extension ProcessSupervisor {
     func kill(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         managed.cgroup?.killAll()
-        self.signalEveryProcess(app, SIGKILL)
+        // What is already known dies first, so the /proc scan is not on the kill's path (B6: the budget is a
+        // wall); the scan then finds what forked or escaped since the last one, and that is killed too.
+        self.signalEveryProcess(app, SIGKILL, rescanning: false)
         _ = runway_kill(child.pid, SIGKILL)
+        self.signalEveryProcess(app, SIGKILL)
     }
 
     /// `ChildProcessDelegate`: the main process exited and its pidfd reaped it. Kills what it left behind, records
