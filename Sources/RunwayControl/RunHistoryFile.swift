@@ -76,12 +76,16 @@ struct RunHistoryFile: Sendable {
     }
 
     /// Why the file's directory cannot hold a history this daemon trusts (another user owns it or may write in
-    /// it, so could replace the file at any time), or nil. A missing directory is fine: `write` creates it 0700.
+    /// it, so could replace the file at any time, or it is reached through a symbolic link or a directory another
+    /// user may change: `LogDirectory`), or nil. A missing directory is fine: `write` creates it 0700.
     func directoryProblem() -> String? {
         let directory = (self.path as NSString).deletingLastPathComponent
         var info = stat()
         guard lstat(directory, &info) == 0 else { return nil }
-        return PrivateFile.directoryProblem(directory, info: info)
+        if let problem = PrivateFile.directoryProblem(directory, info: info) { return problem }
+        // No symbolic link in any component, and no directory on the way another user may change.
+        do { _ = try LogDirectory.open(directory) } catch { return error.description }
+        return nil
     }
 
     /// Replaces the file; returns nil, or why it could not.

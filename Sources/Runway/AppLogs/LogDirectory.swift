@@ -4,20 +4,21 @@ import Glibc
 import Musl
 #endif
 
-/// The directory of an app's output file, opened by a walk from `/` one component at a time, each with
-/// `O_PATH | O_DIRECTORY | O_NOFOLLOW` relative to the one before: no symbolic link is followed in any component
-/// (a link planted in place of a directory makes the walk fail, it is never resolved), and the file is then
-/// opened, rotated and removed relative to the descriptor (`openat`, `renameat`, `unlinkat`), so a directory
-/// swapped after the walk changes nothing.
+/// The directory of a file the daemon writes (an app's output file, the process state file, the run history),
+/// opened by a walk from `/` one component at a time, each with `O_PATH | O_DIRECTORY | O_NOFOLLOW` relative to
+/// the one before: no symbolic link is followed in any component (a link planted in place of a directory makes the
+/// walk fail, it is never resolved). Output files are then opened, rotated and removed relative to the descriptor
+/// (`openat`, `renameat`, `unlinkat`), so a directory swapped after the walk changes nothing.
 ///
-/// Every directory on the way must belong to root or to the daemon's user; the output file's own directory must
-/// also not be writable by any other user (not by others, and by its group only when that group is the daemon's).
-/// A directory above it may be writable by others when it is sticky (`/tmp`): there another user can add entries
-/// but cannot rename or remove the ones it does not own. Anything else is refused with an error naming the
-/// directory and the reason (`LogDirectoryError`).
+/// Every directory on the way must belong to root or to the daemon's user; the file's own directory must also not
+/// be writable by any other user (not by others, and by its group only when that group is the daemon's). A
+/// directory above it may be writable by others when it is sticky (`/tmp`): there another user can add entries but
+/// cannot rename or remove the ones it does not own. So once a walk succeeds, no other user can change what the
+/// path leads to, and the state and history files, which are opened by path, are as safe as the output files.
+/// Anything else is refused with an error naming the directory and the reason (`LogDirectoryError`).
 ///
 /// Not thread-safe; the descriptor is closed by `close()` (or deinit).
-final class LogDirectory {
+package final class LogDirectory {
     /// The directory's absolute path, as configured.
     let path: String
     /// `O_PATH` descriptor of the directory.
@@ -44,7 +45,7 @@ final class LogDirectory {
     }
 
     /// Walks to `directory` (absolute) and checks every component.
-    static func open(_ directory: String) throws(LogDirectoryError) -> LogDirectory {
+    package static func open(_ directory: String) throws(LogDirectoryError) -> LogDirectory {
         let flags = Self.openPath | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
         var fd = Glibc.open("/", flags)
         guard fd >= 0 else { throw LogDirectoryError(path: "/", reason: "cannot be opened: \(Self.errorText())") }
@@ -77,7 +78,7 @@ final class LogDirectory {
     private static func walkFailure(_ parent: Int32, _ component: String, _ code: Int32) -> String {
         var info = stat()
         if fstatat(parent, component, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            return "is a symbolic link (no link is followed in a log path)"
+            return "is a symbolic link (no link is followed in a path the daemon writes under)"
         }
         return "cannot be opened as a directory: \(String(cString: strerror(code)))"
     }
@@ -100,7 +101,10 @@ final class LogDirectory {
         guard writableByOthers || writableByGroup else { return }
         let who = writableByOthers ? "every user" : "group \(info.st_gid)"
         if isLast {
-            throw LogDirectoryError(path: path, reason: "is writable by \(who) (the app's log directory must not be)")
+            throw LogDirectoryError(
+                path: path,
+                reason: "is writable by \(who) (a directory the daemon writes files in must not be)"
+            )
         }
         guard info.st_mode & S_ISVTX != 0 else {
             throw LogDirectoryError(path: path, reason: "is writable by \(who) and not sticky")
@@ -114,10 +118,10 @@ final class LogDirectory {
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
-/// A log path that is refused: `path` is the component at fault.
-struct LogDirectoryError: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
+/// A path the daemon would write under that is refused: `path` is the component at fault.
+package struct LogDirectoryError: Error, CustomStringConvertible {
+    package var path: String
+    package var reason: String
 
-    var description: String { "\(self.path) \(self.reason)" }
+    package var description: String { "\(self.path) \(self.reason)" }
 }

@@ -19,7 +19,8 @@ struct ProcessStateFile: Hashable, Sendable {
     }
 
     /// Creates the directory (mode 0700, parents included) when missing, then checks that it is a directory
-    /// owned by this user (or root) that no one else may write.
+    /// owned by this user (or root) that no one else may write, reached without a symbolic link through
+    /// directories no other user may change (`LogDirectory`).
     ///
     /// - Returns: nil, or why the file cannot be kept there.
     func prepareDirectory() -> String? {
@@ -34,7 +35,10 @@ struct ProcessStateFile: Hashable, Sendable {
         guard lstat(self.directory, &info) == 0 else {
             return "cannot read \(self.directory): \(SystemFiles.describe(errno))"
         }
-        return PrivateFile.directoryProblem(self.directory, info: info)
+        if let problem = PrivateFile.directoryProblem(self.directory, info: info) { return problem }
+        // No symbolic link in any component, and no directory on the way another user may change.
+        do { _ = try LogDirectory.open(self.directory) } catch { return error.description }
+        return nil
     }
 
     /// The file's snapshot; nil when there is no file. Fails when it is not a regular file owned by this user,

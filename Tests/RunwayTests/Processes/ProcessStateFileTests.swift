@@ -90,6 +90,36 @@ struct ProcessStateFileTests {
         #expect(ProcessStateFile(path: "/tmp/state.processes").prepareDirectory() != nil, "/tmp is world-writable")
     }
 
+    @Test("A state directory reached through a symbolic link in any component is refused, and the link not followed")
+    func stateDirectoryThroughASymbolicLinkIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // directory/real/state is a private directory; directory/link points at directory/real, so the path
+        // directory/link/state passes an lstat of its last component.
+        #expect(mkdir(directory + "/real", 0o700) == 0)
+        #expect(mkdir(directory + "/real/state", 0o700) == 0)
+        #expect(symlink(directory + "/real", directory + "/link") == 0)
+        let file = ProcessStateFile(path: directory + "/link/state/state.processes")
+        let problem = file.prepareDirectory()
+        #expect(problem?.contains("\(directory)/link is a symbolic link") == true, "\(problem ?? "accepted")")
+        #expect(ProcessStateFile(path: directory + "/real/state/state.processes").prepareDirectory() == nil)
+    }
+
+    @Test("A state directory below a directory another user may write, not sticky, is refused")
+    func stateDirectoryBelowAWritableDirectoryIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(mkdir(directory + "/open", 0o700) == 0)
+        #expect(mkdir(directory + "/open/state", 0o700) == 0)
+        // mkdir's mode is cut by the umask: chmod sets 0777 whatever the umask is.
+        #expect(chmod(directory + "/open", 0o777) == 0)
+        let problem = ProcessStateFile(path: directory + "/open/state/state.processes").prepareDirectory()
+        let expected = "\(directory)/open is writable by every user and not sticky"
+        #expect(problem?.contains(expected) == true, "\(problem ?? "accepted")")
+        #expect(chmod(directory + "/open", 0o1777) == 0)
+        #expect(ProcessStateFile(path: directory + "/open/state/state.processes").prepareDirectory() == nil)
+    }
+
     @Test("Item 2 / P1: stopped means every process shows T, t or Z; D only for a vfork parent of a stopped child")
     func P1_showsStoppedAcceptsDOnlyForAVforkParent() {
         func stat(_ state: Character, parent: Int32) -> ProcFS.Stat {
