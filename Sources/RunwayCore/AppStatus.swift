@@ -47,9 +47,12 @@ public struct AppStatus: Hashable, Sendable {
 extension Scheduler {
     /// Snapshots one app, or nil if it is unknown. Does not change anything.
     ///
-    /// - Parameter taskLimit: The most tasks listed in `tasks` (the first ones begun); `taskCount` counts them all.
-    ///   An app holds up to `TaskLimitPerApp` tasks whose names it chose, so a caller that shows a summary lists
-    ///   a few and does not build the rest.
+    /// - Parameters:
+    ///   - app: The app to describe.
+    ///   - now: The caller's current instant, for the time left in a budget and the time in the current state.
+    ///   - taskLimit: The most tasks listed in `tasks` (the first ones begun); `taskCount` counts them all. An app
+    ///     holds up to `TaskLimitPerApp` tasks whose names it chose, so a caller that shows a summary lists a few
+    ///     and does not build the rest.
     public func status(of app: AppID, now: Instant, taskLimit: Int = .max) -> AppStatus? {
         guard let index = self.appIndex[app] else { return nil }
         let record = self.apps[index]
