@@ -19,6 +19,16 @@ func appKeys(identifier: String) -> String {
     """
 }
 
+/// Loads a directory whose `Runway.plist` holds `settings` and whose one app, `com.example.a`, is a plain process
+/// app with the extra XML `keys`.
+func loadOneApp(_ keys: String, settings: String = "") throws -> RunwayConfiguration {
+    let config = try TemporaryConfig()
+    defer { config.remove() }
+    try config.write("Runway.plist", plistXML(settings))
+    try config.writeApp("a", identifier: "com.example.a", keys)
+    return try ConfigLoader.load(directory: config.path)
+}
+
 /// The shipped `Config/` directory: this file is `<root>/Tests/RunwayConfigTests/ConfigFixtures.swift`.
 func shippedConfigDirectory() -> String {
     URL(fileURLWithPath: #filePath)

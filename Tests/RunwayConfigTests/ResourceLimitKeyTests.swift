@@ -10,16 +10,8 @@ import Glibc
 /// The resource limit keys of an app's Info.plist (Docs/Configuration.md, "Resource limits"): launchd's
 /// `SoftResourceLimits` / `HardResourceLimits`, systemd's `MemoryMax`, `TasksMax`, `CPUWeight`.
 @Suite struct ResourceLimitKeyTests {
-    func load(app keys: String, settings: String = "") throws -> RunwayConfiguration {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        try config.write("Runway.plist", plistXML(settings))
-        try config.writeApp("a", identifier: "com.example.a", keys)
-        return try ConfigLoader.load(directory: config.path)
-    }
-
     func limits(_ keys: String) throws -> ProcessLimits? {
-        guard case .process(let spec) = try self.load(app: keys).apps[0].descriptor.kind else { return nil }
+        guard case .process(let spec) = try loadOneApp(keys).apps[0].descriptor.kind else { return nil }
         return spec.limits
     }
 
@@ -152,8 +144,8 @@ import Glibc
     }
 
     @Test func residentSetSizeIsAcceptedWithAWarningThatLinuxDoesNotEnforceIt() throws {
-        let configuration = try self.load(
-            app: "<key>SoftResourceLimits</key><dict><key>ResidentSetSize</key><integer>1048576</integer></dict>"
+        let configuration = try loadOneApp(
+            "<key>SoftResourceLimits</key><dict><key>ResidentSetSize</key><integer>1048576</integer></dict>"
         )
         let warning = try #require(configuration.warnings.first { $0.keyPath == "SoftResourceLimits.ResidentSetSize" })
         #expect(warning.message.contains("Linux does not enforce ResidentSetSize"))
@@ -161,8 +153,8 @@ import Glibc
     }
 
     @Test func numberOfFilesAboveNrOpenIsWarnedAbout() throws {
-        let configuration = try self.load(
-            app: "<key>HardResourceLimits</key><dict><key>NumberOfFiles</key><integer>1099511627776</integer></dict>"
+        let configuration = try loadOneApp(
+            "<key>HardResourceLimits</key><dict><key>NumberOfFiles</key><integer>1099511627776</integer></dict>"
         )
         let warning = try #require(configuration.warnings.first { $0.keyPath == "HardResourceLimits.NumberOfFiles" })
         #expect(warning.message.contains("/proc/sys/fs/nr_open"), "\(warning)")

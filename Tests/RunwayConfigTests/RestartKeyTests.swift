@@ -7,14 +7,6 @@ import Testing
 /// Info.plist; `RestartBackoffLimit`, `RestartBackoffReset`, `CrashLoopThreshold`, `StateDirectory` and
 /// `RunHistoryLimit` in `Runway.plist`.
 @Suite struct RestartKeyTests {
-    func load(app keys: String, settings: String = "") throws -> RunwayConfiguration {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        try config.write("Runway.plist", plistXML(settings))
-        try config.writeApp("a", identifier: "com.example.a", keys)
-        return try ConfigLoader.load(directory: config.path)
-    }
-
     func error(app keys: String = "", settings: String = "") throws -> (ConfigError?, String) {
         let config = try TemporaryConfig()
         defer { config.remove() }
@@ -24,7 +16,7 @@ import Testing
     }
 
     @Test func keepAliveForms() throws {
-        func policy(_ keys: String) throws -> RestartPolicy? { try self.load(app: keys).apps[0].descriptor.keepAlive }
+        func policy(_ keys: String) throws -> RestartPolicy? { try loadOneApp(keys).apps[0].descriptor.keepAlive }
         #expect(try policy("") == nil)
         #expect(try policy("<key>KeepAlive</key><false/>") == nil)
         #expect(try policy("<key>KeepAlive</key><true/>") == RestartPolicy(conditions: [.always]))
@@ -42,7 +34,7 @@ import Testing
                     throttleInterval: .milliseconds(200)
                 )
         )
-        let app = try self.load(app: "<key>RunAtLoad</key><true/>").apps[0].descriptor
+        let app = try loadOneApp("<key>RunAtLoad</key><true/>").apps[0].descriptor
         #expect(app.runAtLoad == true)
         #expect(app.launchCommand == .launch)
     }
@@ -88,8 +80,8 @@ import Testing
     }
 
     @Test func settingsKeysAndTheirBounds() throws {
-        let configuration = try self.load(
-            app: "",
+        let configuration = try loadOneApp(
+            "",
             settings: "<key>RestartBackoffLimit</key><real>0.8</real><key>RestartBackoffReset</key><real>30</real>"
                 + "<key>CrashLoopThreshold</key><integer>3</integer><key>RunHistoryLimit</key><integer>4</integer>"
                 + "<key>StateDirectory</key><string>/var/lib/runway</string>"
@@ -100,7 +92,7 @@ import Testing
         #expect(configuration.settings.crashLoopThreshold == 3)
         #expect(configuration.daemon.runHistoryLimit == 4)
         #expect(configuration.daemon.stateDirectory == "/var/lib/runway")
-        let defaults = try self.load(app: "")
+        let defaults = try loadOneApp("")
         #expect(defaults.settings.restartBackoffLimit == .seconds(300))
         #expect(defaults.settings.restartBackoffReset == .seconds(600))
         #expect(defaults.settings.crashLoopThreshold == 5)
@@ -137,9 +129,9 @@ import Testing
     }
 
     @Test func restartRateLimitSetsTheSpacingOfRestartsAndIsBounded() throws {
-        let configuration = try self.load(app: "", settings: "<key>RestartRateLimit</key><integer>200</integer>")
+        let configuration = try loadOneApp("", settings: "<key>RestartRateLimit</key><integer>200</integer>")
         #expect(configuration.settings.restartSpacing == .milliseconds(5))
-        #expect(try self.load(app: "").settings.restartSpacing == .milliseconds(20))
+        #expect(try loadOneApp("").settings.restartSpacing == .milliseconds(20))
         for bad in ["<integer>0</integer>", "<integer>1001</integer>"] {
             let (error, file) = try self.error(settings: "<key>RestartRateLimit</key>" + bad)
             expectError(
@@ -154,7 +146,7 @@ import Testing
     }
 
     @Test func throttleIntervalWithoutKeepAliveIsIgnoredWithAWarning() throws {
-        let configuration = try self.load(app: "<key>ThrottleInterval</key><real>2</real>")
+        let configuration = try loadOneApp("<key>ThrottleInterval</key><real>2</real>")
         #expect(configuration.warnings.map(\.keyPath) == ["ThrottleInterval"])
         #expect(configuration.apps[0].descriptor.keepAlive == nil)
     }

@@ -10,16 +10,8 @@ import Glibc
 /// The user keys (Docs/Configuration.md): launchd's `UserName`, `GroupName` and `InitGroups` in an app's Info.plist,
 /// and the daemon-wide default `AppUserName` / `AppGroupName` in `Runway.plist`, resolved to ids when loaded.
 @Suite struct UserKeyTests {
-    func load(app keys: String, settings: String = "") throws -> RunwayConfiguration {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        try config.write("Runway.plist", plistXML(settings))
-        try config.writeApp("a", identifier: "com.example.a", keys)
-        return try ConfigLoader.load(directory: config.path)
-    }
-
     func user(app keys: String, settings: String = "") throws -> AppUser? {
-        guard case .process(let spec) = try self.load(app: keys, settings: settings).apps[0].descriptor.kind else {
+        guard case .process(let spec) = try loadOneApp(keys, settings: settings).apps[0].descriptor.kind else {
             return nil
         }
         return spec.user
@@ -107,18 +99,18 @@ import Glibc
     }
 
     @Test func P1_validateNamesEveryProcessAppADaemonOfItsUserCannotContain() throws {
-        let own = try self.load(app: "")
+        let own = try loadOneApp("")
         let warnings = own.containmentWarnings(daemonUID: 0)
         #expect(warnings.count == 1)
         #expect(warnings.first?.message.contains("com.example.a is not contained") == true, "\(warnings)")
         #expect(warnings.first?.message.contains("daemon's user") == true, "\(warnings)")
-        let root = try self.load(app: "<key>UserName</key><string>root</string>")
+        let root = try loadOneApp("<key>UserName</key><string>root</string>")
         #expect(root.containmentWarnings(daemonUID: 1_000).first?.message.contains("runs as root") == true)
-        let nobody = try self.load(app: "<key>UserName</key><string>nobody</string>")
+        let nobody = try loadOneApp("<key>UserName</key><string>nobody</string>")
         #expect(nobody.containmentWarnings(daemonUID: 0).isEmpty)
         #expect(nobody.containmentWarnings(daemonUID: 65_534).count == 1)
-        let signals = try self.load(
-            app: "<key>UserName</key><string>nobody</string>",
+        let signals = try loadOneApp(
+            "<key>UserName</key><string>nobody</string>",
             settings: "<key>SuspensionMechanism</key><string>signal</string>"
         )
         #expect(signals.containmentWarnings(daemonUID: 0).first?.message.contains("signal suspension") == true)
