@@ -15,8 +15,9 @@ struct StatusCommand: ParsableCommand {
             kernel), time in state, background budget left ("unlimited" in the foreground and for background modes), \
             the budget deadline on the daemon's clock, and the outstanding background tasks as #id name (age): the \
             first 16 per app, then "+N more" (--tasks lists every one; an app may hold TaskLimitPerApp tasks with \
-            names it chose). With APP, a describe-style view instead: state, pid, restarts, the tasks, the pending \
-            restart, the wake-ups not completed and the next refresh (W6, W7), and the last runs (RunHistoryLimit) \
+            names it chose). With APP, a describe-style view instead: state, pid, whether a process app is contained \
+            (Docs/Security.md), restarts, the tasks, the pending restart, the wake-ups not completed and the next \
+            refresh (W6, W7), and the last runs (RunHistoryLimit) \
             with wall-clock start and end, reason and the last lines of output. Below the table, an app with \
             background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not \
             completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a \

@@ -15,6 +15,10 @@ enum StatusDescribe {
         if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
         field("State", state)
         field("Kind", app.kind)
+        // Process apps: whether the scheduler's suspension and kill hold against the app (Docs/Security.md).
+        if let contained = app.contained {
+            field("Contained", contained ? "yes" : "no (\(app.notContainedReason ?? "no reason given"))")
+        }
         field("PID", app.pid.map(String.init) ?? "-")
         field("In state", StatusTable.seconds(app.timeInStateSeconds))
         field("Age", app.ageSeconds.map(StatusTable.seconds) ?? "- (not running)")

@@ -75,6 +75,11 @@ struct ContainedDaemonTests {
         #expect(own.notContainedReason?.contains("daemon's user") == true, "\(own)")
         let json = try daemon.cli("status", Self.own, "--json")
         #expect(json.stdout.contains("\"contained\":false") || json.stdout.contains("\"contained\" : false"), "\(json)")
+        let describedOwn = try daemon.cli("status", Self.own).stdout
+        #expect(describedOwn.contains("  Contained:     no ("), "\(describedOwn)")
+        #expect(describedOwn.contains("daemon's user"), "\(describedOwn)")
+        let describedContained = try daemon.cli("status", Self.contained).stdout
+        #expect(describedContained.contains("  Contained:     yes\n"), "\(describedContained)")
         let text = try httpGet(port: port).body
         #expect(sample(text, "runway_app_contained{app=\"\(Self.contained)\"}") == 1, "\(text)")
         #expect(sample(text, "runway_app_contained{app=\"\(Self.own)\"}") == 0, "\(text)")
