@@ -117,6 +117,13 @@ actor DaemonState {
         }
         // The actor may have run another reload or the stop while this one read: decide on the state now.
         guard !self.stopping else { return Self.refusedWhileStopping(timeline) }
+        // The daemon-wide user is part of every process app added live: applying the new one to added apps
+        // while running apps keep the old one would half-apply it, so a reload that changes it applies nothing.
+        if let key = Self.appUserChange(self.configuration.daemon.appUser, new.daemon.appUser) {
+            let message = "nothing applied: \(key) changed in Runway.plist: restart the daemon to apply it"
+            timeline.note(nil, "reload refused, \(message)")
+            return .failure(ControlErrorPayload(code: "reloadFailed", message: message))
+        }
         let diff = ConfigDiff(current: self.configuration, new: new)
         if !dryRun {
             for app in diff.added {
@@ -140,6 +147,16 @@ actor DaemonState {
     /// The daemon is stopping: no reload applies anything from now on. Returns at once (no read holds the actor).
     func stop() {
         self.stopping = true
+    }
+
+    /// The key whose change makes `new` differ from the running daemon-wide app user (`AppUserName` for the
+    /// user or its supplementary groups, `AppGroupName` for the group); nil when they are the same.
+    private static func appUserChange(_ running: AppUser?, _ new: AppUser?) -> String? {
+        guard running != new else { return nil }
+        if let running, let new, running.name == new.name, running.uid == new.uid, running.gid != new.gid {
+            return "AppGroupName"
+        }
+        return "AppUserName"
     }
 
     private static func refusedWhileStopping(_ timeline: Timeline) -> Result<ReloadReport, ControlErrorPayload> {

@@ -337,6 +337,30 @@ import Testing
         #expect(try daemon.stop() == 0)
     }
 
+    @Test func C3_aReloadThatChangesAppUserNameAppliesNothingAndNamesTheKey() throws {
+        let user = "<key>AppUserName</key><string>nobody</string>"
+        let daemon = try DaemonProcess(apps: [Self.alpha: ""], settings: user)
+        defer { daemon.close() }
+        let socket = "<key>ControlSocket</key><string>\(daemon.socket)</string>"
+        try daemon.config.writeApp("com.example.gamma.plist", identifier: "com.example.gamma")
+        // Removed, then set again with another group: each is refused, in a dry run too, and no app is added.
+        let group = user + "<key>AppGroupName</key><string>root</string>"
+        for (settings, key) in [("", "AppUserName"), (group, "AppGroupName")] {
+            try daemon.config.write("Runway.plist", plistXML(settings + socket))
+            for dryRun in [false, true] {
+                let result = try dryRun ? daemon.cli("reload", "--dry-run") : daemon.cli("reload")
+                #expect(result.status == 1, "\(result)")
+                #expect(result.stderr.contains("\(key) changed in Runway.plist: restart the daemon"), "\(result)")
+                #expect(try daemon.request(ControlRequest(command: "status")).apps?.count == 1)
+            }
+        }
+        // The running user again: the new app is added.
+        try daemon.config.write("Runway.plist", plistXML(user + socket))
+        #expect(try daemon.cli("reload").status == 0)
+        #expect(try daemon.request(ControlRequest(command: "status")).apps?.count == 2)
+        #expect(try daemon.stop() == 0)
+    }
+
     @Test func K3_everyShippedScenarioHolds() throws {
         let scenarios = try FileManager.default.contentsOfDirectory(atPath: RunwayBinary.shippedConfig + "/Scenarios")
             .filter { $0.hasSuffix(".jsonl") }.sorted()
