@@ -30,7 +30,11 @@ struct ValidateCommand: ParsableCommand {
         }
         // Containment depends on the user the daemon runs as, taken to be this command's: a note, not a
         // configuration problem, so --strict does not fail on it.
-        for warning in configuration.containmentWarnings(daemonUID: UInt32(geteuid())) {
+        let daemonUID = UInt32(geteuid())
+        let notes =
+            configuration.containmentWarnings(daemonUID: daemonUID, daemonGID: UInt32(getegid()))
+            + configuration.sharedUserWarnings(daemonUID: daemonUID)
+        for warning in notes {
             printError("warning: \(warning)")
         }
         let settings = configuration.settings

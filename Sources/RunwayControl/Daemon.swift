@@ -80,6 +80,9 @@ package enum Daemon {
             return DaemonExit.failure
         }
         for warning in configuration.warnings { printError("warning: \(warning)") }
+        for warning in configuration.sharedUserWarnings(daemonUID: UInt32(geteuid())) {
+            printError("warning: \(warning)")
+        }
         var scenario: Scenario?
         if let file = options.scenario {
             do throws(ScenarioError) {

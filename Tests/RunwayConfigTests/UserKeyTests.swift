@@ -100,19 +100,59 @@ import Glibc
 
     @Test func P1_validateNamesEveryProcessAppADaemonOfItsUserCannotContain() throws {
         let own = try loadOneApp("")
-        let warnings = own.containmentWarnings(daemonUID: 0)
+        let warnings = own.containmentWarnings(daemonUID: 0, daemonGID: 0)
         #expect(warnings.count == 1)
         #expect(warnings.first?.message.contains("com.example.a is not contained") == true, "\(warnings)")
         #expect(warnings.first?.message.contains("daemon's user") == true, "\(warnings)")
         let root = try loadOneApp("<key>UserName</key><string>root</string>")
-        #expect(root.containmentWarnings(daemonUID: 1_000).first?.message.contains("runs as root") == true)
+        let rootWarnings = root.containmentWarnings(daemonUID: 1_000, daemonGID: 1_000)
+        #expect(rootWarnings.first?.message.contains("runs as root") == true)
         let nobody = try loadOneApp("<key>UserName</key><string>nobody</string>")
-        #expect(nobody.containmentWarnings(daemonUID: 0).isEmpty)
-        #expect(nobody.containmentWarnings(daemonUID: 65_534).count == 1)
+        #expect(nobody.containmentWarnings(daemonUID: 0, daemonGID: 0).isEmpty)
+        #expect(nobody.containmentWarnings(daemonUID: 65_534, daemonGID: 65_534).count == 1)
         let signals = try loadOneApp(
             "<key>UserName</key><string>nobody</string>",
             settings: "<key>SuspensionMechanism</key><string>signal</string>"
         )
-        #expect(signals.containmentWarnings(daemonUID: 0).first?.message.contains("signal suspension") == true)
+        let signalWarnings = signals.containmentWarnings(daemonUID: 0, daemonGID: 0)
+        #expect(signalWarnings.first?.message.contains("signal suspension") == true)
+    }
+
+    @Test func P1_validateNamesAnAppWithRootsOrTheDaemonsGroupAsNotContained() throws {
+        let rootGroup = try loadOneApp(
+            "<key>UserName</key><string>nobody</string><key>GroupName</key><string>root</string>"
+        )
+        let warnings = rootGroup.containmentWarnings(daemonUID: 0, daemonGID: 0)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("runs as root's group (gid 0)") == true, "\(warnings)")
+        // The daemon's own group, from a daemon of another user.
+        let own = try loadOneApp("<key>UserName</key><string>nobody</string><key>InitGroups</key><false/>")
+        let daemonGroup = own.containmentWarnings(daemonUID: 1_000, daemonGID: 65_534)
+        #expect(daemonGroup.first?.message.contains("the daemon's group (gid 65534)") == true, "\(daemonGroup)")
+        #expect(own.containmentWarnings(daemonUID: 0, daemonGID: 0).isEmpty)
+    }
+
+    @Test func P1_validateNamesProcessAppsThatShareAUserOtherThanTheDaemons() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML("<key>AppUserName</key><string>nobody</string>"))
+        let program = "<key>ProgramArguments</key><array><string>/bin/true</string></array>"
+        for name in ["a", "b", "c"] {
+            try config.writeApp(name, identifier: "com.example.\(name)", program)
+        }
+        try config.writeApp("d", identifier: "com.example.d", program + "<key>UserName</key><string>4242</string>")
+        try config.writeApp("e", identifier: "com.example.e", program + "<key>UserName</key><string>root</string>")
+        try config.writeApp("f", identifier: "com.example.f", program + "<key>UserName</key><string>root</string>")
+        let configuration = try ConfigLoader.load(directory: config.path)
+        // One note for nobody's three apps; none for 4242 (one app), nor for root (not contained anyway).
+        let warnings = configuration.sharedUserWarnings(daemonUID: 0)
+        #expect(warnings.count == 1, "\(warnings)")
+        let apps = "com.example.a, com.example.b, com.example.c"
+        #expect(
+            warnings.first?.message.contains(apps + " run as the same user (uid 65534)") == true,
+            "\(warnings)"
+        )
+        // Nor for the daemon's own user.
+        #expect(configuration.sharedUserWarnings(daemonUID: 65_534).isEmpty)
     }
 }

@@ -36,7 +36,12 @@ extension ProcessSupervisor {
     /// (the resolved mechanism, or before its first launch the configured one).
     func containment(of managed: Managed) -> AppContainment {
         let inCgroup = managed.choice.map { $0.mechanism == .freezer } ?? (self.options.suspensionMechanism != .signal)
-        return AppContainment.of(user: managed.spec.user, daemonUID: UInt32(geteuid()), inCgroup: inCgroup)
+        return AppContainment.of(
+            user: managed.spec.user,
+            daemonUID: UInt32(geteuid()),
+            daemonGID: UInt32(getegid()),
+            inCgroup: inCgroup
+        )
     }
 }
 
