@@ -27,7 +27,28 @@ extension AppInfoPlist {
         guard Self.isReverseDNS(value) else {
             throw file.error(at: path, expected: Key.bundleIdentifier.expected)
         }
+        if let taken = Self.cgroupFileName(taken: value) {
+            throw file.error(
+                at: path,
+                expected: "an identifier an app cgroup directory can be named after: \(taken) names a cgroup's "
+                    + "own files (e.g. \"com.example.notes\")"
+            )
+        }
         return AppID(value)
+    }
+
+    /// The cgroup file names an app's cgroup directory, named after its bundle identifier, would collide with:
+    /// the interface files (`cgroup.*`, a controller's `memory.*`, `pids.*`...) and cgroup v1's own names.
+    static let cgroupFilePrefixes = [
+        "cgroup.", "memory.", "pids.", "cpu.", "io.", "cpuset.", "hugetlb.", "rdma.", "misc.",
+    ]
+    static let cgroupFileNames: Set<String> = ["tasks", "notify_on_release", "release_agent"]
+
+    /// How `identifier` collides with a cgroup's files ("a name starting with \"cgroup.\""), or nil.
+    static func cgroupFileName(taken identifier: String) -> String? {
+        if Self.cgroupFileNames.contains(identifier) { return "the name \(quotedPlistString(identifier))" }
+        guard let prefix = Self.cgroupFilePrefixes.first(where: { identifier.hasPrefix($0) }) else { return nil }
+        return "a name starting with \(quotedPlistString(prefix))"
     }
 
     /// The process to start, or nil for an embedded app. Validates `ProgramArguments`, `EnvironmentVariables`,

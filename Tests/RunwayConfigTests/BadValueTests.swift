@@ -176,6 +176,27 @@ struct BadValueTests {
         expectDescriptionShowsParts(error)
     }
 
+    @Test(arguments: [
+        ("cgroup.kill", "\"cgroup.\""), ("cgroup.freeze", "\"cgroup.\""), ("memory.max", "\"memory.\""),
+        ("pids.max", "\"pids.\""), ("cpu.weight", "\"cpu.\""), ("io.max", "\"io.\""),
+        ("cpuset.cpus", "\"cpuset.\""), ("hugetlb.x", "\"hugetlb.\""), ("rdma.max", "\"rdma.\""),
+        ("misc.max", "\"misc.\""),
+    ])
+    func C2_identifierThatNamesACgroupFileIsRejected(identifier: String, prefix: String) throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        let file = try config.writeApp("app", identifier: identifier)
+
+        expectError(
+            loadError(config.path),
+            code: .invalidValue,
+            file: file,
+            keyPath: "CFBundleIdentifier",
+            found: "string \"\(identifier)\"",
+            expectedContains: "a name starting with \(prefix) names a cgroup's own files"
+        )
+    }
+
     @Test(arguments: ["com.example", "com.example.notes", "COM.Example.Notes-2", "a.b", "1.2.3"])
     func C2_wellFormedReverseDNSIdentifierIsAccepted(identifier: String) throws {
         let config = try TemporaryConfig()
