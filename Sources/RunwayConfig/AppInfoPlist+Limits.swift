@@ -70,7 +70,8 @@ extension AppInfoPlist.Key {
     )
     static let tasksMax = PlistKeySpec(
         AppInfoPlist.CodingKeys.tasksMax,
-        expected: "an integer >= 1 (processes and threads of the app together), or \"infinity\""
+        expected: "an integer from 1 to \(ProcessLimits.tasksMaxLimit) (processes and threads of the app together; "
+            + "the kernel's PID_MAX_LIMIT), or \"infinity\""
     )
     static let cpuWeight = PlistKeySpec(
         AppInfoPlist.CodingKeys.cpuWeight,
@@ -115,7 +116,13 @@ extension AppInfoPlist {
             resources[resource] = ProcessLimits.ResourceLimit(soft: limit.soft, hard: limit.hard)
         }
         let memory = try Self.cgroupValue(plist.memoryMax, key: Key.memoryMax, file: file, sizes: true)
-        let tasks = try Self.cgroupValue(plist.tasksMax, key: Key.tasksMax, file: file, sizes: false)
+        let tasks = try Self.cgroupValue(
+            plist.tasksMax,
+            key: Key.tasksMax,
+            file: file,
+            sizes: false,
+            maximum: ProcessLimits.tasksMaxLimit
+        )
         if let weight = plist.cpuWeight, !ProcessLimits.cpuWeights.contains(weight) {
             throw file.error(at: .key(Key.cpuWeight.name), expected: Key.cpuWeight.expected)
         }
@@ -175,15 +182,18 @@ extension AppInfoPlist {
         return result
     }
 
-    /// `MemoryMax` or `TasksMax`: a value > 0, or unlimited.
+    /// `MemoryMax` or `TasksMax`: a value > 0 and at most `maximum` (nil: no bound), or unlimited.
     private static func cgroupValue(
         _ value: PlistLimitValue?,
         key: PlistKeySpec,
         file: PlistFile,
-        sizes: Bool
+        sizes: Bool,
+        maximum: UInt64? = nil
     ) throws(ConfigError) -> UInt64? {
         guard let value else { return nil }
-        guard let number = value.value(sizes: sizes), number > 0 else {
+        guard let number = value.value(sizes: sizes), number > 0,
+            number == ProcessLimits.unlimited || number <= maximum ?? ProcessLimits.unlimited
+        else {
             throw file.error(at: .key(key.name), expected: key.expected)
         }
         return number

@@ -52,6 +52,8 @@ public struct ProcessLimits: Hashable, Sendable {
 
     /// Bounds of `cpuWeight` (cgroup v2 `cpu.weight`; systemd's `CPUWeight`).
     public static let cpuWeights = 1...10_000
+    /// The largest `TasksMax` other than unlimited: the kernel's PID_MAX_LIMIT, above which it refuses `pids.max`.
+    public static let tasksMaxLimit: UInt64 = 4_194_304
 
     /// The setrlimit values by resource; a resource absent here is inherited unchanged.
     public var resources: [Resource: ResourceLimit]

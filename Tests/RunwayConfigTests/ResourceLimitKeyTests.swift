@@ -57,6 +57,9 @@ import Glibc
         )
         #expect(try self.limits("") == ProcessLimits())
         #expect(try self.limits("<key>MemoryMax</key><string>infinity</string>")?.memoryMaxBytes == .max)
+        // The kernel's PID_MAX_LIMIT is the largest pids.max it takes; infinity is written as "max".
+        #expect(try self.limits("<key>TasksMax</key><integer>4194304</integer>")?.tasksMax == 4_194_304)
+        #expect(try self.limits("<key>TasksMax</key><string>infinity</string>")?.tasksMax == .max)
     }
 
     @Test func anUnknownResourceNameIsRejectedWithItsKeyPathAndTheNearestName() throws {
@@ -105,7 +108,12 @@ import Glibc
             ),
             ("<key>MemoryMax</key><integer>0</integer>", "MemoryMax", "integer 0", "a number of bytes > 0"),
             ("<key>MemoryMax</key><string>12Q</string>", "MemoryMax", "string \"12Q\"", "a number of bytes > 0"),
-            ("<key>TasksMax</key><integer>0</integer>", "TasksMax", "integer 0", "an integer >= 1"),
+            ("<key>TasksMax</key><integer>0</integer>", "TasksMax", "integer 0", "from 1 to 4194304"),
+            ("<key>TasksMax</key><integer>4194305</integer>", "TasksMax", "integer 4194305", "PID_MAX_LIMIT"),
+            (
+                "<key>TasksMax</key><integer>9223372036854775807</integer>", "TasksMax",
+                "integer 9223372036854775807", "from 1 to 4194304",
+            ),
             ("<key>CPUWeight</key><integer>0</integer>", "CPUWeight", "integer 0", "from 1 to 10000"),
             ("<key>CPUWeight</key><integer>10001</integer>", "CPUWeight", "integer 10001", "from 1 to 10000"),
         ]
