@@ -13,8 +13,9 @@ struct ValidateCommand: ParsableCommand {
             binary). A bad file is reported with its path, the key path, what was found and what was expected, \
             and the command exits 1. Unknown keys are warnings: they are printed and the command still exits 0 \
             (add --strict to fail on them). A process app that a daemon running as this command's user could not \
-            contain (it would run as that user or as root, or without a cgroup of its own) is named in a \
-            warning too, which --strict does not count: set UserName (Docs/Security.md).
+            contain (it would run as that user or as root, with root's or that user's group, or without a \
+            cgroup of its own) is named in a warning too, and so are process apps that share a uid (they can \
+            signal and read each other); --strict does not count these: set UserName (Docs/Security.md).
             """
     )
 
