@@ -101,14 +101,10 @@ struct RunHistoryFile: Sendable {
                 + "(apps x RunHistoryLimit x \(Self.runByteBound) bytes, at least 64 MiB); \(self.path) not replaced"
         }
         let directory = (self.path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            return "cannot create \(directory): \(error)"
+        // Missing components are created 0700 beneath the walked ones, never through a symbolic link or in a
+        // directory another user may change (`LogDirectory`).
+        do { _ = try LogDirectory.open(directory, creatingWith: 0o700) } catch {
+            return "cannot create \(directory): \(error.description)"
         }
         let code = PrivateFile.replace(self.path, with: Array(data))
         return code == 0 ? nil : "cannot write \(self.path): \(String(cString: strerror(code)))"

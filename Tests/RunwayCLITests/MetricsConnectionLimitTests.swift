@@ -59,20 +59,86 @@ import Testing
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
 
-    @Test func aScrapeSucceedsWhileAnotherAddressHoldsManyConnections() throws {
-        // The defaults: 16 connections, 8 per address, idle ones closed after 10 s.
+    @Test func oneLocalUserHoldsAtMostThePeerLimitWhateverLoopbackAddressesItUses() throws {
+        // The defaults: 16 connections, 8 per peer, idle ones closed after 10 s.
         let daemon = try DaemonProcess(settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>")
         defer { daemon.close() }
         let port = try metricsPort(daemon)
-        let held = try (0..<32).map { _ in try TCPConnection(port: port, from: "127.0.0.2") }
-        let answer = try httpGet(port: port)
-        #expect(answer.status == 200, "\(answer)")
-        // The ninth and later connections from 127.0.0.2 were refused, naming the per-peer limit.
+        let held = try (0..<32).map { index in try TCPConnection(port: port, from: "127.0.0.\(2 + index % 4)") }
+        // The ninth and later connections of this uid were refused, from whichever address, naming the limit.
         let refusal = held[8].readToEnd()
         #expect(refusal.status == 503, "\(refusal)")
-        let text = "from 127.0.0.2 (uid \(geteuid())): the metrics endpoint serves at most 8 per peer at once"
+        let text = "from loopback (uid \(geteuid())): the metrics endpoint serves at most 8 per peer at once"
         #expect(refusal.body.contains(text), "\(refusal)")
         #expect(refusal.body.contains("(MetricsPeerConnectionLimit)"), "\(refusal)")
+        // The scraper is the same user: past their first second, its held connections give it a place.
+        usleep(1_100_000)
+        let answer = try httpGet(port: port)
+        #expect(answer.status == 200, "\(answer)")
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
+    /// Run as user nobody: holds `per` connections from each of 127.0.0.2 ... 127.0.0.7, each replaced
+    /// before it is 0.8 s old (so none is ever past its first second); prints `round` after each pass.
+    static let loopbackFlood = """
+        import socket, sys, time
+        port, per = int(sys.argv[1]), int(sys.argv[2])
+        held = []
+        while True:
+            now = time.time()
+            for s, t in [c for c in held if now - c[1] > 0.8]:
+                s.close()
+            held = [c for c in held if now - c[1] <= 0.8]
+            for source in ["127.0.0.%d" % n for n in range(2, 8)]:
+                while sum(1 for s, t in held if s.getsockname()[0] == source) < per:
+                    s = socket.socket()
+                    s.bind((source, 0))
+                    try:
+                        s.connect(("127.0.0.1", port))
+                    except OSError:
+                        s.close()
+                        break
+                    held.append((s, time.time()))
+            print("round", flush=True)
+            time.sleep(0.02)
+        """
+
+    @Test(arguments: [16, 8])
+    func aScrapeSucceedsWhileAnotherLocalUserHoldsEveryPlaceFromManyLoopbackAddresses(limit: Int) throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return }
+        // 16: the flood's uid holds at most 8; 8: it can hold every place, all young, and still yields one.
+        let daemon = try DaemonProcess(
+            settings: "<key>MetricsAddress</key><string>127.0.0.1:0</string>"
+                + "<key>MetricsConnectionLimit</key><integer>\(limit)</integer>"
+        )
+        defer { daemon.close() }
+        let port = try metricsPort(daemon)
+        let flood = Process()
+        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        flood.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", Self.loopbackFlood,
+            "\(port)", "8",
+        ]
+        let output = Pipe()
+        flood.standardOutput = output
+        try flood.run()
+        // Ended before the daemon (see the flood test above).
+        defer { kill(flood.processIdentifier, SIGKILL) }
+        var rounds = ""
+        try waitUntil("three rounds of the flood") {
+            var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 10) == 1 {
+                var chunk = [UInt8](repeating: 0, count: 256)
+                let count = read(descriptor.fd, &chunk, chunk.count)
+                if count > 0 { rounds += String(decoding: chunk[..<count], as: UTF8.self) }
+            }
+            return rounds.components(separatedBy: "round").count > 3
+        }
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<20 { statuses[try httpGet(port: port).status, default: 0] += 1 }
+        #expect(statuses == [200: 20], "\(statuses)")
+        kill(flood.processIdentifier, SIGKILL)
+        try waitUntil("the flood to end") { !flood.isRunning }
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
 

@@ -93,6 +93,50 @@ import Testing
         #expect(listener.receive(timeoutMilliseconds: 500) == nil)
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
+
+    /// `KEY=value` entries of `pid`'s environment as its exec set them.
+    static func environment(of pid: Int32) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return [:] }
+        var result: [String: String] = [:]
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            guard let equals = text.firstIndex(of: "=") else { continue }
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        return result
+    }
+
+    @Test func systemdsVariablesReachNoAppUnlessItsOwnEnvironmentVariablesSetThem() throws {
+        let listener = try DatagramListener(address: "/tmp/runway-notify-\(UUID().uuidString.prefix(8)).sock")
+        defer { listener.close() }
+        let systemd = [
+            "NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1",
+            "LISTEN_FDS": "2", "LISTEN_PID": "1", "LISTEN_FDNAMES": "a:b",
+        ]
+        let plain = "com.example.plain"
+        let own = "com.example.own"
+        let ownKeys =
+            Self.sleeper
+            + "<key>EnvironmentVariables</key><dict><key>NOTIFY_SOCKET</key><string>/run/app.sock</string></dict>"
+        let daemon = try DaemonProcess(apps: [plain: Self.sleeper, own: ownKeys], environment: systemd)
+        defer { daemon.close() }
+        #expect(listener.receive() == "READY=1", "\(daemon.output)")
+        #expect(try daemon.cli("launch", plain).status == 0, "\(daemon.output)")
+        #expect(try daemon.cli("launch", own).status == 0, "\(daemon.output)")
+        let plainPID = try #require(try daemon.status(plain).pid)
+        let ownPID = try #require(try daemon.status(own).pid)
+        // The launch returns at the exec's point of no return; the kernel sets up the new environment a moment later.
+        try waitUntil("the apps' environments") {
+            Self.environment(of: plainPID)["RUNWAY_APP"] == plain && Self.environment(of: ownPID)["RUNWAY_APP"] == own
+        }
+        let plainEnvironment = Self.environment(of: plainPID)
+        for key in systemd.keys.sorted() { #expect(plainEnvironment[key] == nil, "\(key) reached the app") }
+        #expect(plainEnvironment["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+        let ownEnvironment = Self.environment(of: ownPID)
+        #expect(ownEnvironment["NOTIFY_SOCKET"] == "/run/app.sock")
+        #expect(ownEnvironment["WATCHDOG_USEC"] == nil)
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
 }
 
 /// A bound Unix datagram socket, as systemd's notify socket is; abstract when the address starts with `@`.

@@ -44,8 +44,13 @@ package final class LogDirectory {
         return (try Self.open(directory), name)
     }
 
-    /// Walks to `directory` (absolute) and checks every component.
-    package static func open(_ directory: String) throws(LogDirectoryError) -> LogDirectory {
+    /// Walks to `directory` (absolute) and checks every component. With `mode`, a missing component is created
+    /// (`mkdirat` with `mode`, relative to the checked directory before it) and then opened and checked as any
+    /// other: nothing is ever created through a symbolic link or in a directory another user may change.
+    package static func open(
+        _ directory: String,
+        creatingWith mode: mode_t? = nil
+    ) throws(LogDirectoryError) -> LogDirectory {
         let flags = Self.openPath | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
         var fd = Glibc.open("/", flags)
         guard fd >= 0 else { throw LogDirectoryError(path: "/", reason: "cannot be opened: \(Self.errorText())") }
@@ -58,7 +63,14 @@ package final class LogDirectory {
                 guard component != ".", component != ".." else {
                     throw LogDirectoryError(path: walked, reason: "is a relative component (. or ..)")
                 }
-                let next = openat(fd, String(component), flags)
+                var next = openat(fd, String(component), flags)
+                if next < 0, errno == ENOENT, let mode {
+                    // EEXIST: made meanwhile; the openat below refuses it if it is not a directory.
+                    if mkdirat(fd, String(component), mode) != 0 && errno != EEXIST {
+                        throw LogDirectoryError(path: walked, reason: "cannot be created: \(Self.errorText())")
+                    }
+                    next = openat(fd, String(component), flags)
+                }
                 if next < 0 {
                     let code = errno
                     throw LogDirectoryError(path: walked, reason: Self.walkFailure(fd, String(component), code))

@@ -13,21 +13,49 @@ import Musl
 /// freezer, or signals).
 ///
 /// Directories are created at the first launch that needs them and kept across runs; `close()` removes them. A
-/// `runway.<pid>` left by a dead daemon is swept (its processes killed, its directories removed) before the first
-/// directory is made in that hierarchy, as the v2 one is (`CgroupHierarchy.removeStaleDirectories`). Loop thread
-/// only.
+/// `runway.<pid>` left by a dead daemon is swept (its processes killed, its directories removed) in every hierarchy
+/// Runway uses when the supervisor starts (`removeStaleDirectories()`), whether or not an app asks for a ceiling,
+/// and again before the first directory is made in a hierarchy, as the v2 one is
+/// (`CgroupHierarchy.removeStaleDirectories`). Loop thread only.
 final class CgroupV1Limits {
     /// Runway's directory in each v1 hierarchy, by controller, or why there is none: found once, at the first need.
     private var directories: [String: Result<String, CgroupUnavailable>] = [:]
     /// Every leaf made, in order, for `close()`.
     private var leaves: [String] = []
     /// `/proc/self/mountinfo` and `/proc/self/cgroup`, read at the first need unless given.
-    private var procFiles: (mountinfo: String, membership: String)?
+    private var procFileTexts: (mountinfo: String, membership: String)?
 
     /// Leaves in the v1 hierarchies of this process; with `mountinfo` and `membership`, in those the texts
     /// describe instead (a host without cgroup v1 is `("", "")`).
     init(mountinfo: String? = nil, membership: String? = nil) {
-        if let mountinfo, let membership { self.procFiles = (mountinfo, membership) }
+        if let mountinfo, let membership { self.procFileTexts = (mountinfo, membership) }
+    }
+
+    /// The v1 controllers whose hierarchies Runway makes leaves in (`AppCgroupLimits`' ceilings).
+    static let controllers = ["memory", "pids", "cpu"]
+
+    /// Sweeps the `runway.<pid>` directories of dead daemons in each hierarchy of `controllers` this process is in
+    /// (read-write): what runs in their leaves is killed, the leaves and directories removed.
+    func removeStaleDirectories() {
+        let files = self.procFiles()
+        var swept: Set<String> = []
+        for controller in Self.controllers {
+            guard let own = Self.locate(controller, mountinfo: files.mountinfo, membership: files.membership),
+                swept.insert(own).inserted
+            else { continue }
+            Self.removeStaleDirectories(in: own)
+        }
+    }
+
+    /// `/proc/self/mountinfo` and `/proc/self/cgroup`, read at the first call unless given.
+    private func procFiles() -> (mountinfo: String, membership: String) {
+        if let known = self.procFileTexts { return known }
+        let files = (
+            SystemFiles.read("/proc/self/mountinfo", limitBytes: 1 << 20) ?? "",
+            SystemFiles.read("/proc/self/cgroup") ?? ""
+        )
+        self.procFileTexts = files
+        return files
     }
 
     /// The app's leaf in `controller`'s v1 hierarchy with `file` set to `value`, created if needed.
@@ -73,13 +101,7 @@ final class CgroupV1Limits {
     /// call.
     private func directory(for controller: String) -> Result<String, CgroupUnavailable> {
         if let known = self.directories[controller] { return known }
-        let files =
-            self.procFiles
-            ?? (
-                SystemFiles.read("/proc/self/mountinfo", limitBytes: 1 << 20) ?? "",
-                SystemFiles.read("/proc/self/cgroup") ?? ""
-            )
-        self.procFiles = files
+        let files = self.procFiles()
         let found: Result<String, CgroupUnavailable>
         if let own = Self.locate(controller, mountinfo: files.mountinfo, membership: files.membership) {
             Self.removeStaleDirectories(in: own)

@@ -10,13 +10,23 @@ struct LaunchEnvironment {
     /// This process's variables, sorted by key, each with its `KEY=value` entry.
     let base: [(key: String, entry: String)]
 
-    /// - Parameter variables: This process's environment (`ProcessSupervisor.currentEnvironment()`).
+    /// Variables systemd gives the daemon that address the daemon alone: with them an app could send `READY=1`,
+    /// `STOPPING=1` or `WATCHDOG=1` in the daemon's name (under `NotifyAccess=all`), or take descriptors it was not
+    /// given for its own. An app gets them only when its own `EnvironmentVariables` sets them.
+    static let daemonOnlyKeys: Set<String> = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+    ]
+
+    /// - Parameter variables: This process's environment (`ProcessSupervisor.currentEnvironment()`); the
+    ///   `daemonOnlyKeys` are left out.
     init(_ variables: [String: String]) {
-        self.base = variables.sorted { $0.key < $1.key }.map { (key: $0.key, entry: "\($0.key)=\($0.value)") }
+        self.base = variables.filter { !Self.daemonOnlyKeys.contains($0.key) }.sorted { $0.key < $1.key }.map {
+            (key: $0.key, entry: "\($0.key)=\($0.value)")
+        }
     }
 
-    /// The child's environment as `KEY=value`, sorted by key: this process's, overridden by the app's
-    /// `EnvironmentVariables`, then `RUNWAY_APP` and, for a protocol app, `RUNWAY_FD=3` (A4).
+    /// The child's environment as `KEY=value`, sorted by key: this process's but for the `daemonOnlyKeys`,
+    /// overridden by the app's `EnvironmentVariables`, then `RUNWAY_APP` and, for a protocol app, `RUNWAY_FD=3` (A4).
     func entries(for app: AppID, spec: ProcessSpec) -> [String] {
         var overrides = spec.environment
         overrides[AppProtocol.appEnvironmentKey] = app.bundleIdentifier

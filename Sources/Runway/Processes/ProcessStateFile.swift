@@ -24,21 +24,15 @@ struct ProcessStateFile: Hashable, Sendable {
     ///
     /// - Returns: nil, or why the file cannot be kept there.
     func prepareDirectory() -> String? {
-        var partial = ""
-        for component in self.directory.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o700) != 0 && errno != EEXIST {
-                return "cannot create \(partial): \(SystemFiles.describe(errno))"
-            }
-        }
+        // Missing components are created 0700 beneath the walked ones: no symbolic link in any component, and no
+        // directory on the way another user may change, before anything is created.
+        var walkProblem: String?
+        do { _ = try LogDirectory.open(self.directory, creatingWith: 0o700) } catch { walkProblem = error.description }
         var info = stat()
         guard lstat(self.directory, &info) == 0 else {
-            return "cannot read \(self.directory): \(SystemFiles.describe(errno))"
+            return walkProblem ?? "cannot read \(self.directory): \(SystemFiles.describe(errno))"
         }
-        if let problem = PrivateFile.directoryProblem(self.directory, info: info) { return problem }
-        // No symbolic link in any component, and no directory on the way another user may change.
-        do { _ = try LogDirectory.open(self.directory) } catch { return error.description }
-        return nil
+        return PrivateFile.directoryProblem(self.directory, info: info) ?? walkProblem
     }
 
     /// The file's snapshot; nil when there is no file. Fails when it is not a regular file owned by this user,

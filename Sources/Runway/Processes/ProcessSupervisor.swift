@@ -176,6 +176,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
             self.startReapingZombies()
         }
         self.takeOverStateFile()
+        // A dead daemon's v1 leaves would go on holding what ran in them, and their directories would stay, until
+        // an app here asked for a ceiling; the v2 ones go when Runway's v2 directory is made.
+        self.cgroupV1.removeStaleDirectories()
     }
 
     /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs

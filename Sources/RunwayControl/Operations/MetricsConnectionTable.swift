@@ -2,18 +2,21 @@ import NIOCore
 import Synchronization
 
 /// The metrics endpoint's open connections, against `MetricsConnectionLimit` (all) and
-/// `MetricsPeerConnectionLimit` (one peer: an address, and on loopback the uid owning the client's socket,
-/// `MetricsPeer`), so that connections held open cannot shut a scraper out.
+/// `MetricsPeerConnectionLimit` (one peer: an address, and on loopback the uid owning the client's socket
+/// whatever its address, `MetricsPeer`), so that connections held open cannot shut a scraper out.
 ///
 /// A new connection over a limit takes the place of a connection in the same scope (its peer's, or all) that is
 /// closing (answered for the last time, lingering), else of one that is waiting for a request and past its
 /// `protection` (`min(1 s, MetricsIdleTimeout)` from its opening, time enough to send a request); for the overall
 /// limit it is taken from the peer holding the most connections, the oldest first. That one is closed, as the idle
-/// timeout or the linger would have closed it. Connections being answered, and young ones, are never closed for a
-/// newcomer; when no connection can make room, the newcomer is refused (503 naming the limit). So another local
-/// user holds at most `MetricsPeerConnectionLimit` connections however fast it opens them, and the scraper, a user
-/// of its own, keeps the rest; connections held past their first second lose their place to the next newcomer,
-/// and none is held past `MetricsIdleTimeout`.
+/// timeout or the linger would have closed it. Connections being answered are never closed for a newcomer, nor
+/// are young ones, but for one case: when every connection is young or answered and the limit of all is reached,
+/// a young waiting one of the peer holding the most is closed if that peer holds at least two more than the
+/// newcomer's. When no connection can make room, the newcomer is refused (503 naming the limit). So another local
+/// user holds at most `MetricsPeerConnectionLimit` connections however fast it opens them, from whichever
+/// loopback addresses, and the scraper, a user of its own, always gets a place from whoever holds most;
+/// connections held past their first second lose their place to the next newcomer, and none is held past
+/// `MetricsIdleTimeout`.
 ///
 /// Threading: any thread (one lock); `admit` returns the connections to close, which the caller closes outside
 /// the lock (their close callbacks call `release`).
@@ -61,7 +64,10 @@ final class MetricsConnectionTable: Sendable {
                 evicting.append(entries.removeValue(forKey: victim)!.channel)
             }
             if entries.count >= self.limit {
-                guard let victim = Self.victim(entries, before: now - self.protection, peer: nil) else {
+                guard
+                    let victim = Self.victim(entries, before: now - self.protection, peer: nil)
+                        ?? Self.overShareVictim(entries, for: peer)
+                else {
                     return .refused(
                         "too many connections: the metrics endpoint serves at most \(self.limit) at once "
                             + "(MetricsConnectionLimit)\n"
@@ -88,6 +94,23 @@ final class MetricsConnectionTable: Sendable {
     /// `channel` closed.
     func release(_ channel: any Channel) {
         self.entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// When every connection is young or answered: a young one waiting for a request, the oldest, of the peer
+    /// holding the most, if that peer holds at least two more than `newcomer`'s (so it keeps at least as many as
+    /// the newcomer's peer then has); nil otherwise. Peers that keep every place young cannot shut out a peer
+    /// holding fewer, and peers holding alike do not take places from each other.
+    private static func overShareVictim(
+        _ entries: [ObjectIdentifier: Entry],
+        for newcomer: MetricsPeer
+    ) -> ObjectIdentifier? {
+        let held = Dictionary(grouping: entries.values, by: \.peer).mapValues(\.count)
+        let newcomerHeld = held[newcomer] ?? 0
+        return entries.filter { !$0.value.answering && held[$0.value.peer, default: 0] > newcomerHeld + 1 }
+            .min { first, second in
+                let (a, b) = (held[first.value.peer] ?? 0, held[second.value.peer] ?? 0)
+                return a != b ? a > b : first.value.opened < second.value.opened
+            }?.key
     }
 
     /// The connection (of `peer`, or of anyone) to close for a newcomer: the oldest closing one, else one that waits

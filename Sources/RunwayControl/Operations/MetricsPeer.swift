@@ -2,9 +2,10 @@ import Foundation
 import NIOCore
 
 /// Who a metrics connection comes from, for `MetricsPeerConnectionLimit`: its IP address, and for a connection
-/// over the loopback interface also the uid that owns the client's socket. Every local user connects from
-/// 127.0.0.1, so the address alone would put another user's connections and the scraper's under one limit; the
-/// uid separates them.
+/// over the loopback interface the uid that owns the client's socket instead. Every local user connects from
+/// 127.0.0.1, so the address alone would put another user's connections and the scraper's under one limit; and
+/// every local user may bind any address of 127.0.0.0/8 (or `::1`), so counting per address and uid would give one
+/// user a limit per address. A loopback peer whose uid is known is therefore that uid, whatever its address.
 ///
 /// The uid is read from `/proc/net/tcp` (or `tcp6`): the line whose local address is the client's and whose
 /// remote address is the daemon's names the owner of the client's socket (the same table `ss -tnpe` reads). It is
@@ -16,6 +17,9 @@ struct MetricsPeer: Hashable, Sendable, CustomStringConvertible {
     var address: String
     var uid: UInt32?
 
+    /// What a loopback peer whose uid is known has as its address: every loopback address is one.
+    static let loopback = "loopback"
+
     var description: String { self.uid.map { "\(self.address) (uid \($0))" } ?? self.address }
 
     /// The peer of a connection from `remote` to `local`.
@@ -23,6 +27,7 @@ struct MetricsPeer: Hashable, Sendable, CustomStringConvertible {
         self.address = remote?.ipAddress ?? "unknown"
         guard let remote, let local, Self.isLoopback(remote) else { return }
         self.uid = Self.socketOwner(client: remote, server: local)
+        if self.uid != nil { self.address = Self.loopback }
     }
 
     init(address: String, uid: UInt32?) {

@@ -8,14 +8,14 @@ import Synchronization
 /// pipeline on one event-loop thread of its own: NIO parses the requests, `MetricsHTTPHandler` answers them.
 ///
 /// Limits (`OperationsSettings`, each a `Runway.plist` key with a default): at most `metricsConnectionLimit`
-/// connections, and `metricsPeerConnectionLimit` from one peer (an address; on loopback also the uid owning the
-/// client's socket, `MetricsPeer`): one more takes the place of one waiting for a request, else it is answered 503
-/// naming the limit (`MetricsConnectionTable`); at most
-/// `metricsRequestByteLimit` bytes per request (431 naming the limit); every answer that ends a connection is
-/// followed by a lingering close (`MetricsLingeringClose`, at most `metricsConnectionLimit` refused connections
-/// linger at once, the others are closed after their 503); a connection that completes no request within
-/// `metricsIdleTimeout` of its opening or its last answer is closed (idle, or sending too slowly); a
-/// client that does not read its responses is closed once NIO's write buffer passes its high watermark.
+/// connections, and `metricsPeerConnectionLimit` from one peer (an address; on loopback the uid owning the
+/// client's socket, whatever its address, `MetricsPeer`): one more takes the place of one waiting for a request,
+/// else it is answered 503 naming the limit (`MetricsConnectionTable`); at most `metricsRequestByteLimit` bytes
+/// per request (431 naming the limit); every answer that ends a connection is followed by a lingering close
+/// (`MetricsLingeringClose`, at most `metricsConnectionLimit` refused connections linger at once, the others are
+/// closed after their 503); a connection that completes no request within `metricsIdleTimeout` of its opening or
+/// its last answer is closed (idle, or sending too slowly); a client that does not read its responses is closed
+/// once NIO's write buffer passes its high watermark.
 ///
 /// Threading: `start` and `stop` from any task; the handlers run on the server's event loop. `render` is called
 /// there, once per GET, and may block it for the microseconds of a hop to the scheduler's loop.

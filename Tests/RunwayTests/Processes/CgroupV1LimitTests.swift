@@ -152,6 +152,39 @@ struct CgroupV1LimitTests {
     }
 }
 
+extension CgroupV1LimitTests {
+    @Test(
+        "A dead daemon's v1 directories are swept in every hierarchy when the supervisor starts, with no ceiling asked",
+        .enabled(if: CgroupV1Limits.controllers.contains { CgroupV1LimitTests.own($0) != nil }, "needs cgroup v1")
+    )
+    func aDeadDaemonsDirectoriesAreSweptAtStart() async throws {
+        // A pid that is gone: a child that has exited and been waited for.
+        let done = Process()
+        done.executableURL = URL(fileURLWithPath: "/bin/true")
+        try done.run()
+        done.waitUntilExit()
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["30"]
+        try sleeper.run()
+        var stale: [String] = []
+        for own in Set(CgroupV1Limits.controllers.compactMap(Self.own)) {
+            let directory = "\(own == "/" ? "" : own)/runway.\(done.processIdentifier)"
+            try #require(mkdir(directory, 0o755) == 0 && mkdir("\(directory)/com.test.stale", 0o755) == 0)
+            let procs = "\(directory)/com.test.stale/cgroup.procs"
+            #expect(SystemFiles.write("\(sleeper.processIdentifier)", to: procs) == 0, "\(procs)")
+            stale.append(directory)
+        }
+
+        let scheduler = try Self.scheduler(.signal)
+        _ = scheduler.endProcessesLeftByPreviousRun()
+        for directory in stale { #expect(access(directory, F_OK) != 0, "\(directory) is removed") }
+        sleeper.waitUntilExit()
+        #expect(sleeper.terminationReason == .uncaughtSignal && sleeper.terminationStatus == SIGKILL)
+        await scheduler.shutdown()
+    }
+}
+
 /// `CgroupV1Limits.locate`: the daemon's directory in a v1 hierarchy, from the texts of `/proc/self/mountinfo` and
 /// `/proc/self/cgroup` as systemd hosts and containers write them.
 @Suite struct CgroupV1LocateTests {

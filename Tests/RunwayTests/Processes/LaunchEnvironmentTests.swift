@@ -10,7 +10,7 @@ import Testing
 struct LaunchEnvironmentTests {
     /// The environment as it was built before Decision 185: a dictionary merge, then a sort by key.
     private static func reference(_ base: [String: String], app: AppID, spec: ProcessSpec) -> [String] {
-        var environment = base
+        var environment = base.filter { !LaunchEnvironment.daemonOnlyKeys.contains($0.key) }
         for (key, value) in spec.environment { environment[key] = value }
         environment["RUNWAY_APP"] = app.bundleIdentifier
         if spec.speaksProtocol { environment["RUNWAY_FD"] = "3" }

@@ -105,6 +105,24 @@ struct ProcessStateFileTests {
         #expect(ProcessStateFile(path: directory + "/real/state/state.processes").prepareDirectory() == nil)
     }
 
+    @Test("A missing state directory is never created through a symbolic link; missing components are made 0700")
+    func stateDirectoryIsNotCreatedThroughASymbolicLink() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // directory/evil points at directory/target, as a link another user plants to /etc would.
+        #expect(mkdir(directory + "/target", 0o700) == 0)
+        #expect(symlink(directory + "/target", directory + "/evil") == 0)
+        let problem = ProcessStateFile(path: directory + "/evil/planted/state.processes").prepareDirectory()
+        #expect(problem?.contains("\(directory)/evil is a symbolic link") == true, "\(problem ?? "accepted")")
+        #expect(access(directory + "/target/planted", F_OK) != 0, "nothing is created at the link's target")
+
+        #expect(ProcessStateFile(path: directory + "/new/state/state.processes").prepareDirectory() == nil)
+        for made in [directory + "/new", directory + "/new/state"] {
+            var info = stat()
+            #expect(lstat(made, &info) == 0 && info.st_mode & 0o7777 == 0o700, "\(made)")
+        }
+    }
+
     @Test("A state directory below a directory another user may write, not sticky, is refused")
     func stateDirectoryBelowAWritableDirectoryIsRefused() throws {
         let directory = try Self.temporaryDirectory()
