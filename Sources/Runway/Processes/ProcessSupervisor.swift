@@ -123,6 +123,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
     var truncatedApps: Set<AppID> = []
     /// Children of this process in an app's session that no app claims (`+Tracking`).
     var unattributed: Set<ProcessIdentity> = []
+    /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
+    /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
+    var environmentAttributions: [Int32: (startTime: UInt64, bundleIdentifier: String?)] = [:]
     /// The loop turn (`turnNow`) of the last look at this process's own children (`+Tracking`).
     var ownChildrenLookedAt: Instant?
     /// How often the list of this process's children was read (tests).
