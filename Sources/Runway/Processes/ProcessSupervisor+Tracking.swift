@@ -16,8 +16,8 @@ import Musl
 ///   process already tracked (pid and start time), so that a process that double-forked and was re-parented
 ///   here (Runway is a child subreaper) stays the app's. A child of this process that no scan has seen yet
 ///   is attributed by `RUNWAY_APP` in its `/proc/PID/environ` (read once per process, its first 64 KiB); one that
-///   scrubbed that is kept as unattributed (listed in the state file, never signalled with an app). Docs/Security.md
-///   states what escapes.
+///   scrubbed that is kept as unattributed (listed in the state file, never signalled with an app, killed when the
+///   supervisor closes: `+Unattributed`). Docs/Security.md states what escapes.
 ///
 /// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
 /// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A

@@ -158,6 +158,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
         self.ownSession = getsid(0)
         self.bootID = ProcFS.bootID
+        OpenSupervisors.open()
         self.stateFile = options.stateFile.map(ProcessStateFile.init(path:))
         self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
             logger.warning("app output file", metadata: ["app": "\(app)", "problem": "\(text)"])
@@ -279,12 +280,13 @@ final class ProcessSupervisor: ChildProcessDelegate {
         for waiter in waiters { waiter() }
     }
 
-    /// Stops the timer and removes Runway's cgroup directories.
+    /// Stops the timer, ends the unattributed processes (`endUnattributed`) and removes Runway's cgroup directories.
     func close() {
         guard !self.closed else { return }
         self.stopTicking()
         self.stopScanning()
         self.refreshTracking()
+        self.endUnattributed()
         self.releaseStateFile()
         self.logs.close()
         self.closed = true
