@@ -10,6 +10,8 @@ struct ProcessScanCounts: Hashable, Sendable {
     var oomScoreWrites = 0
     /// Looks at the kernel for a pending suspension or resumption (`checkConfirmation`, Decision 166).
     var confirmationChecks = 0
+    /// Reads of a child's `/proc/PID/environ` for its `RUNWAY_APP` (`attributeOwnChildren`): one per process.
+    var childEnvironmentReads = 0
     /// Reads of this process's environment for a launch (`environmentBase`, Decision 167).
     var environmentReads = 0
     /// Resumptions of an app's main process seen through the kernel's wait on its pidfd instead of `/proc`

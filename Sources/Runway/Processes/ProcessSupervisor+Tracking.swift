@@ -15,8 +15,9 @@ import Musl
 /// - Signal: the tree under the app's main process, walked through `/proc` from the main pid and from every
 ///   process already tracked (pid and start time), so that a process that double-forked and was re-parented
 ///   here (Runway is a child subreaper) stays the app's. A child of this process that no scan has seen yet
-///   is attributed by `RUNWAY_APP` in its `/proc/PID/environ`; one that scrubbed that is kept as unattributed
-///   (listed in the state file, never signalled with an app). Docs/Security.md states what escapes.
+///   is attributed by `RUNWAY_APP` in its `/proc/PID/environ` (read once per process, its first 64 KiB); one that
+///   scrubbed that is kept as unattributed (listed in the state file, never signalled with an app, killed when the
+///   supervisor closes: `+Unattributed`). Docs/Security.md states what escapes.
 ///
 /// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
 /// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A
@@ -186,9 +187,11 @@ extension ProcessSupervisor {
         var attributed: [AppID] = []
         let own = getpid()
         let mains = SpawnedChildren.withOwned { $0 }
-        for pid in tree.children(of: own) where !claimed.contains(pid) && !mains.contains(pid) {
+        let children = tree.children(of: own)
+        self.forgetEnvironmentAttributions(keeping: children)
+        for pid in children where !claimed.contains(pid) && !mains.contains(pid) {
             guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
-            let named = ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
+            let named = self.appNamedInEnvironment(of: pid, startTime: stat.startTime)
             if let app = named.flatMap({ self.appsByBundleIdentifier[$0] }), var managed = self.apps[app],
                 managed.child != nil
             {
@@ -213,6 +216,27 @@ extension ProcessSupervisor {
             changed = true
         }
         return (changed, attributed)
+    }
+
+    /// `RUNWAY_APP` in the environment of the child `pid` that started at `startTime`, read once in that process's
+    /// life and remembered, a missing one too: a child keeps its environment's size, and an environment read at
+    /// every scan (every 1 ms while a suspension is confirmed) let an app's children hold the loop thread. What
+    /// the process writes over that memory later is not seen, which takes nothing from a variable that is a hint.
+    private func appNamedInEnvironment(of pid: Int32, startTime: UInt64) -> String? {
+        if let known = self.environmentAttributions[pid], known.startTime == startTime {
+            return known.bundleIdentifier
+        }
+        self.scanCounts.childEnvironmentReads += 1
+        let named = ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
+        self.environmentAttributions[pid] = (startTime, named)
+        return named
+    }
+
+    /// Drops what `appNamedInEnvironment` remembers of processes that are no longer children of this process.
+    private func forgetEnvironmentAttributions(keeping children: [Int32]) {
+        guard !self.environmentAttributions.isEmpty else { return }
+        let present = Set(children)
+        self.environmentAttributions = self.environmentAttributions.filter { present.contains($0.key) }
     }
 
     // MARK: The scan timer

@@ -123,6 +123,9 @@ final class ProcessSupervisor: ChildProcessDelegate {
     var truncatedApps: Set<AppID> = []
     /// Children of this process in an app's session that no app claims (`+Tracking`).
     var unattributed: Set<ProcessIdentity> = []
+    /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
+    /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
+    var environmentAttributions: [Int32: (startTime: UInt64, bundleIdentifier: String?)] = [:]
     /// The loop turn (`turnNow`) of the last look at this process's own children (`+Tracking`).
     var ownChildrenLookedAt: Instant?
     /// How often the list of this process's children was read (tests).
@@ -155,6 +158,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
         self.ownSession = getsid(0)
         self.bootID = ProcFS.bootID
+        OpenSupervisors.open()
         self.stateFile = options.stateFile.map(ProcessStateFile.init(path:))
         self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
             logger.warning("app output file", metadata: ["app": "\(app)", "problem": "\(text)"])
@@ -279,12 +283,13 @@ final class ProcessSupervisor: ChildProcessDelegate {
         for waiter in waiters { waiter() }
     }
 
-    /// Stops the timer and removes Runway's cgroup directories.
+    /// Stops the timer, ends the unattributed processes (`endUnattributed`) and removes Runway's cgroup directories.
     func close() {
         guard !self.closed else { return }
         self.stopTicking()
         self.stopScanning()
         self.refreshTracking()
+        self.endUnattributed()
         self.releaseStateFile()
         self.logs.close()
         self.closed = true

@@ -82,12 +82,20 @@ struct ProcessTree {
 }
 
 extension ProcFS {
+    /// How much of a process's environment `environmentValue` reads: a process chooses its environment's size
+    /// (up to the kernel's argument limit, megabytes), and the loop thread reads it.
+    static let environmentReadLimit = 64 << 10
+
     /// The value of `key` in the environment the process was started with (`/proc/PID/environ`, readable for
-    /// the same user or root), or nil. A process can overwrite that memory, so this is a hint, not a proof.
-    static func environmentValue(_ pid: Int32, _ key: String) -> String? {
-        guard let text = SystemFiles.read("/proc/\(pid)/environ", limitBytes: 1 << 20) else { return nil }
+    /// the same user or root), or nil. A process can overwrite that memory, so this is a hint, not a proof. Only
+    /// the first `limitBytes` are read: a variable beyond them, or cut by them, is not found.
+    static func environmentValue(_ pid: Int32, _ key: String, limitBytes: Int = environmentReadLimit) -> String? {
+        guard let text = SystemFiles.read("/proc/\(pid)/environ", limitBytes: limitBytes) else { return nil }
+        var entries = text.split(separator: "\0", omittingEmptySubsequences: false)
+        // Every entry ends with a NUL: the last one, when the read stopped inside it, is not whole.
+        if !text.hasSuffix("\0") { entries.removeLast() }
         let prefix = key + "="
-        for entry in text.split(separator: "\0") where entry.hasPrefix(prefix) {
+        for entry in entries where entry.hasPrefix(prefix) {
             return String(entry.dropFirst(prefix.count))
         }
         return nil
