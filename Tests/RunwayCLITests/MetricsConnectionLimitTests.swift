@@ -113,32 +113,12 @@ import Testing
         )
         defer { daemon.close() }
         let port = try metricsPort(daemon)
-        let flood = Process()
-        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        flood.arguments = [
-            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", Self.loopbackFlood,
-            "\(port)", "8",
-        ]
-        let output = Pipe()
-        flood.standardOutput = output
-        try flood.run()
-        // Ended before the daemon (see the flood test above).
-        defer { kill(flood.processIdentifier, SIGKILL) }
-        var rounds = ""
-        try waitUntil("three rounds of the flood") {
-            var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, 10) == 1 {
-                var chunk = [UInt8](repeating: 0, count: 256)
-                let count = read(descriptor.fd, &chunk, chunk.count)
-                if count > 0 { rounds += String(decoding: chunk[..<count], as: UTF8.self) }
-            }
-            return rounds.components(separatedBy: "round").count > 3
-        }
-        var statuses: [Int: Int] = [:]
-        for _ in 0..<20 { statuses[try httpGet(port: port).status, default: 0] += 1 }
+        let statuses = try Self.scrapes(
+            port: port,
+            duringFloodBy: ["/usr/bin/python3", "-c", Self.loopbackFlood, "\(port)", "8"],
+            rounds: 3
+        )
         #expect(statuses == [200: 20], "\(statuses)")
-        kill(flood.processIdentifier, SIGKILL)
-        try waitUntil("the flood to end") { !flood.isRunning }
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
 
@@ -151,31 +131,8 @@ import Testing
         let script =
             "while :; do for i in $(seq 10 59); do eval \"exec $i>&- $i<>/dev/tcp/127.0.0.1/\(port)\"; "
             + "done 2>/dev/null; echo round; done"
-        let flood = Process()
-        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        flood.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/bash", "-c", script]
-        let output = Pipe()
-        flood.standardOutput = output
-        try flood.run()
-        // Ended before the daemon: Foundation sees the daemon's exit only once every process it started since,
-        // which may hold a copy of the descriptor it watches, has ended too.
-        defer { kill(flood.processIdentifier, SIGKILL) }
-        // Two rounds: every place the flood can take is taken, again and again.
-        var rounds = ""
-        try waitUntil("two rounds of the flood") {
-            var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, 10) == 1 {
-                var chunk = [UInt8](repeating: 0, count: 256)
-                let count = read(descriptor.fd, &chunk, chunk.count)
-                if count > 0 { rounds += String(decoding: chunk[..<count], as: UTF8.self) }
-            }
-            return rounds.components(separatedBy: "round").count > 2
-        }
-        var statuses: [Int: Int] = [:]
-        for _ in 0..<20 { statuses[try httpGet(port: port).status, default: 0] += 1 }
+        let statuses = try Self.scrapes(port: port, duringFloodBy: ["/bin/bash", "-c", script], rounds: 2)
         #expect(statuses == [200: 20], "\(statuses)")
-        kill(flood.processIdentifier, SIGKILL)
-        try waitUntil("the flood to end") { !flood.isRunning }
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
 
@@ -202,5 +159,36 @@ import Testing
         #expect(Self.closedByServer(slow, within: 5), "the slow connection was closed")
         #expect(!Self.closedByServer(young, within: 0.1), "a connection in its first second stays")
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
+
+    /// Runs `command` as user nobody (it prints "round" after each pass of its flood), waits until it has done
+    /// `rounds` passes, so every place it can take is taken again and again, scrapes 20 times, then ends it.
+    ///
+    /// - Returns: How many scrapes got each HTTP status.
+    static func scrapes(port: Int, duringFloodBy command: [String], rounds: Int) throws -> [Int: Int] {
+        let flood = Process()
+        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        flood.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        let output = Pipe()
+        flood.standardOutput = output
+        try flood.run()
+        // Ended before the daemon: Foundation sees the daemon's exit only once every process it started since,
+        // which may hold a copy of the descriptor it watches, has ended too.
+        defer { kill(flood.processIdentifier, SIGKILL) }
+        var printed = ""
+        try waitUntil("\(rounds) rounds of the flood") {
+            var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 10) == 1 {
+                var chunk = [UInt8](repeating: 0, count: 256)
+                let count = read(descriptor.fd, &chunk, chunk.count)
+                if count > 0 { printed += String(decoding: chunk[..<count], as: UTF8.self) }
+            }
+            return printed.components(separatedBy: "round").count > rounds
+        }
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<20 { statuses[try httpGet(port: port).status, default: 0] += 1 }
+        kill(flood.processIdentifier, SIGKILL)
+        try waitUntil("the flood to end") { !flood.isRunning }
+        return statuses
     }
 }
