@@ -103,17 +103,7 @@ extension CgroupHierarchy {
     /// is a zombie its parent has not reaped): whatever still runs in their app cgroups and below is killed first,
     /// so nothing a dead daemon started lingers, and the cgroups its apps created are removed, deepest first.
     func removeStaleDirectories() {
-        let stale = SystemFiles.entries(of: self.ownDirectory).filter { name in
-            guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid() else {
-                return false
-            }
-            return (kill(pid, 0) != 0 && errno == ESRCH) || ProcFS.stat(pid)?.state == "Z"
-        }.map { "\(self.ownDirectory)/\($0)" }
-        for path in stale {
-            let children = SystemFiles.entries(of: path).map { "\(path)/\($0)" }.filter { child in
-                var info = stat()
-                return stat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-            }
+        for (path, children) in StaleCgroupDirectories.under(self.ownDirectory) {
             // Each app cgroup with whatever its app created below it.
             for child in children { AppCgroup(path: child).removeTree() }
             _ = rmdir(path)

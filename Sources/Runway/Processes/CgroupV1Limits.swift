@@ -157,16 +157,8 @@ final class CgroupV1Limits {
     /// Removes the `runway.<pid>` directories under `own` whose daemon is gone (as `CgroupHierarchy` does for v2):
     /// what still runs in their leaves is killed first.
     static func removeStaleDirectories(in own: String) {
-        for name in SystemFiles.entries(of: own) {
-            guard name.hasPrefix("runway."), let pid = Int32(name.dropFirst("runway.".count)), pid != getpid(),
-                (kill(pid, 0) != 0 && errno == ESRCH) || ProcFS.stat(pid)?.state == "Z"
-            else { continue }
-            let directory = "\(own == "/" ? "" : own)/\(name)"
-            for leaf in SystemFiles.entries(of: directory).map({ "\(directory)/\($0)" }) {
-                var info = stat()
-                guard stat(leaf, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { continue }
-                Self.killAndRemove(leaf)
-            }
+        for (directory, leaves) in StaleCgroupDirectories.under(own) {
+            for leaf in leaves { Self.killAndRemove(leaf) }
             _ = rmdir(directory)
         }
     }
