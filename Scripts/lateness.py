@@ -46,24 +46,9 @@ import tempfile
 import threading
 import time
 import urllib.request
-from xml.sax.saxutils import escape
 
-
-def plist(entries):
-    body = "".join(entries)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>' + body + "</dict></plist>\n"
-
-
-def key(name, value):
-    if isinstance(value, bool):
-        return f"<key>{name}</key><{'true' if value else 'false'}/>"
-    if isinstance(value, (int, float)):
-        return f"<key>{name}</key><real>{value}</real>"
-    if isinstance(value, list):
-        return f"<key>{name}</key><array>" + "".join(f"<string>{escape(v)}</string>" for v in value) + "</array>"
-    if isinstance(value, dict):
-        return f"<key>{name}</key><dict>" + "".join(key(k, v) for k, v in value.items()) + "</dict>"
-    return f"<key>{name}</key><string>{escape(value)}</string>"
+# The plist writers and the scan for a run's processes are the soak's (same directory, on sys.path[0]).
+from soak import key, plist, tagged_processes
 
 
 def write_config(directory, socket_path, run_id, args):
@@ -158,18 +143,7 @@ def rss_kib(pid):
 
 
 def app_processes(run_id):
-    marker = f"RUNWAY_LATENESS={run_id}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if marker in f.read().split(b"\0"):
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    return tagged_processes(run_id, variable="RUNWAY_LATENESS")
 
 
 def follow_events(path, sink, done):

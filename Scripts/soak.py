@@ -172,8 +172,9 @@ def children(pid):
     return result
 
 
-def tagged_processes(run_id):
-    marker = f"RUNWAY_SOAK={run_id}".encode()
+def tagged_processes(run_id, variable="RUNWAY_SOAK"):
+    """The pids whose environment has `variable`=`run_id`: what one run's apps started, wherever they went."""
+    marker = f"{variable}={run_id}".encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
