@@ -50,8 +50,8 @@ struct ContainedDaemonTests {
 
     static let settings = "<key>SuspensionMechanism</key><string>freezer</string>"
 
-    @Test("P1: status and metrics say which apps are contained; a stop leaves no cgroup directory")
-    func P1_statusSaysWhichAppsAreContainedAndAStopLeavesNoCgroup() throws {
+    @Test("P6: status and metrics say which apps are contained; a stop leaves no cgroup directory")
+    func P6_statusSaysWhichAppsAreContainedAndAStopLeavesNoCgroup() throws {
         guard let cgroups = Self.cgroupDirectory else { return }
         let marker = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
         defer { unlink(marker) }
@@ -88,8 +88,8 @@ struct ContainedDaemonTests {
         #expect(access(directory, F_OK) != 0, "left after a stop: \(directory)\n\(daemon.output)")
     }
 
-    @Test("P1: the cgroups of a daemon killed with SIGKILL, its apps' included, are removed by the next daemon")
-    func P1_killedDaemonsCgroupsAreRemovedByTheNextDaemon() throws {
+    @Test("P6: the cgroups of a daemon killed with SIGKILL, its apps' included, are removed by the next daemon")
+    func P6_killedDaemonsCgroupsAreRemovedByTheNextDaemon() throws {
         guard let cgroups = Self.cgroupDirectory else { return }
         let marker = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
         defer { unlink(marker) }

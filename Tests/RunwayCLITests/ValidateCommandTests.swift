@@ -40,7 +40,7 @@ import Glibc
         #expect(result.stdout.contains("overrun terminate (SIGTERM 2.000s before the deadline), "), "\(result)")
     }
 
-    @Test func P1_validateNamesProcessAppsADaemonOfItsUserCannotContainWithoutFailingStrict() throws {
+    @Test func P6_validateNamesProcessAppsADaemonOfItsUserCannotContainWithoutFailingStrict() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         let program = "<key>ProgramArguments</key><array><string>/bin/true</string></array>"

@@ -98,7 +98,7 @@ import Glibc
         )
     }
 
-    @Test func P1_validateNamesEveryProcessAppADaemonOfItsUserCannotContain() throws {
+    @Test func P6_validateNamesEveryProcessAppADaemonOfItsUserCannotContain() throws {
         let own = try loadOneApp("")
         let warnings = own.containmentWarnings(daemonUID: 0, daemonGID: 0)
         #expect(warnings.count == 1)
@@ -118,7 +118,7 @@ import Glibc
         #expect(signalWarnings.first?.message.contains("signal suspension") == true)
     }
 
-    @Test func P1_validateNamesAnAppWithRootsOrTheDaemonsGroupAsNotContained() throws {
+    @Test func P6_validateNamesAnAppWithRootsOrTheDaemonsGroupAsNotContained() throws {
         let rootGroup = try loadOneApp(
             "<key>UserName</key><string>nobody</string><key>GroupName</key><string>root</string>"
         )
@@ -132,7 +132,7 @@ import Glibc
         #expect(own.containmentWarnings(daemonUID: 0, daemonGID: 0).isEmpty)
     }
 
-    @Test func P1_validateNamesProcessAppsThatShareAUserOtherThanTheDaemons() throws {
+    @Test func P6_validateNamesProcessAppsThatShareAUserOtherThanTheDaemons() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.write("Runway.plist", plistXML("<key>AppUserName</key><string>nobody</string>"))

@@ -45,7 +45,7 @@ struct CgroupV1LimitTests {
         .enabled(if: CgroupV1LimitTests.onV1Only("pids"), "needs pids on cgroup v1 and not on v2"),
         arguments: mechanisms
     )
-    func tasksMaxBoundsTheAppsProcesses(mechanism: SuspensionMechanism) async throws {
+    func P5_tasksMaxBoundsTheAppsProcesses(mechanism: SuspensionMechanism) async throws {
         let scheduler = try Self.scheduler(mechanism)
         let app: AppID = "com.test.limits.v1tasks"
         // Eight forks, each refused one counted; the main process outlives them.
@@ -84,7 +84,7 @@ struct CgroupV1LimitTests {
         .enabled(if: CgroupV1LimitTests.onV1Only("memory"), "needs memory on cgroup v1 and not on v2"),
         arguments: mechanisms
     )
-    func memoryMaxKillsAnAppAboveIt(mechanism: SuspensionMechanism) async throws {
+    func P5_memoryMaxKillsAnAppAboveIt(mechanism: SuspensionMechanism) async throws {
         let allocate = ["/usr/bin/python3", "-c", "b = b'x' * (128 << 20)"]
         for (memoryMax, expected) in [(UInt64(32 << 20), TerminationReason.signaled(SIGKILL)), (nil, .exited(0))] {
             let scheduler = try Self.scheduler(mechanism)
@@ -107,7 +107,7 @@ struct CgroupV1LimitTests {
         "CPUWeight: the app's v1 leaf gets systemd's cpu.shares for the weight, and the app runs in it",
         .enabled(if: CgroupV1LimitTests.onV1Only("cpu"), "needs cpu on cgroup v1 and not on v2")
     )
-    func cpuWeightSetsTheSharesOfTheAppsLeaf() async throws {
+    func P5_cpuWeightSetsTheSharesOfTheAppsLeaf() async throws {
         let scheduler = try Self.scheduler(.signal)
         let app: AppID = "com.test.limits.v1cpu"
         var spec = ProcessSpec(arguments: ["/bin/sleep", "30"])
@@ -125,7 +125,7 @@ struct CgroupV1LimitTests {
         "A dead daemon's v1 directory is swept, what runs in it killed, before the first leaf is made",
         .enabled(if: CgroupV1LimitTests.own("pids") != nil, "needs pids on cgroup v1")
     )
-    func aDeadDaemonsDirectoryIsSwept() throws {
+    func P5_aDeadDaemonsDirectoryIsSwept() throws {
         let own = try #require(Self.own("pids"))
         let base = own == "/" ? "" : own
         // A pid that is gone: a child that has exited and been waited for.
@@ -157,7 +157,7 @@ extension CgroupV1LimitTests {
         "A dead daemon's v1 directories are swept in every hierarchy when the supervisor starts, with no ceiling asked",
         .enabled(if: CgroupV1Limits.controllers.contains { CgroupV1LimitTests.own($0) != nil }, "needs cgroup v1")
     )
-    func aDeadDaemonsDirectoriesAreSweptAtStart() async throws {
+    func P5_aDeadDaemonsDirectoriesAreSweptAtStart() async throws {
         // A pid that is gone: a child that has exited and been waited for.
         let done = Process()
         done.executableURL = URL(fileURLWithPath: "/bin/true")

@@ -74,8 +74,8 @@ struct ContainedAppTests {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    @Test("P1: an app with UserName runs with only its uid, gid and groups, in a cgroup namespace of its own")
-    func P1_appRunsAsItsUserInItsOwnCgroupNamespace() async throws {
+    @Test("P6: an app with UserName runs with only its uid, gid and groups, in a cgroup namespace of its own")
+    func P6_appRunsAsItsUserInItsOwnCgroupNamespace() async throws {
         guard Self.runnable else { return }
         let directory = try Self.sharedDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -103,8 +103,8 @@ struct ContainedAppTests {
         await scheduler.shutdown()
     }
 
-    @Test("P1: a protocol app with UserName talks over its channel, in its working directory, its output logged")
-    func P1_protocolAppWithUserNameKeepsItsChannelDirectoryAndOutput() async throws {
+    @Test("P6: a protocol app with UserName talks over its channel, in its working directory, its output logged")
+    func P6_protocolAppWithUserNameKeepsItsChannelDirectoryAndOutput() async throws {
         guard Self.runnable else { return }
         let directory = try Self.sharedDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -136,8 +136,8 @@ struct ContainedAppTests {
         await scheduler.shutdown()
     }
 
-    @Test("P1: an app with UserName cannot leave its cgroup, thaw it or make cgroups; suspended, nothing runs")
-    func P1_containedAppCannotLeaveOrThawItsCgroup() async throws {
+    @Test("P6: an app with UserName cannot leave its cgroup, thaw it or make cgroups; suspended, nothing runs")
+    func P6_containedAppCannotLeaveOrThawItsCgroup() async throws {
         guard Self.runnable else { return }
         let directory = try Self.sharedDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -184,8 +184,8 @@ struct ContainedAppTests {
         await scheduler.shutdown()
     }
 
-    @Test("P1: an app of the daemon's user is not contained, makes a bounded number of cgroups, all removed")
-    func P1_sameUserAppIsNotContainedAndItsCgroupsAreBoundedAndRemoved() async throws {
+    @Test("P6: an app of the daemon's user is not contained, makes a bounded number of cgroups, all removed")
+    func P6_sameUserAppIsNotContainedAndItsCgroupsAreBoundedAndRemoved() async throws {
         guard Self.runnable else { return }
         let directory = try Self.sharedDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -216,8 +216,8 @@ struct ContainedAppTests {
         #expect(access(cgroup, F_OK) != 0, "the app's cgroup (or one below it) was left: \(cgroup)")
     }
 
-    @Test("P1: an app cgroup made again after cgroup.kill keeps its bound on sub-cgroups")
-    func P1_recreatedCgroupKeepsItsBound() throws {
+    @Test("P6: an app cgroup made again after cgroup.kill keeps its bound on sub-cgroups")
+    func P6_recreatedCgroupKeepsItsBound() throws {
         guard Self.runnable else { return }
         let parent = try CgroupHierarchy.discover().get().makeRunwayDirectory().get()
         let cgroup = try AppCgroup.create(in: parent, name: "com.test.contained.recreated").get()
@@ -236,7 +236,7 @@ struct ContainedAppTests {
         "P1: a user switch the kernel refuses reaches spawnFailed naming the call, and leaves no child",
         arguments: ProcessSuspensionTests.mechanisms
     )
-    func P1_refusedUserSwitchIsASpawnFailure(mechanism: SuspensionMechanism) async throws {
+    func P6_refusedUserSwitchIsASpawnFailure(mechanism: SuspensionMechanism) async throws {
         guard geteuid() == 0 else { return }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
@@ -261,8 +261,8 @@ struct ContainedAppTests {
         await scheduler.shutdown()
     }
 
-    @Test("P1: only a root daemon switches users; any other refuses another user, naming UserName")
-    func P1_onlyARootDaemonStartsAnAppAsAnotherUser() throws {
+    @Test("P6: only a root daemon switches users; any other refuses another user, naming UserName")
+    func P6_onlyARootDaemonStartsAnAppAsAnotherUser() throws {
         #expect(try ProcessSupervisor.launchCredentials(Self.nobody, daemonUID: 0, daemonGID: 0).get() == Self.nobody)
         #expect(try ProcessSupervisor.launchCredentials(nil, daemonUID: 1_000, daemonGID: 1_000).get() == nil)
         let own = AppUser(name: "me", uid: 1_000, gid: 1_000)
@@ -282,8 +282,8 @@ struct ContainedAppTests {
         }
     }
 
-    @Test("P1: a dead daemon's cgroups, with cgroups its apps made and a process in one, are removed at start")
-    func P1_deadDaemonsCgroupTreeIsSweptAtStart() async throws {
+    @Test("P6: a dead daemon's cgroups, with cgroups its apps made and a process in one, are removed at start")
+    func P6_deadDaemonsCgroupTreeIsSweptAtStart() async throws {
         guard Self.runnable else { return }
         let hierarchy = try CgroupHierarchy.discover().get()
         // A pid that is gone: a child that has exited and been reaped.

@@ -68,7 +68,7 @@ struct ResourceLimitTests {
         "SoftResourceLimits / HardResourceLimits are in place when the program runs; a value not given is inherited",
         arguments: mechanisms
     )
-    func setrlimitValuesReachTheProgram(mechanism: SuspensionMechanism) async throws {
+    func P5_setrlimitValuesReachTheProgram(mechanism: SuspensionMechanism) async throws {
         var inherited = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &inherited)
         let limits = ProcessLimits(
@@ -94,7 +94,7 @@ struct ResourceLimitTests {
     }
 
     @Test("A limit the kernel refuses fails the launch like an exec failure, naming the key and errno")
-    func aRefusedLimitFailsTheLaunchNamingTheKey() async throws {
+    func P5_aRefusedLimitFailsTheLaunchNamingTheKey() async throws {
         // Above /proc/sys/fs/nr_open: refused (EPERM) even for root.
         let nrOpen = UInt64(SystemFiles.read("/proc/sys/fs/nr_open")!.trimmingCharacters(in: .whitespacesAndNewlines))!
         var spec = ProcessSpec(arguments: ["/bin/true"])
@@ -113,7 +113,7 @@ struct ResourceLimitTests {
     }
 
     @Test("Without cgroup v2 for the app nor a cgroup v1 hierarchy, a ceiling refuses the launch, naming the key")
-    func aCeilingWithNoCgroupAtAllRefusesTheLaunch() {
+    func P5_aCeilingWithNoCgroupAtAllRefusesTheLaunch() {
         // A host without cgroup v1 (empty mountinfo and membership), the app in signal mode (no cgroup v2).
         let refusal = AppCgroupLimits.apply(
             AppCgroupLimits.ceilings(ProcessLimits(memoryMaxBytes: 64 << 20)),
@@ -149,7 +149,7 @@ struct ResourceLimitTests {
             "needs the freezer, and the pids controller missing from cgroup v2"
         )
     )
-    func aMissingControllerRefusesTheLaunch() throws {
+    func P5_aMissingControllerRefusesTheLaunch() throws {
         let runway = try CgroupHierarchy.discover().flatMap { $0.makeRunwayDirectory() }.get()
         let leaf = try AppCgroup.create(in: runway, name: "com.test.limits.nopids").get()
         defer { leaf.remove() }
@@ -178,7 +178,7 @@ struct ResourceLimitTests {
             "needs the freezer and the memory, pids and cpu controllers on cgroup v2 for the daemon's cgroup"
         )
     )
-    func cgroupCeilingsAreWritten() async throws {
+    func P5_cgroupCeilingsAreWritten() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.freezer)
@@ -213,7 +213,7 @@ struct CgroupCeilingWriteTests {
         "A ceiling enables its controller in the daemon's cgroup and runway.<pid>, then writes the app's leaf",
         .enabled(if: CgroupCeilingWriteTests.hugetlbOffered, "needs the freezer and hugetlb on cgroup v2")
     )
-    func aCeilingEnablesItsControllerAndWritesTheLeaf() throws {
+    func P5_aCeilingEnablesItsControllerAndWritesTheLeaf() throws {
         let hierarchy = try CgroupHierarchy.discover().get()
         let own = hierarchy.ownDirectory
         let runway = try hierarchy.makeRunwayDirectory().get()
