@@ -61,8 +61,9 @@ format:
 snippet-check:
 	python3 Scripts/check-readme-snippets.py
 
-# Every rule id cited in the tracked files (L3, B4, S12, ...) is defined in Docs/Behaviour.md, and no path leads to
-# the specification's old home beside the clone (Scripts/check-rule-references.py). Well under a second.
+# Every rule id cited in the tracked files (L3, B4, S12, ...) is defined in Docs/Behaviour.md, every decision cited
+# (Decision 166) has its record in Docs/Decisions/, every relative link of a Markdown file resolves, and no path leads
+# to the specification's old home beside the clone (Scripts/check-rule-references.py). Well under a second.
 refs-check:
 	python3 Scripts/check-rule-references.py
 

@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""`make refs-check`: every rule id the repository cites resolves to Docs/Behaviour.md, and nothing points at the
-specification's old home outside the repository (a `shared` folder beside the clone).
+"""`make refs-check`: every rule id the repository cites resolves to Docs/Behaviour.md, every decision it cites has
+its record, every link of its Markdown files resolves, and nothing points at the specification's old home outside
+the repository (a `shared` folder beside the clone).
 
 Rule ids are the bold ids of Docs/Behaviour.md (`- **B4.**`) and the scenario ids of its table (`| S2 |`). A citation
 is a word of one of those letters and a number from 1 (`L3`, `B10`, `S14`); `S01` (a file name) and other letters
 are not citations. Searches the files git tracks, text only. Python 3, standard library only; well under a second.
+
+Decisions are the records Docs/Decisions/NNNN-slug.md (Scripts/check_docs.py checks them and the links: each record
+has its title and `Status:` line and a place in the index, and a citation `Decision 166`, `Decisions 53 and 55` or
+`Decisions 199-202` has a record for every number it names, the two ends of a range).
 """
 
 import pathlib
 import re
 import subprocess
 import sys
+
+import check_docs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPEC = ROOT / "Docs" / "Behaviour.md"
@@ -28,8 +35,9 @@ def main():
     letters = "".join(sorted({rule[0] for rule in defined}))
     citation = re.compile(rf"(?<![\w./-])([{letters}][1-9][0-9]?)(?![\w])")
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
-    problems = []
-    for name in filter(None, (file.decode() for file in files)):
+    names = list(filter(None, (file.decode() for file in files)))
+    problems = check_docs.problems(ROOT, names)
+    for name in names:
         path = ROOT / name
         try:
             text = path.read_text(encoding="utf-8")
@@ -45,6 +53,7 @@ def main():
         print("\n".join(problems))
         sys.exit(f"refs-check: {len(problems)} references do not resolve")
     print(f"refs-check: every rule id cited resolves to Docs/Behaviour.md ({len(defined)} rules)")
+    print("refs-check: every decision cited has its record, and every Markdown link resolves")
 
 
 if __name__ == "__main__":

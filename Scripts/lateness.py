@@ -8,7 +8,7 @@
 `--restart-rate N` sets `RestartRateLimit` (1000: restarts nearly unpaced). `--realtime N` runs the daemon's loop
 thread at SCHED_FIFO N (`LoopRealtimePriority`, needs root or CAP_SYS_NICE), meant to show what the daemon's own work
 costs its deadlines on a machine busy with other work; on a loaded two-core machine it showed unexplained stalls of
-0.5 to 1 s (Docs/Decisions.md, 212), so the figures quoted are at normal priority.
+0.5 to 1 s (Decision 212), so the figures quoted are at normal priority.
 
 It writes a configuration into a temporary directory and starts `runway run` on it (daemon output in the directory,
 shown on failure), then loads it:
