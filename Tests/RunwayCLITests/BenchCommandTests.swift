@@ -51,14 +51,14 @@ import Testing
 
     @Test func readmeDocumentsEveryField() throws {
         let readme = try String(
-            contentsOf: RunwayBinary.repositoryRoot().appendingPathComponent("README.md"),
+            contentsOf: RunwayBinary.repositoryRoot().appendingPathComponent("Docs/Benchmarking.md"),
             encoding: .utf8
         )
         let section = try #require(readme.components(separatedBy: "## `runway bench`").dropFirst().first)
         // A name is documented on its own (`count`) or in a key path (`runway.memory`).
         for name in BenchSchema.fieldNames {
             let documented = ["`\(name)`", "`\(name).", ".\(name)`"].contains { section.contains($0) }
-            #expect(documented, "README.md's runway bench section does not document `\(name)`")
+            #expect(documented, "Docs/Benchmarking.md's runway bench section does not document `\(name)`")
         }
     }
 

@@ -179,7 +179,7 @@ import Glibc
 
     @Test func readmeDocumentsEveryField() throws {
         let readme = try String(
-            contentsOf: RunwayBinary.repositoryRoot().appendingPathComponent("README.md"),
+            contentsOf: RunwayBinary.repositoryRoot().appendingPathComponent("Docs/Benchmarking.md"),
             encoding: .utf8
         )
         // The fields shared with the embedded-apps report are documented in "`runway bench`", the others in its
@@ -189,7 +189,7 @@ import Glibc
         for name in ProcessBenchSchema.fieldNames {
             let text = BenchSchema.fieldNames.contains(name) ? bench : section
             let documented = ["`\(name)`", "`\(name).", ".\(name)`"].contains { text.contains($0) }
-            #expect(documented, "README.md's runway bench --processes section does not document `\(name)`")
+            #expect(documented, "Benchmarking.md's runway bench --processes section does not document `\(name)`")
         }
     }
 

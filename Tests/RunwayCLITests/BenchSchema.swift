@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON schema of `runway bench --json` (version 1), as README.md documents it, and a checker.
+/// The JSON schema of `runway bench --json` (version 1), as Docs/Benchmarking.md documents it, and a checker.
 enum BenchSchema {
     indirect enum Field: Sendable {
         case integer, number, boolean, string

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The JSON schema of `runway bench --processes --json` (version 1, `workload: "processes"`), as README.md documents
-/// it, checked with `BenchSchema`'s checker.
+/// The JSON schema of `runway bench --processes --json` (version 1, `workload: "processes"`), as
+/// Docs/Benchmarking.md documents it, checked with `BenchSchema`'s checker.
 enum ProcessBenchSchema {
     typealias Field = BenchSchema.Field
 
