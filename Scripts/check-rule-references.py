@@ -9,7 +9,8 @@ are not citations. Searches the files git tracks, text only. Python 3, standard 
 
 Decisions are the records Docs/Decisions/NNNN-slug.md (Scripts/check_docs.py checks them and the links: each record
 has its title and `Status:` line and a place in the index, and a citation `Decision 166`, `Decisions 53 and 55` or
-`Decisions 199-202` has a record for every number it names, the two ends of a range).
+`Decisions 199-202` has a record for every number it names, the two ends of a range), and Docs/Performance.md's
+tables show Benchmarks/Results/figures.json, every figure of which is in the run it cites (Scripts/check_performance.py).
 """
 
 import pathlib
@@ -53,7 +54,8 @@ def main():
         print("\n".join(problems))
         sys.exit(f"refs-check: {len(problems)} references do not resolve")
     print(f"refs-check: every rule id cited resolves to Docs/Behaviour.md ({len(defined)} rules)")
-    print("refs-check: every decision cited has its record, and every Markdown link resolves")
+    print("refs-check: every decision cited has its record, every Markdown link resolves, and every current figure")
+    print("refs-check: of Docs/Performance.md is Benchmarks/Results/figures.json's and in the run it cites")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,15 @@
 - Links: every relative link `[text](path)` or `[text](path#anchor)` of a tracked Markdown file, outside code,
   leads to a file or folder that exists, and an anchor into a Markdown file names one of its headings (GitHub's
   anchors: lower case, punctuation dropped, spaces to hyphens, `-1`, `-2` for repeats).
+- Performance: Docs/Performance.md's tables are Benchmarks/Results/figures.json, and every figure is in the run it
+  cites (Scripts/check_performance.py).
 
 Python 3, standard library only.
 """
 
 import re
+
+import check_performance
 
 DECISIONS = "Docs/Decisions"
 CITATION = re.compile(r"\bDecisions? (\d+(?:(?:, | and |, and |-|–)\d+)*)")
@@ -125,4 +129,4 @@ def problems(root, names):
                 found.append(f"{name}:{number}: Decision {decision} has no record {DECISIONS}/{decision:04d}-*.md")
         if name.endswith(".md"):
             found += check_links(root, name, text, anchors_of)
-    return found
+    return found + check_performance.problems(root)
