@@ -67,6 +67,24 @@ snippet-check:
 refs-check:
 	python3 Scripts/check-rule-references.py
 
+# The C of CRunwayProcess with warnings: each .c compiled with -Wall -Wextra -Werror, then its header and CLibUV's
+# shim.h each on their own. SwiftPM compiles them without these flags (unsafeFlags would make the package unusable as
+# a dependency by URL), so this is where a warning fails `make test`. C_CHECK_CC is the compiler (cc unless CC says
+# otherwise; gcc and the toolchain's clang both pass); gnu17 is the dialect SwiftPM's clang compiles in by default.
+# Under a second.
+C_CHECK_CC ?= $(CC)
+C_CHECK_FLAGS ?= -std=gnu17 -O2 -Wall -Wextra -Werror
+.PHONY: c-check
+c-check: deps
+	@for file in Sources/CRunwayProcess/*.c; do \
+		$(C_CHECK_CC) $(C_CHECK_FLAGS) -ISources/CRunwayProcess/include -c -o /dev/null "$$file" || exit 1; \
+	done
+	@printf '#include "CRunwayProcess.h"\n' | \
+		$(C_CHECK_CC) $(C_CHECK_FLAGS) -ISources/CRunwayProcess/include -x c -fsyntax-only -
+	@printf '#include "shim.h"\n' | \
+		$(C_CHECK_CC) $(C_CHECK_FLAGS) $$(pkg-config --cflags libuv) -ISources/CLibUV -x c -fsyntax-only -
+	@echo "c-check: Sources/CRunwayProcess and Sources/CLibUV/shim.h compile without a warning ($(C_CHECK_CC))"
+
 # README.md's embedding example, unchanged, built by a package of its own in a temporary directory outside the
 # repository that depends on Runway by path (Scripts/example-check.sh). Its build folder is .build-example: about a
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
@@ -104,11 +122,12 @@ man: deps
 docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
-# `make lint` (about 2 s), the README snippet and rule-id checks and `make example-check` (about a minute on a new
-# clone) first, so that the test runner's summary is the last thing printed. Serial: the real-loop tests run delegate
-# calls on the shared cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short)
-# budgets. The whole suite takes about 90 s of real time (525 tests, most of it real daemons and children).
-test: deps lint snippet-check refs-check example-check
+# `make lint` (about 2 s), the README snippet and rule-id checks, `make c-check` and `make example-check` (about a
+# minute on a new clone) first, so that the test runner's summary is the last thing printed. Serial: the real-loop tests
+# run delegate calls on the shared cooperative pool, and CPU-heavy property tests in parallel could delay them past
+# their (short) budgets. The whole suite takes about 90 s of real time (525 tests, most of it real daemons and
+# children).
+test: deps lint snippet-check refs-check c-check example-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel

@@ -45,6 +45,10 @@ let package = Package(
         .executableTarget(name: "RunwaySampleApp", dependencies: ["RunwayClient"], path: "Examples/SampleApp"),
         // libuv, found through pkg-config; Debian's libuv1-dev provides it.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // The process supervisor's C: the spawn (clone to exec), resource limits, /proc reads, pidfd and descriptor
+        // calls. Its warnings (-Wall -Wextra) are checked by `make c-check`: unsafeFlags would refuse the package
+        // to every embedder that depends on it by URL.
+        .target(name: "CRunwayProcess"),
         // The edge: a libuv loop on its own thread that runs the core's actions under real time.
         .target(
             name: "Runway",
@@ -52,6 +56,7 @@ let package = Package(
                 "RunwayCore",
                 "RunwayProtocol",
                 "CLibUV",
+                "CRunwayProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -104,11 +109,15 @@ let package = Package(
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
-        .testTarget(name: "RunwayCLITests", dependencies: ["CLibUV", "RunwayCLI", "RunwayControl", "RunwayTestKit"]),
+        .testTarget(
+            name: "RunwayCLITests",
+            dependencies: ["CLibUV", "CRunwayProcess", "RunwayCLI", "RunwayControl", "RunwayTestKit"]
+        ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [
                 "Runway",
+                "CRunwayProcess",
                 "RunwayCore",
                 "RunwayProtocol",
                 "RunwayTestKit",

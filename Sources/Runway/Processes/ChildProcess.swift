@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import RunwayCore
 import Synchronization
 
@@ -292,10 +293,10 @@ final class ChildProcess {
         }
     }
 
-    /// The spawn slots of this module's `runway_spawn` (Decision 189), -1 each before their first use. For tests.
+    /// The spawn slots of `runway_spawn` (one set per process), -1 each before their first use. For tests.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
-    /// Closes this module's spawn slots and forgets them, as before the first spawn. For tests; any thread.
+    /// Closes the spawn slots and forgets them, as before the first spawn. For tests; any thread.
     static func resetSpawnSlots() { runway_spawn_slots_reset() }
 
     // MARK: Lifetime

@@ -1,4 +1,4 @@
-import CLibUV
+import CRunwayProcess
 
 #if canImport(Glibc)
 import Glibc

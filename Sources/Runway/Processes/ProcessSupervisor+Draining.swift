@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import RunwayCore
 
 /// Draining: a `.suspend` of a protocol app with unread bytes on its channel waits until the app has read them

@@ -1,4 +1,4 @@
-import CLibUV
+import CRunwayProcess
 import Logging
 import RunwayCore
 import RunwayProtocol

@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import RunwayCore
 import RunwayProtocol
 

@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import Logging
 import RunwayCore
 import RunwayProtocol

@@ -1,4 +1,4 @@
-import CLibUV
+import CRunwayProcess
 import RunwayCore
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import Testing
 
 @testable import Runway

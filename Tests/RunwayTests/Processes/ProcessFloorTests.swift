@@ -1,4 +1,4 @@
-import CLibUV
+import CRunwayProcess
 import Foundation
 import RunwayCore
 import Testing

@@ -1,32 +1,21 @@
-// CLibUV procstat: `/proc/PID/stat` read and parsed in C, without allocating (issue 15: the signal mode's
-// suspend, resume and confirmation read it several times per app; the Swift read and split cost more than the
-// kernel's answer).
-#pragma once
-
+// `/proc/PID/stat` read and parsed in C, without allocating: the signal mode's suspend, resume and confirmation read
+// it several times per app, and a read and split in Swift cost more than the kernel's answer. Also the children and
+// thread count of a process, for the supervisor's scan of an app's processes.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/// The fields of `/proc/PID/stat` that Runway uses (`ProcFS.Stat`).
-struct runway_proc_stat {
-    /// The one-letter state (field 3).
-    char state;
-    int parent;
-    int process_group;
-    int session;
-    /// Field 20, the number of threads.
-    int threads;
-    /// Field 22, clock ticks after boot.
-    uint64_t start_time;
-};
+#include "CRunwayProcess.h"
 
 /// Reads and parses `/proc/PID/stat` (`path`, or "/proc/<pid>/stat" when `path` is NULL). Fields are counted
 /// from the last ')' (the command name may hold spaces and parentheses). Returns 0, -errno when the file cannot
 /// be read (-ENOENT: no such process), or -EINVAL when it does not parse. Any thread.
-static inline int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out) {
+int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out) {
     char own_path[48];
     if (path == NULL) {
         snprintf(own_path, sizeof own_path, "/proc/%d/stat", pid);
@@ -77,11 +66,9 @@ static inline int runway_proc_stat(int pid, const char *path, struct runway_proc
     return 0;
 }
 
-#include <dirent.h>
-
 /// Appends the pids listed in `path` (a `children` file) to `out` (at most `capacity` in all) and returns the new
 /// count, or -1 when the file cannot be opened.
-static inline int runway_proc_children_file(const char *path, int *out, int capacity, int count) {
+static int runway_proc_children_file(const char *path, int *out, int capacity, int count) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     // The list may be longer than the buffer: a number cut at the end of one read goes on in the next.
@@ -110,12 +97,10 @@ static inline int runway_proc_children_file(const char *path, int *out, int capa
     return count;
 }
 
-#include <sys/stat.h>
-
 /// The number of threads of `pid` from the link count of `/proc/PID/task` (two plus one per thread), without
-/// reading `/proc/PID/stat` (a `stat` of a cached entry costs a sixth of that read; Decision 199). -errno when it
+/// reading `/proc/PID/stat` (a `stat` of a cached entry costs a sixth of that read). -errno when it
 /// cannot be read. Any thread.
-static inline int runway_proc_thread_count(int pid) {
+int runway_proc_thread_count(int pid) {
     char path[48];
     snprintf(path, sizeof path, "/proc/%d/task", pid);
     struct stat status;
@@ -128,7 +113,7 @@ static inline int runway_proc_thread_count(int pid) {
 /// only the main thread's file is read, without listing `/proc/PID/task`. Returns how many there are (more than
 /// `capacity` when `out` was too small: call again with room for that many), or -errno when the process's task
 /// folder cannot be read. Any thread.
-static inline int runway_proc_children(int pid, int single_thread, int *out, int capacity) {
+int runway_proc_children(int pid, int single_thread, int *out, int capacity) {
     char path[96];
     if (single_thread) {
         snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
@@ -142,7 +127,8 @@ static inline int runway_proc_children(int pid, int single_thread, int *out, int
     struct dirent *entry;
     while ((entry = readdir(tasks)) != NULL) {
         if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-        snprintf(path, sizeof path, "/proc/%d/task/%s/children", pid, entry->d_name);
+        // A task's name is its tid (at most 10 digits): the precision only bounds the copy for the compiler.
+        snprintf(path, sizeof path, "/proc/%d/task/%.20s/children", pid, entry->d_name);
         int next = runway_proc_children_file(path, out, capacity, count);
         if (next >= 0) count = next;
     }
