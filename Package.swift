@@ -84,27 +84,47 @@ let package = Package(
             ],
             path: "Examples/EmbeddedApps"
         ),
-        .executableTarget(
-            name: "RunwayCLI",
+        // The harness of `runway bench`: workloads (embedded apps, child processes, swift-nio's peer), plans,
+        // observations, statistics, the report, baseline and plot. `runway bench` is its entry point.
+        .target(
+            name: "RunwayBench",
             dependencies: [
                 "RunwayCore",
-                "RunwayConfig",
-                "RunwayTestKit",
-                "RunwayControl",
                 "Runway",
-                // `runway bench-child`, the protocol app of `runway bench --processes`.
-                "RunwayClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `runway demo`: the seed scenarios played on the core over RunwayTestKit's simulated driver. The one
+        // way the shipped `runway` links the test kit.
+        .target(
+            name: "RunwayDemo",
+            dependencies: ["RunwayConfig", "RunwayControl", "RunwayCore", "RunwayTestKit"]
+        ),
+        .executableTarget(
+            name: "RunwayCLI",
+            dependencies: [
+                "RunwayCore",
+                "RunwayConfig",
+                "RunwayControl",
+                "Runway",
+                "RunwayBench",
+                "RunwayDemo",
+                // `runway bench-child`, the protocol app of `runway bench --processes`.
+                "RunwayClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
-        .testTarget(name: "RunwayCLITests", dependencies: ["CLibUV", "RunwayCLI", "RunwayControl", "RunwayTestKit"]),
+        .testTarget(
+            name: "RunwayCLITests",
+            dependencies: ["CLibUV", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayTestKit"]
+        ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [
