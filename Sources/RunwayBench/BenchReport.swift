@@ -2,167 +2,167 @@ import RunwayCore
 
 /// The result of `runway bench`, as printed by `--json`. Every field is documented in README.md ("`runway
 /// bench`"); `schemaVersion` changes when a field is removed or changes meaning (adding one does not).
-struct BenchReport: Codable, Sendable {
-    static let currentSchemaVersion = 1
+package struct BenchReport: Codable, Sendable {
+    package static let currentSchemaVersion = 1
 
-    var schemaVersion = BenchReport.currentSchemaVersion
+    package var schemaVersion = BenchReport.currentSchemaVersion
     /// The `runway` that made the report (`RunwayVersion.string`, as `runway --version` prints it).
-    var version = RunwayVersion.string
+    package var version = RunwayVersion.string
     /// The commit of the checkout the binary ran from, `-dirty` when tracked files differed, or `unknown`
     /// (`BenchEnvironment.commit(nearExecutable:)`).
-    var commit: String
+    package var commit: String
     /// `debug` or `release`. A debug build's timings are not representative.
-    var buildType: String
+    package var buildType: String
     /// When the run started, ISO 8601 UTC.
-    var date: String
-    var host: BenchEnvironment.Host
-    var configuration: Configuration
-    var plan: Plan
+    package var date: String
+    package var host: BenchEnvironment.Host
+    package var configuration: Configuration
+    package var plan: Plan
     /// `--runs`: how many times the workload (both halves with `--compare nio`) ran.
-    var runs: Int
+    package var runs: Int
     /// The last run's figures and counts.
-    var runway: RunwaySection
+    package var runway: RunwaySection
     /// Only with `--compare nio`: the last run's.
-    var nio: NIOSection?
+    package var nio: NIOSection?
     /// swift-nio ÷ Runway per quantile of the medians over the runs, only with `--compare nio`, and only when every
     /// run passed (no side lost, repeated or fired early an event): a ratio over different events means nothing.
-    var ratios: Ratios?
+    package var ratios: Ratios?
     /// With `--compare nio` when `ratios` is absent: why.
-    var ratiosWithheld: String?
+    package var ratiosWithheld: String?
     /// Every figure's median, minimum and maximum over the runs.
-    var figures: [BenchFigure]
+    package var figures: [BenchFigure]
     /// Only with `--baseline`.
-    var baseline: BaselineComparison?
-    var passed: Bool
-    var failures: [String]
+    package var baseline: BaselineComparison?
+    package var passed: Bool
+    package var failures: [String]
 
     /// The comparison with `--baseline FILE.json`: the figures worse than the baseline's by more than the threshold.
-    struct BaselineComparison: Codable, Sendable {
-        var file: String
+    package struct BaselineComparison: Codable, Sendable {
+        package var file: String
         /// The baseline's `commit` and `date`.
-        var commit: String
-        var date: String
-        var thresholdPercent: Double
+        package var commit: String
+        package var date: String
+        package var thresholdPercent: Double
         /// How many figures both reports had and were judged (`BenchFigure.isCompared`).
-        var compared: Int
-        var regressions: [Regression]
+        package var compared: Int
+        package var regressions: [Regression]
     }
 
-    struct Regression: Codable, Sendable {
-        var figure: String
-        var unit: String
+    package struct Regression: Codable, Sendable {
+        package var figure: String
+        package var unit: String
         /// Medians.
-        var baseline: Double
-        var current: Double
+        package var baseline: Double
+        package var current: Double
         /// (current - baseline) / baseline, in percent: positive when the figure grew.
-        var changePercent: Double
+        package var changePercent: Double
     }
 
-    struct Configuration: Codable, Sendable, Equatable {
-        var apps: Int
-        var tasksPerApp: Int
-        var budgetSeconds: Double
-        var warningLeadSeconds: Double
-        var endFraction: Double
-        var durationSeconds: Double
-        var seed: UInt64
+    package struct Configuration: Codable, Sendable, Equatable {
+        package var apps: Int
+        package var tasksPerApp: Int
+        package var budgetSeconds: Double
+        package var warningLeadSeconds: Double
+        package var endFraction: Double
+        package var durationSeconds: Double
+        package var seed: UInt64
         /// `--realtime-priority`; absent when not given.
-        var realtimePriority: Int32?
+        package var realtimePriority: Int32?
         /// `--wakeup-spin`; absent when not given.
-        var wakeupSpinMicroseconds: Int?
+        package var wakeupSpinMicroseconds: Int?
     }
 
-    struct Plan: Codable, Sendable {
-        var finisherApps: Int
-        var overrunnerApps: Int
-        var tasks: Int
-        var tasksEndingBeforeWarning: Int
+    package struct Plan: Codable, Sendable {
+        package var finisherApps: Int
+        package var overrunnerApps: Int
+        package var tasks: Int
+        package var tasksEndingBeforeWarning: Int
     }
 
     /// One kind of event: counts, lateness quantiles and rate.
-    struct Events: Codable, Sendable {
-        var expected: Int
-        var count: Int
-        var early: Int
-        var lost: Int
-        var unexpected: Int
+    package struct Events: Codable, Sendable {
+        package var expected: Int
+        package var count: Int
+        package var early: Int
+        package var lost: Int
+        package var unexpected: Int
         /// Absent when nothing was observed.
-        var latenessNanoseconds: Quantiles?
+        package var latenessNanoseconds: Quantiles?
         /// Absent for fewer than two events.
-        var perSecond: Double?
+        package var perSecond: Double?
     }
 
-    struct Quantiles: Codable, Sendable {
-        var p50: UInt64
-        var p90: UInt64
-        var p99: UInt64
-        var p99_9: UInt64
-        var max: UInt64
+    package struct Quantiles: Codable, Sendable {
+        package var p50: UInt64
+        package var p90: UInt64
+        package var p99: UInt64
+        package var p99_9: UInt64
+        package var max: UInt64
     }
 
-    struct RunwaySection: Codable, Sendable {
-        var expirationWarnings: Events
-        var suspensions: Events
-        var terminations: Events
-        var setup: Setup
-        var ends: Ends
-        var deadlinePhaseSeconds: Double
-        var finished: Bool
-        var memory: Memory
-        var loop: Loop
+    package struct RunwaySection: Codable, Sendable {
+        package var expirationWarnings: Events
+        package var suspensions: Events
+        package var terminations: Events
+        package var setup: Setup
+        package var ends: Ends
+        package var deadlinePhaseSeconds: Double
+        package var finished: Bool
+        package var memory: Memory
+        package var loop: Loop
     }
 
-    struct Setup: Codable, Sendable {
-        var seconds: Double
-        var tasksBegun: Int
-        var tasksRefused: Int
-        var beginCallsPerSecond: Double?
+    package struct Setup: Codable, Sendable {
+        package var seconds: Double
+        package var tasksBegun: Int
+        package var tasksRefused: Int
+        package var beginCallsPerSecond: Double?
     }
 
-    struct Ends: Codable, Sendable {
-        var calls: Int
-        var errors: Int
-        var callsPerSecond: Double?
-        var requestsAfterWarning: Int
+    package struct Ends: Codable, Sendable {
+        package var calls: Int
+        package var errors: Int
+        package var callsPerSecond: Double?
+        package var requestsAfterWarning: Int
     }
 
-    struct Memory: Codable, Sendable {
-        var peakResidentBytes: UInt64?
-        var residentBeforeTasksBytes: UInt64?
-        var residentWithTasksBytes: UInt64?
-        var outstandingTasks: Int
-        var bytesPerOutstandingTask: Double?
+    package struct Memory: Codable, Sendable {
+        package var peakResidentBytes: UInt64?
+        package var residentBeforeTasksBytes: UInt64?
+        package var residentWithTasksBytes: UInt64?
+        package var outstandingTasks: Int
+        package var bytesPerOutstandingTask: Double?
     }
 
-    struct Loop: Codable, Sendable {
-        var setup: LoopUtilisation?
-        var deadlines: LoopUtilisation?
+    package struct Loop: Codable, Sendable {
+        package var setup: LoopUtilisation?
+        package var deadlines: LoopUtilisation?
         /// The loop thread's scheduling policy, or why the asked one was refused.
-        var priority: String
+        package var priority: String
     }
 
-    struct NIOSection: Codable, Sendable {
-        var expirationWarnings: Events
-        var terminations: Events
-        var scheduledTasks: Int
-        var cancelledTasks: Int
-        var deadlinePhaseSeconds: Double
-        var finished: Bool
+    package struct NIOSection: Codable, Sendable {
+        package var expirationWarnings: Events
+        package var terminations: Events
+        package var scheduledTasks: Int
+        package var cancelledTasks: Int
+        package var deadlinePhaseSeconds: Double
+        package var finished: Bool
         /// NIO's loop thread's scheduling policy, or why the asked one was refused.
-        var loopPriority: String
+        package var loopPriority: String
     }
 
-    struct Ratios: Codable, Sendable {
-        var expirationWarnings: QuantileRatios
-        var terminations: QuantileRatios
+    package struct Ratios: Codable, Sendable {
+        package var expirationWarnings: QuantileRatios
+        package var terminations: QuantileRatios
     }
 
     /// Each absent when either side has no sample or Runway's is zero.
-    struct QuantileRatios: Codable, Sendable {
-        var p50: Double?
-        var p90: Double?
-        var p99: Double?
-        var p99_9: Double?
-        var max: Double?
+    package struct QuantileRatios: Codable, Sendable {
+        package var p50: Double?
+        package var p90: Double?
+        package var p99: Double?
+        package var p99_9: Double?
+        package var max: Double?
     }
 }

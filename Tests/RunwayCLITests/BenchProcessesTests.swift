@@ -2,13 +2,14 @@ import Foundation
 import RunwayCore
 import Testing
 
+@testable import RunwayBench
 @testable import RunwayCLI
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `runway bench --processes` (issue 15) on a tiny plan of real child processes (`runway bench-child`): 6 apps x 3
+/// `runway bench --processes` on a tiny plan of real child processes (`runway bench-child`): 6 apps x 3
 /// tasks, budget 1 s, so that one run takes about two seconds. Counts, schema, refusals and exit codes; never
 /// timings. Serialized: one bench's children at a time (the machine is shared, and one test checks that none is
 /// left).
@@ -193,8 +194,9 @@ import Glibc
         }
     }
 
-    /// An interrupted bench leaves no child behind (review r15): SIGINT once a finisher has been stopped by
-    /// SIGSTOP (state T) makes the bench terminate every child, the stopped one included, and exit 130.
+    /// An interrupted bench leaves no child behind (a stopped child would never be resumed): SIGINT once a
+    /// finisher has been stopped by SIGSTOP (state T) makes the bench terminate every child, the stopped one
+    /// included, and exit 130.
     @Test func anInterruptedBenchTerminatesItsStoppedChildren() throws {
         let process = Process()
         process.executableURL = try RunwayBinary.executable()

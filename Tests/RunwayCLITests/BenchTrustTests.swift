@@ -2,9 +2,10 @@ import Foundation
 import RunwayCore
 import Testing
 
+@testable import RunwayBench
 @testable import RunwayCLI
 
-/// A bench users can trust (issue 15): a debug build says so, every report names its making (version, commit,
+/// A bench users can trust: a debug build says so, every report names its making (version, commit,
 /// build type, host, date), ratios are refused when a side lost an event, `--runs` reports the spread, and
 /// `--baseline` exits 2 naming the figure that regressed. Counts and exit codes only, never timings.
 @Suite struct BenchTrustTests {
