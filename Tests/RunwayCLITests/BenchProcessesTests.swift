@@ -14,7 +14,7 @@ import Glibc
 /// timings. Serialized: one bench's children at a time (the machine is shared, and one test checks that none is
 /// left).
 ///
-/// With seed 2 and end fraction 0.4 the plan (Sources/RunwayCLI/Bench/ProcessBenchPlan.swift) has 3 finishers and
+/// With seed 2 and end fraction 0.4 the plan (Sources/RunwayBench/ProcessBenchPlan.swift) has 3 finishers and
 /// 3 overrunners, one of each role: suspended at the deadline, exits on suspend (SIGTERM), and ignores SIGTERM
 /// (SIGKILL).
 @Suite(.serialized) struct BenchProcessesTests {
