@@ -225,12 +225,16 @@ import Glibc
         }
     }
 
-    /// The pids of `runway bench-child` processes still alive (zombies excluded).
+    /// This build's `runway` with its symbolic links resolved, as its bench children's first argument names it
+    /// (the bench starts them by `/proc/self/exe`): other checkouts' benches on the same machine are not ours.
+    private static let executablePath = (try? RunwayBinary.executable().resolvingSymlinksInPath().path) ?? "runway"
+
+    /// The pids of this build's `runway bench-child` processes still alive (zombies excluded).
     private func pgrepBenchChildren() -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
-                command.contains("bench-child"),
+                command.hasPrefix(Self.executablePath + "\u{0}bench-child"),
                 let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let state = stat.split(separator: ")").last?.split(separator: " ").first
             else { return false }
