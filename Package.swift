@@ -89,21 +89,38 @@ let package = Package(
             ],
             path: "Examples/EmbeddedApps"
         ),
+        // The harness of `runway bench`: workloads (embedded apps, child processes, swift-nio's peer), plans,
+        // observations, statistics, the report, baseline and plot. `runway bench` is its entry point.
+        .target(
+            name: "RunwayBench",
+            dependencies: [
+                "RunwayCore",
+                "Runway",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // `runway demo`: the seed scenarios played on the core over RunwayTestKit's simulated driver. The one
+        // way the shipped `runway` links the test kit.
+        .target(
+            name: "RunwayDemo",
+            dependencies: ["RunwayConfig", "RunwayControl", "RunwayCore", "RunwayTestKit"]
+        ),
         .executableTarget(
             name: "RunwayCLI",
             dependencies: [
                 "RunwayCore",
                 "RunwayConfig",
-                "RunwayTestKit",
                 "RunwayControl",
                 "Runway",
+                "RunwayBench",
+                "RunwayDemo",
                 // `runway bench-child`, the protocol app of `runway bench --processes`.
                 "RunwayClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
@@ -111,7 +128,7 @@ let package = Package(
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
         .testTarget(
             name: "RunwayCLITests",
-            dependencies: ["CLibUV", "CRunwayProcess", "RunwayCLI", "RunwayControl", "RunwayTestKit"]
+            dependencies: ["CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayTestKit"]
         ),
         .testTarget(
             name: "RunwayTests",

@@ -1,7 +1,5 @@
 import ArgumentParser
-import RunwayConfig
-import RunwayCore
-import RunwayTestKit
+import RunwayDemo
 
 /// `runway demo --config DIR`: plays the seed scenarios on the scheduler core with a simulated clock and
 /// prints the timeline. No process is started; apps answer every message at once.

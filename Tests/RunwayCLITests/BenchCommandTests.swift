@@ -5,7 +5,7 @@ import Testing
 /// `runway bench` on a tiny workload (5 apps x 10 tasks, budget 0.4 s), run as a real process. The tests check
 /// the JSON report's schema and the counts, which a seed fixes; never timings.
 ///
-/// With seed 7 and end fraction 0.5, the plan (Sources/RunwayCLI/Bench/BenchPlan.swift) has 4 finishers and 1
+/// With seed 7 and end fraction 0.5, the plan (Sources/RunwayBench/BenchPlan.swift) has 4 finishers and 1
 /// overrunner; the test reads the plan's counts from the report rather than hard-coding them, and checks that
 /// the observed counts equal them.
 @Suite struct BenchCommandTests {

@@ -2,18 +2,19 @@ import Foundation
 import RunwayCore
 import Testing
 
+@testable import RunwayBench
 @testable import RunwayCLI
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `runway bench --processes` (issue 15) on a tiny plan of real child processes (`runway bench-child`): 6 apps x 3
+/// `runway bench --processes` on a tiny plan of real child processes (`runway bench-child`): 6 apps x 3
 /// tasks, budget 1 s, so that one run takes about two seconds. Counts, schema, refusals and exit codes; never
 /// timings. Serialized: one bench's children at a time (the machine is shared, and one test checks that none is
 /// left).
 ///
-/// With seed 2 and end fraction 0.4 the plan (Sources/RunwayCLI/Bench/ProcessBenchPlan.swift) has 3 finishers and
+/// With seed 2 and end fraction 0.4 the plan (Sources/RunwayBench/ProcessBenchPlan.swift) has 3 finishers and
 /// 3 overrunners, one of each role: suspended at the deadline, exits on suspend (SIGTERM), and ignores SIGTERM
 /// (SIGKILL).
 @Suite(.serialized) struct BenchProcessesTests {
@@ -193,8 +194,9 @@ import Glibc
         }
     }
 
-    /// An interrupted bench leaves no child behind (review r15): SIGINT once a finisher has been stopped by
-    /// SIGSTOP (state T) makes the bench terminate every child, the stopped one included, and exit 130.
+    /// An interrupted bench leaves no child behind (a stopped child would never be resumed): SIGINT once a
+    /// finisher has been stopped by SIGSTOP (state T) makes the bench terminate every child, the stopped one
+    /// included, and exit 130.
     @Test func anInterruptedBenchTerminatesItsStoppedChildren() throws {
         let process = Process()
         process.executableURL = try RunwayBinary.executable()
@@ -223,12 +225,16 @@ import Glibc
         }
     }
 
-    /// The pids of `runway bench-child` processes still alive (zombies excluded).
+    /// This build's `runway` with its symbolic links resolved, as its bench children's first argument names it
+    /// (the bench starts them by `/proc/self/exe`): other checkouts' benches on the same machine are not ours.
+    private static let executablePath = (try? RunwayBinary.executable().resolvingSymlinksInPath().path) ?? "runway"
+
+    /// The pids of this build's `runway bench-child` processes still alive (zombies excluded).
     private func pgrepBenchChildren() -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
-                command.contains("bench-child"),
+                command.hasPrefix(Self.executablePath + "\u{0}bench-child"),
                 let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let state = stat.split(separator: ")").last?.split(separator: " ").first
             else { return false }

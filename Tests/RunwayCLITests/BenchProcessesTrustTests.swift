@@ -1,6 +1,7 @@
 import RunwayCore
 import Testing
 
+@testable import RunwayBench
 @testable import RunwayCLI
 
 #if canImport(Glibc)

@@ -2,12 +2,17 @@ import Foundation
 import RunwayCore
 import Testing
 
+@testable import RunwayBench
 @testable import RunwayCLI
 
-/// A bench users can trust (issue 15): a debug build says so, every report names its making (version, commit,
+/// A bench users can trust: a debug build says so, every report names its making (version, commit,
 /// build type, host, date), ratios are refused when a side lost an event, `--runs` reports the spread, and
 /// `--baseline` exits 2 naming the figure that regressed. Counts and exit codes only, never timings.
-@Suite struct BenchTrustTests {
+///
+/// Serialized: `ratiosAreRefusedWhenSwiftNIOLostAnEvent` runs a real workload in this process, whose embedded apps
+/// answer on the cooperative thread pool, while the other tests block pool threads waiting for `runway bench`
+/// children; with as many pool threads as cores (2 here) the workload's apps miss their deadlines and the run fails.
+@Suite(.serialized) struct BenchTrustTests {
     /// True when this test binary, and so the `runway` built beside it, is a debug build.
     static var isDebugBuild: Bool {
         #if DEBUG

@@ -3,7 +3,7 @@ import Testing
 
 /// `runway demo --config DIR` on the shipped configuration, run as a real process.
 ///
-/// Expected instants come from the script in Sources/RunwayCLI/DemoScript.swift and the shipped Config/:
+/// Expected instants come from the script in Sources/RunwayDemo/DemoScript.swift and the shipped Config/:
 /// - every app launches at t=0;
 /// - notes (the first plain app, by file name) goes Home at t=1 with no task, so it is suspended at once (S2);
 ///   it is summoned at t=2, begins "save-draft" and goes Home at t=3, ends the task at t=5 and is suspended

@@ -1,4 +1,5 @@
-// The core's two hot operations with 100,000 tasks outstanding (issue 15, "The core near the limit"):
+// The core's two hot operations with 100,000 tasks outstanding, beside the same work near none (their cost must not
+// grow with the tasks held):
 // - "begin-end-pairs-at-100k-outstanding": one background app holding 100,000 tasks (begun while active, B2), then
 //   10,000 × (`backgroundTaskRequested` + `backgroundTaskEnded`) of one more task; per pair = median / 10,000.
 // - "expiry-with-handler-at-100k": the same app, then `clockAdvanced` to its expiration warning (one

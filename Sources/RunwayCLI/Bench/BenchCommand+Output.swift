@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RunwayBench
 
 extension BenchCommand {
     /// `--baseline`: the file, checked against this run's workload (`configuration`) and build type; nil without
@@ -11,13 +12,13 @@ extension BenchCommand {
     ) throws -> BenchBaseline<Configuration>? {
         guard let path = self.baseline else { return nil }
         do {
-            let baseline = try BenchBaseline<Configuration>.load(path)
-            if let mismatch = baseline.mismatch(configuration: configuration, buildType: environment.buildType) {
-                throw BenchBaselineRefusal(message: mismatch)
-            }
-            return baseline
-        } catch let refusal as BenchBaselineRefusal {
-            ErrorOutput.report(code: "usage", message: refusal.message)
+            return try BenchBaseline<Configuration>.load(
+                path,
+                matching: configuration,
+                buildType: environment.buildType
+            )
+        } catch {
+            ErrorOutput.report(code: "usage", message: error.message)
             throw ExitCode.validationFailure
         }
     }

@@ -1,9 +1,13 @@
 import ArgumentParser
 import Foundation
+import RunwayBench
 import RunwayCore
 
 extension BenchSuspension: ExpressibleByArgument {}
 extension BenchOverrunners: ExpressibleByArgument {}
+
+/// `--threshold`: `10%` or `10`.
+extension BenchThreshold: ExpressibleByArgument {}
 
 extension BenchCommand {
     /// `--processes`: the most child processes (`--apps`) and tasks per child (`--tasks-per-app`), and the defaults.

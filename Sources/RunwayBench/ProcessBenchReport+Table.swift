@@ -1,14 +1,13 @@
 import Foundation
 
 extension ProcessBenchReport {
-    /// The human-readable report of `runway bench --processes`: a header, one table row per kind of event, then
-    /// setup, loop, build and result. Lateness in microseconds.
-    var table: String {
+    /// The child processes' part of the table of `runway bench --processes`: a header, one row per kind of event,
+    /// then setup and the loop. Lateness in microseconds.
+    package var workloadLines: [String] {
         let configuration = self.configuration
         let plan = self.plan
         let section = self.processes
         var lines: [String] = []
-        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
         lines.append(
             "runway bench --processes: \(grouped(configuration.apps)) child processes x "
                 + "\(grouped(configuration.tasksPerApp)) tasks, budget \(seconds(configuration.budgetSeconds)), "
@@ -43,16 +42,11 @@ extension ProcessBenchReport {
                 + "loop busy: setup \(utilisation(section.loop.setup)), "
                 + "deadlines \(utilisation(section.loop.deadlines)) (1 - uv_metrics_idle_time / wall time)"
         )
-        lines.append(contentsOf: self.environmentLines)
-        lines.append(contentsOf: self.spreadLines)
-        lines.append(contentsOf: self.baselineLines)
-        lines.append("")
-        lines.append(
-            contentsOf: self.verdictLines(
-                passedClause: "every planned event seen exactly once, none early",
-                regressedClause: "every event seen once and none early"
-            )
-        )
-        return lines.joined(separator: "\n")
+        return lines
     }
+
+    /// No peer runs with `--processes`.
+    package var peerLines: [String] { [] }
+    package var passedClause: String { "every planned event seen exactly once, none early" }
+    package var regressedClause: String { "every event seen once and none early" }
 }

@@ -1,12 +1,11 @@
 import Foundation
 
 extension BenchReport {
-    /// The human-readable report: a header, one table row per kind of event, then memory, loop and result.
+    /// The embedded apps' part of the table: a header, one row per kind of event, then memory and the loop.
     /// Lateness in microseconds.
-    var table: String {
+    package var workloadLines: [String] {
         let configuration = self.configuration
         var lines: [String] = []
-        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
         lines.append(
             "runway bench: \(grouped(configuration.apps)) apps x \(grouped(configuration.tasksPerApp)) tasks, "
                 + "budget \(seconds(configuration.budgetSeconds)), "
@@ -52,7 +51,12 @@ extension BenchReport {
         )
         let spin = configuration.wakeupSpinMicroseconds.map { ", wake-up spin \($0) us" } ?? ""
         lines.append("loop thread: \(self.runway.loop.priority)\(spin)")
-        lines.append(contentsOf: self.environmentLines)
+        return lines
+    }
+
+    /// With `--compare nio`: swift-nio's event table and the ratios, or why they were withheld.
+    package var peerLines: [String] {
+        var lines: [String] = []
         if let nio = self.nio {
             lines.append("")
             lines.append(
@@ -80,20 +84,14 @@ extension BenchReport {
                 lines.append("ratios WITHHELD: \(self.ratiosWithheld ?? "a run failed")")
             }
         }
-        lines.append(contentsOf: self.spreadLines)
-        lines.append(contentsOf: self.baselineLines)
-        lines.append("")
-        lines.append(
-            contentsOf: self.verdictLines(
-                passedClause: "no event early, lost or unexpected",
-                regressedClause: "no event early, lost or unexpected"
-            )
-        )
-        return lines.joined(separator: "\n")
+        return lines
     }
 
+    package var passedClause: String { "no event early, lost or unexpected" }
+    package var regressedClause: String { "no event early, lost or unexpected" }
+
     /// The event table: a header, then one row per kind (shared with `runway bench --processes`).
-    static func eventTable(_ rows: [(String, Events)]) -> [String] {
+    package static func eventTable(_ rows: [(String, Events)]) -> [String] {
         var lines = [
             self.row([
                 "lateness in us", "expected", "count", "early", "lost", "unexp.", "p50", "p90", "p99", "p99.9", "max",
@@ -113,7 +111,7 @@ extension BenchReport {
     }
 
     /// The first column left-aligned in 20 characters, the others right-aligned in 9.
-    static func row(_ cells: [String]) -> String {
+    package static func row(_ cells: [String]) -> String {
         guard let first = cells.first else { return "" }
         let name = first.padding(toLength: max(20, first.count), withPad: " ", startingAt: 0)
         return name + cells.dropFirst().map { String(repeating: " ", count: max(1, 9 - $0.count)) + $0 }.joined()

@@ -6,20 +6,20 @@ import Synchronization
 /// How busy an event loop was over a window: `busyFraction = 1 - idle / wall`, where idle is the time the loop
 /// thread waited in epoll (libuv's `uv_metrics_idle_time`). Busy time includes the time the kernel kept the
 /// loop thread off the CPU while it had work.
-struct LoopUtilisation: Codable, Sendable {
-    var wallSeconds: Double
-    var idleSeconds: Double
-    var busyFraction: Double
+package struct LoopUtilisation: Codable, Sendable {
+    package var wallSeconds: Double
+    package var idleSeconds: Double
+    package var busyFraction: Double
 }
 
 /// The loop's clock and idle time, read together on the loop thread.
-struct LoopSample: Sendable {
-    var at: Instant
-    var idle: TimeSpan
+package struct LoopSample: Sendable {
+    package var at: Instant
+    package var idle: TimeSpan
 
     /// Reads a sample on `loop`'s thread, where the wait that woke the loop has been counted as idle, and
     /// waits for it; nil if the loop has stopped.
-    static func read(_ loop: EventLoopThread) -> LoopSample? {
+    package static func read(_ loop: EventLoopThread) -> LoopSample? {
         let sample = Mutex<LoopSample?>(nil)
         let done = DispatchSemaphore(value: 0)
         let accepted = loop.execute {
@@ -33,7 +33,7 @@ struct LoopSample: Sendable {
     }
 
     /// The utilisation from this sample to `end`.
-    func utilisation(until end: LoopSample) -> LoopUtilisation {
+    package func utilisation(until end: LoopSample) -> LoopUtilisation {
         let wall = (end.at - self.at).seconds
         let idle = TimeSpan(nanoseconds: end.idle.nanoseconds - self.idle.nanoseconds).seconds
         return LoopUtilisation(

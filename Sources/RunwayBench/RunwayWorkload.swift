@@ -4,33 +4,33 @@ import Runway
 import RunwayCore
 
 /// An embedded app whose delegate methods all return at once: the bench measures the scheduler, not apps.
-final class BenchApp: RunwayAppDelegate {}
+package final class BenchApp: RunwayAppDelegate {}
 
 /// What the Runway half of a bench measured.
-struct RunwayRunResult: Sendable {
-    var events: BenchEventStatistics
+package struct RunwayRunResult: Sendable {
+    package var events: BenchEventStatistics
     /// Registering and launching the apps and beginning every task, in seconds.
-    var setupSeconds: Double
-    var tasksBegun: Int
+    package var setupSeconds: Double
+    package var tasksBegun: Int
     /// `beginBackgroundTask` calls that returned `.invalid` (none are expected).
-    var tasksRefused: Int
+    package var tasksRefused: Int
     /// Wall time of the begin calls (one thread, one after the other).
-    var beginSeconds: Double
+    package var beginSeconds: Double
     /// The finishers' `endBackgroundTask` calls.
-    var ends: EndCalls
+    package var ends: EndCalls
     /// `home` commands refused (none are expected).
-    var homeErrors: Int
+    package var homeErrors: Int
     /// From the first `home` to the last expected event (or giving up).
-    var deadlineSeconds: Double
+    package var deadlineSeconds: Double
     /// False when the run gave up waiting for an expected event.
-    var finished: Bool
-    var residentBeforeTasksBytes: UInt64?
-    var residentWithTasksBytes: UInt64?
-    var peakResidentBytes: UInt64?
-    var setupLoop: LoopUtilisation?
-    var deadlineLoop: LoopUtilisation?
+    package var finished: Bool
+    package var residentBeforeTasksBytes: UInt64?
+    package var residentWithTasksBytes: UInt64?
+    package var peakResidentBytes: UInt64?
+    package var setupLoop: LoopUtilisation?
+    package var deadlineLoop: LoopUtilisation?
     /// What the loop thread got for `--realtime-priority` (`RunwayScheduler.loopPriorityOutcome`).
-    var loopPriority: LoopThreadPriorityOutcome
+    package var loopPriority: LoopThreadPriorityOutcome
 }
 
 /// The workload of `BenchPlan` on a real `RunwayScheduler`.
@@ -45,11 +45,16 @@ struct RunwayRunResult: Sendable {
 ///   entry + budget;
 /// - suspension: the event's `at` (the loop's reading at the start of the batch that ended the tasks), against
 ///   the `now()` read by the driving thread just before it sent the end request: the hop to the loop.
-struct RunwayWorkload {
-    let plan: BenchPlan
-    let progress: ProgressBar?
+package struct RunwayWorkload {
+    package let plan: BenchPlan
+    package let progress: ProgressBar?
 
-    func run() async throws -> RunwayRunResult {
+    package init(plan: BenchPlan, progress: ProgressBar?) {
+        self.plan = plan
+        self.progress = progress
+    }
+
+    package func run() async throws -> RunwayRunResult {
         let configuration = self.plan.configuration
         var logger = Logger(label: "runway.bench")
         logger.logLevel = .warning

@@ -1,27 +1,48 @@
 import RunwayCore
-@_spi(Benchmarks) import RunwayTestKit
 
 /// The parameters of one `runway bench` run, validated by `BenchCommand`.
-struct BenchConfiguration: Sendable {
-    var apps: Int
-    var tasksPerApp: Int
+package struct BenchConfiguration: Sendable {
+    package var apps: Int
+    package var tasksPerApp: Int
     /// Every app's background budget (B3).
-    var budget: TimeSpan
+    package var budget: TimeSpan
     /// `ExpirationWarningLead` (B4).
-    var warningLead: TimeSpan
+    package var warningLead: TimeSpan
     /// Expected share of apps (and so of tasks) whose tasks all end before the warning.
-    var endFraction: Double
+    package var endFraction: Double
     /// The window over which the apps enter the background, evenly spaced; zero sends them all at once.
-    var duration: TimeSpan
-    var seed: UInt64
+    package var duration: TimeSpan
+    package var seed: UInt64
     /// SCHED_FIFO priority for both loop threads (Runway's, and swift-nio's with `--compare nio`); nil leaves
     /// them at the inherited policy.
-    var realtimePriority: Int32? = nil
+    package var realtimePriority: Int32? = nil
     /// `RunwayScheduler(wakeupSpin:)` in microseconds (Runway only: swift-nio has no equivalent); 0 for none.
-    var wakeupSpinMicroseconds: Int = 0
+    package var wakeupSpinMicroseconds: Int = 0
+
+    package init(
+        apps: Int,
+        tasksPerApp: Int,
+        budget: TimeSpan,
+        warningLead: TimeSpan,
+        endFraction: Double,
+        duration: TimeSpan,
+        seed: UInt64,
+        realtimePriority: Int32? = nil,
+        wakeupSpinMicroseconds: Int = 0
+    ) {
+        self.apps = apps
+        self.tasksPerApp = tasksPerApp
+        self.budget = budget
+        self.warningLead = warningLead
+        self.endFraction = endFraction
+        self.duration = duration
+        self.seed = seed
+        self.realtimePriority = realtimePriority
+        self.wakeupSpinMicroseconds = wakeupSpinMicroseconds
+    }
 
     /// From background entry to the expiration warning: `max(0, budget - lead)` (B4).
-    var warningOffset: TimeSpan {
+    package var warningOffset: TimeSpan {
         self.warningLead >= self.budget
             ? .zero : TimeSpan(nanoseconds: self.budget.nanoseconds - self.warningLead.nanoseconds)
     }
@@ -37,14 +58,14 @@ struct BenchConfiguration: Sendable {
 ///   it at once (B5); or
 /// - an *overrunner* ignores the warning: one expiration handler per task at entry + budget − lead (B4),
 ///   then a termination for overrun at entry + budget (B6, `OverrunPolicy.terminate`).
-struct BenchPlan: Sendable {
-    let configuration: BenchConfiguration
+package struct BenchPlan: Sendable {
+    package let configuration: BenchConfiguration
     /// Per app: where in its warning window a finisher ends its tasks, nil for an overrunner.
-    let endPoints: [Double?]
+    package let endPoints: [Double?]
 
-    init(_ configuration: BenchConfiguration) {
+    package init(_ configuration: BenchConfiguration) {
         self.configuration = configuration
-        var random = SeededRandom(seed: configuration.seed)
+        var random = BenchRandom(seed: configuration.seed)
         self.endPoints = (0..<configuration.apps).map { _ in
             let finishes = random.unitInterval() < configuration.endFraction
             let point = 0.25 + 0.5 * random.unitInterval()
@@ -52,38 +73,31 @@ struct BenchPlan: Sendable {
         }
     }
 
-    var finisherCount: Int { self.endPoints.count(where: { $0 != nil }) }
-    var overrunnerCount: Int { self.endPoints.count - self.finisherCount }
-    var taskCount: Int { self.configuration.apps * self.configuration.tasksPerApp }
+    package var finisherCount: Int { self.endPoints.count(where: { $0 != nil }) }
+    package var overrunnerCount: Int { self.endPoints.count - self.finisherCount }
+    package var taskCount: Int { self.configuration.apps * self.configuration.tasksPerApp }
 
-    var expectedWarnings: Int { self.overrunnerCount * self.configuration.tasksPerApp }
-    var expectedSuspensions: Int { self.finisherCount }
-    var expectedTerminations: Int { self.overrunnerCount }
-    var expectedEvents: Int { self.expectedWarnings + self.expectedSuspensions + self.expectedTerminations }
+    package var expectedWarnings: Int { self.overrunnerCount * self.configuration.tasksPerApp }
+    package var expectedSuspensions: Int { self.finisherCount }
+    package var expectedTerminations: Int { self.overrunnerCount }
+    package var expectedEvents: Int { self.expectedWarnings + self.expectedSuspensions + self.expectedTerminations }
 
     /// When app `index` enters the background, after the start of the deadline phase.
-    func homeOffset(of index: Int) -> TimeSpan {
+    package func homeOffset(of index: Int) -> TimeSpan {
         let apps = self.configuration.apps
         guard apps > 1 else { return .zero }
         return TimeSpan(nanoseconds: self.configuration.duration.nanoseconds / Int64(apps) * Int64(index))
     }
 
     /// When a finisher ends its tasks, from its background entry; nil for an overrunner.
-    func endOffset(of index: Int) -> TimeSpan? {
+    package func endOffset(of index: Int) -> TimeSpan? {
         guard let point = self.endPoints[index] else { return nil }
         return TimeSpan(nanoseconds: Int64(Double(self.configuration.warningOffset.nanoseconds) * point))
     }
 
     /// The expiration warning of an app that entered the background at `entry` (B4).
-    func warning(after entry: Instant) -> Instant { entry + self.configuration.warningOffset }
+    package func warning(after entry: Instant) -> Instant { entry + self.configuration.warningOffset }
 
     /// The budget deadline of an app that entered the background at `entry` (B3).
-    func deadline(after entry: Instant) -> Instant { entry + self.configuration.budget }
-}
-
-extension SeededRandom {
-    /// A value in [0, 1) with 53 random bits.
-    mutating func unitInterval() -> Double {
-        Double(self.next() >> 11) / Double(UInt64(1) << 53)
-    }
+    package func deadline(after entry: Instant) -> Instant { entry + self.configuration.budget }
 }

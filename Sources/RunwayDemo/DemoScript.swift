@@ -3,13 +3,13 @@ import RunwayCore
 import RunwayTestKit
 
 /// The demo's script: which app plays which role, the timed actions, and the checks of the outcome.
-struct DemoScript {
-    struct Report {
-        var lines: [String] = []
-        var failures: [String] = []
+package struct DemoScript {
+    package struct Report {
+        package var lines: [String] = []
+        package var failures: [String] = []
     }
 
-    let configuration: RunwayConfiguration
+    package let configuration: RunwayConfiguration
     private var driver: SimulatedDriver
     private var report = Report()
 
@@ -18,7 +18,7 @@ struct DemoScript {
     private let exiting: AppID?
     private let backgroundMode: AppID?
 
-    init(configuration: RunwayConfiguration) {
+    package init(configuration: RunwayConfiguration) {
         self.configuration = configuration
         let descriptors = configuration.apps.map { app -> AppDescriptor in
             var descriptor = app.descriptor
@@ -41,7 +41,7 @@ struct DemoScript {
         self.backgroundMode = descriptors.first { !$0.backgroundModes.isEmpty }?.id
     }
 
-    mutating func play() -> Report {
+    package mutating func play() -> Report {
         let settings = self.configuration.settings
         self.report.lines.append(
             "Runway demo on \(self.configuration.directory): simulated clock; budget \(settings.backgroundTimeBudget), "
@@ -58,7 +58,7 @@ struct DemoScript {
         self.report.lines.append("")
         self.script()
         self.driver.runUntilIdle()
-        self.report.lines.append(contentsOf: Timeline.lines(for: self.driver.log))
+        self.report.lines.append(contentsOf: DemoTimeline.lines(for: self.driver.log))
         self.check()
         return self.report
     }

@@ -4,8 +4,8 @@ import RunwayTestKit
 
 /// Formats a simulated driver's log as a readable timeline: transitions, tasks, expiration warnings and
 /// what was done to processes. Routine message deliveries are shown inside their transition.
-enum Timeline {
-    static func lines(for log: [SimulatedDriver.Entry]) -> [String] {
+package enum DemoTimeline {
+    package static func lines(for log: [SimulatedDriver.Entry]) -> [String] {
         let width = log.compactMap(appName).map(\.count).max() ?? 0
         return log.compactMap { entry in
             guard let text = self.text(for: entry.what) else { return nil }

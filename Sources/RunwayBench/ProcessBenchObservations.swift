@@ -9,27 +9,27 @@ import Musl
 
 /// What `runway bench --processes` observed, per app, on the scheduler loop's clock. Written on the loop thread
 /// (transitions, messages, confirmations) under `ProcessBenchRecorder`'s lock; analysed once the run is over.
-struct ProcessBenchObservations: Sendable {
+package struct ProcessBenchObservations: Sendable {
     /// Background entry per app: the instant its budget started (B3).
-    var entered: [Instant?]
+    package var entered: [Instant?]
     /// The core's suspension of the app (the transition's instant) and its cause.
-    var suspended: [(at: Instant, cause: TransitionCause)?]
+    package var suspended: [(at: Instant, cause: TransitionCause)?]
     /// When the supervisor saw the kernel confirm the app's suspension (the first confirmation).
-    var confirmed: [Instant?]
+    package var confirmed: [Instant?]
     /// When the app's process was reaped after its termination for exit on suspend or for overrun (the
     /// transition's instant), and how it ended.
-    var reaped: [(at: Instant, exit: ProcessExit?)?]
+    package var reaped: [(at: Instant, exit: ProcessExit?)?]
     /// Per app, per task id: when `backgroundTaskWillExpire` was written to the app (a fresh clock reading).
-    var warned: [[UInt64: Instant]]
+    package var warned: [[UInt64: Instant]]
     /// Events seen a second time for the same task or app, or not of a planned kind (another cause or reason):
     /// per kind of `ProcessBenchEvents`, by its key.
-    var other: [String: Int] = [:]
+    package var other: [String: Int] = [:]
     /// Planned events recorded once: the progress of the run.
-    var recorded = 0
+    package var recorded = 0
     /// Cleared when the measurement ends, so that the shutdown's terminations are not recorded.
-    var isRecording = true
+    package var isRecording = true
 
-    init(apps: Int) {
+    package init(apps: Int) {
         self.entered = Array(repeating: nil, count: apps)
         self.suspended = Array(repeating: nil, count: apps)
         self.confirmed = Array(repeating: nil, count: apps)
@@ -37,7 +37,7 @@ struct ProcessBenchObservations: Sendable {
         self.warned = Array(repeating: [:], count: apps)
     }
 
-    mutating func transition(_ event: TransitionEvent, app index: Int) {
+    package mutating func transition(_ event: TransitionEvent, app index: Int) {
         guard self.isRecording else { return }
         switch (event.to, event.cause) {
         case (.background, _):
@@ -59,7 +59,7 @@ struct ProcessBenchObservations: Sendable {
         }
     }
 
-    mutating func warning(task: BackgroundTaskID, app index: Int, at instant: Instant) {
+    package mutating func warning(task: BackgroundTaskID, app index: Int, at instant: Instant) {
         guard self.isRecording else { return }
         if self.warned[index][task.rawValue] == nil {
             self.warned[index][task.rawValue] = instant
@@ -69,7 +69,7 @@ struct ProcessBenchObservations: Sendable {
         }
     }
 
-    mutating func confirmation(app index: Int, at instant: Instant) {
+    package mutating func confirmation(app index: Int, at instant: Instant) {
         guard self.isRecording else { return }
         if self.confirmed[index] == nil {
             self.confirmed[index] = instant
@@ -81,7 +81,7 @@ struct ProcessBenchObservations: Sendable {
 
     /// Compares what happened with what `plan` expects: per role, which events and from which instant (see
     /// `ProcessBenchEvents`).
-    func analyse(_ plan: ProcessBenchPlan) -> ProcessBenchEvents {
+    package func analyse(_ plan: ProcessBenchPlan) -> ProcessBenchEvents {
         var result = ProcessBenchEvents()
         let configuration = plan.configuration
         for (index, role) in plan.roles.enumerated() {
@@ -145,15 +145,15 @@ struct ProcessBenchObservations: Sendable {
 /// - `suspensionsAtDeadline`: an overrunner's budget deadline → the kernel confirmed the stop;
 /// - `terminations`: an exits-on-suspend overrunner's deadline → its process reaped, ended by SIGTERM;
 /// - `kills`: the deadline of a `killed` overrunner (it ignores SIGTERM) → its process reaped, ended by SIGKILL.
-struct ProcessBenchEvents: Sendable {
-    var expirationWarnings = LatenessStatistics()
-    var suspensionsAfterEnd = LatenessStatistics()
-    var suspensionsAtDeadline = LatenessStatistics()
-    var terminations = LatenessStatistics()
-    var kills = LatenessStatistics()
+package struct ProcessBenchEvents: Sendable {
+    package var expirationWarnings = LatenessStatistics()
+    package var suspensionsAfterEnd = LatenessStatistics()
+    package var suspensionsAtDeadline = LatenessStatistics()
+    package var terminations = LatenessStatistics()
+    package var kills = LatenessStatistics()
 
     /// A suspension of `role`'s app with another cause than the plan's.
-    mutating func add(unexpected role: ProcessBenchPlan.Role) {
+    package mutating func add(unexpected role: ProcessBenchPlan.Role) {
         if role == .finisher {
             self.suspensionsAfterEnd.addUnexpected(1)
         } else {
@@ -163,17 +163,17 @@ struct ProcessBenchEvents: Sendable {
 }
 
 /// `ProcessBenchObservations` behind a lock, shared by the loop thread and the driving thread.
-final class ProcessBenchRecorder: Sendable {
-    let observations: Mutex<ProcessBenchObservations>
+package final class ProcessBenchRecorder: Sendable {
+    package let observations: Mutex<ProcessBenchObservations>
 
-    init(apps: Int) {
+    package init(apps: Int) {
         self.observations = Mutex(ProcessBenchObservations(apps: apps))
     }
 
-    var recorded: Int { self.observations.withLock { $0.recorded } }
+    package var recorded: Int { self.observations.withLock { $0.recorded } }
 
     /// Stops recording and returns what was recorded.
-    func finish() -> ProcessBenchObservations {
+    package func finish() -> ProcessBenchObservations {
         self.observations.withLock { observations in
             observations.isRecording = false
             return observations

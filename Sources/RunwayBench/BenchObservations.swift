@@ -4,32 +4,32 @@ import Synchronization
 /// What one workload observed, per app and per task, as instants on the workload's clock. Written on the
 /// loop thread (transitions, expiration handlers, NIO's scheduled tasks) and by the driving thread (entries
 /// and end calls), always under `BenchRecorder`'s lock; analysed once the run is over.
-struct BenchObservations: Sendable {
-    enum Kind: Sendable {
+package struct BenchObservations: Sendable {
+    package enum Kind: Sendable {
         case warning, suspension, termination
     }
 
     /// Background entry per app: the instant its budget started (B3).
-    var entered: [Instant?]
+    package var entered: [Instant?]
     /// When the driving thread asked the loop to end the finisher's tasks (Runway only).
-    var endRequested: [Instant?]
+    package var endRequested: [Instant?]
     /// The finishers' `endBackgroundTask` calls (made on the loop thread): how many, how many threw, the loop
     /// time spent in them, and how many finishers' requests reached the loop after their expiration warning (the
     /// driving thread fell behind the plan).
-    var ends = EndCalls()
+    package var ends = EndCalls()
     /// Per task (`app * tasksPerApp + task`): when its expiration handler ran.
-    var warned: [Instant?]
-    var suspended: [Instant?]
-    var terminated: [Instant?]
+    package var warned: [Instant?]
+    package var suspended: [Instant?]
+    package var terminated: [Instant?]
     /// Events of an expected kind seen a second time for the same task or app, and suspensions or terminations
     /// with another cause than the plan's (budget expiry, another termination reason).
-    var repeated: [Kind: Int] = [:]
+    package var repeated: [Kind: Int] = [:]
     /// Warnings, suspensions and terminations recorded once: the progress of the run.
-    var recorded = 0
+    package var recorded = 0
     /// Cleared when the measurement ends, so that the shutdown's terminations are not recorded.
-    var isRecording = true
+    package var isRecording = true
 
-    init(apps: Int, tasksPerApp: Int) {
+    package init(apps: Int, tasksPerApp: Int) {
         self.entered = Array(repeating: nil, count: apps)
         self.endRequested = Array(repeating: nil, count: apps)
         self.warned = Array(repeating: nil, count: apps * tasksPerApp)
@@ -38,7 +38,7 @@ struct BenchObservations: Sendable {
     }
 
     /// Records a warning, suspension or termination of `index` (a task for warnings, else an app), once.
-    mutating func record(_ kind: Kind, of index: Int, at instant: Instant) {
+    package mutating func record(_ kind: Kind, of index: Int, at instant: Instant) {
         guard self.isRecording else { return }
         let isNew: Bool
         switch kind {
@@ -50,7 +50,7 @@ struct BenchObservations: Sendable {
     }
 
     /// Records a suspension or termination that the plan does not produce (another cause).
-    mutating func recordOther(_ kind: Kind) {
+    package mutating func recordOther(_ kind: Kind) {
         guard self.isRecording else { return }
         self.repeated[kind, default: 0] += 1
     }
@@ -64,7 +64,7 @@ struct BenchObservations: Sendable {
     /// Compares what happened with what `plan` expects.
     ///
     /// - Parameter expectsSuspensions: False for swift-nio, which has no suspension.
-    func analyse(_ plan: BenchPlan, expectsSuspensions: Bool) -> BenchEventStatistics {
+    package func analyse(_ plan: BenchPlan, expectsSuspensions: Bool) -> BenchEventStatistics {
         var result = BenchEventStatistics()
         let tasksPerApp = plan.configuration.tasksPerApp
         for app in 0..<plan.configuration.apps {
@@ -96,36 +96,36 @@ struct BenchObservations: Sendable {
 }
 
 /// The finishers' `endBackgroundTask` calls of one run.
-struct EndCalls: Sendable {
-    var calls = 0
-    var errors = 0
-    var nanoseconds: Int64 = 0
-    var afterWarning = 0
+package struct EndCalls: Sendable {
+    package var calls = 0
+    package var errors = 0
+    package var nanoseconds: Int64 = 0
+    package var afterWarning = 0
 }
 
 /// The three kinds of event a run measures.
-struct BenchEventStatistics: Sendable {
-    var warnings = LatenessStatistics()
-    var suspensions = LatenessStatistics()
-    var terminations = LatenessStatistics()
+package struct BenchEventStatistics: Sendable {
+    package var warnings = LatenessStatistics()
+    package var suspensions = LatenessStatistics()
+    package var terminations = LatenessStatistics()
 }
 
 /// `BenchObservations` behind a lock, shared by the loop thread and the driving thread.
-final class BenchRecorder: Sendable {
-    let observations: Mutex<BenchObservations>
+package final class BenchRecorder: Sendable {
+    package let observations: Mutex<BenchObservations>
 
-    init(apps: Int, tasksPerApp: Int) {
+    package init(apps: Int, tasksPerApp: Int) {
         self.observations = Mutex(BenchObservations(apps: apps, tasksPerApp: tasksPerApp))
     }
 
-    func record(_ kind: BenchObservations.Kind, of index: Int, at instant: Instant) {
+    package func record(_ kind: BenchObservations.Kind, of index: Int, at instant: Instant) {
         self.observations.withLock { $0.record(kind, of: index, at: instant) }
     }
 
-    var recorded: Int { self.observations.withLock { $0.recorded } }
+    package var recorded: Int { self.observations.withLock { $0.recorded } }
 
     /// Stops recording and returns what was recorded.
-    func finish() -> BenchObservations {
+    package func finish() -> BenchObservations {
         self.observations.withLock { observations in
             observations.isRecording = false
             return observations

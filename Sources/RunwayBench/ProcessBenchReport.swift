@@ -3,85 +3,85 @@ import RunwayCore
 /// The result of `runway bench --processes`, as printed by `--json`: the same metadata, `figures`, `baseline`,
 /// `passed` and `failures` as `BenchReport`, with `workload: "processes"` and a `processes` section instead of
 /// `runway`. Every field is documented in README.md ("`runway bench --processes`"). Threading: a value.
-struct ProcessBenchReport: Codable, Sendable {
-    var schemaVersion = BenchReport.currentSchemaVersion
+package struct ProcessBenchReport: Codable, Sendable {
+    package var schemaVersion = BenchReport.currentSchemaVersion
     /// `processes`: what tells this report from an embedded-app `BenchReport` (which has no `workload`).
-    var workload = ProcessBenchReport.workloadName
-    var version: String
-    var commit: String
-    var buildType: String
-    var date: String
-    var host: BenchEnvironment.Host
-    var configuration: Configuration
-    var plan: Plan
-    var runs: Int
+    package var workload = ProcessBenchReport.workloadName
+    package var version: String
+    package var commit: String
+    package var buildType: String
+    package var date: String
+    package var host: BenchEnvironment.Host
+    package var configuration: Configuration
+    package var plan: Plan
+    package var runs: Int
     /// The last run's figures and counts.
-    var processes: Section
+    package var processes: Section
     /// Every figure's median, minimum and maximum over the runs.
-    var figures: [BenchFigure]
-    var baseline: BenchReport.BaselineComparison?
-    var passed: Bool
-    var failures: [String]
+    package var figures: [BenchFigure]
+    package var baseline: BenchReport.BaselineComparison?
+    package var passed: Bool
+    package var failures: [String]
 
-    static let workloadName = "processes"
+    package static let workloadName = "processes"
 
-    struct Configuration: Codable, Sendable, Equatable {
-        var apps: Int
-        var tasksPerApp: Int
-        var budgetSeconds: Double
-        var warningLeadSeconds: Double
-        var endFraction: Double
-        var durationSeconds: Double
-        var seed: UInt64
+    package struct Configuration: Codable, Sendable, Equatable {
+        package var apps: Int
+        package var tasksPerApp: Int
+        package var budgetSeconds: Double
+        package var warningLeadSeconds: Double
+        package var endFraction: Double
+        package var durationSeconds: Double
+        package var seed: UInt64
         /// `--suspension`: `auto`, `signal` or `freezer`.
-        var suspension: String
+        package var suspension: String
         /// `--overrunners`: `mixed` or `killed`.
-        var overrunners: String
-        var terminationGraceSeconds: Double
+        package var overrunners: String
+        package var terminationGraceSeconds: Double
     }
 
-    struct Plan: Codable, Sendable {
-        var finisherApps: Int
-        var suspendedOverrunnerApps: Int
-        var exitingOverrunnerApps: Int
-        var killedOverrunnerApps: Int
-        var tasks: Int
-        var tasksEndingBeforeWarning: Int
+    package struct Plan: Codable, Sendable {
+        package var finisherApps: Int
+        package var suspendedOverrunnerApps: Int
+        package var exitingOverrunnerApps: Int
+        package var killedOverrunnerApps: Int
+        package var tasks: Int
+        package var tasksEndingBeforeWarning: Int
         /// `expirationWarnings` + one suspension or termination per app.
-        var events: Int
+        package var events: Int
     }
 
-    struct Section: Codable, Sendable {
+    package struct Section: Codable, Sendable {
         /// What the apps got: `signal`, `freezer` (and why not the freezer, for `auto`).
-        var suspensionMechanism: String
-        var expirationWarnings: BenchReport.Events
-        var suspensionsAfterEnd: BenchReport.Events
-        var suspensionsAtDeadline: BenchReport.Events
-        var terminations: BenchReport.Events
-        var kills: BenchReport.Events
-        var setup: Setup
-        var homeErrors: Int
-        var deadlinePhaseSeconds: Double
-        var finished: Bool
-        var loop: Loop
+        package var suspensionMechanism: String
+        package var expirationWarnings: BenchReport.Events
+        package var suspensionsAfterEnd: BenchReport.Events
+        package var suspensionsAtDeadline: BenchReport.Events
+        package var terminations: BenchReport.Events
+        package var kills: BenchReport.Events
+        package var setup: Setup
+        package var homeErrors: Int
+        package var deadlinePhaseSeconds: Double
+        package var finished: Bool
+        package var loop: Loop
     }
 
-    struct Setup: Codable, Sendable {
+    package struct Setup: Codable, Sendable {
         /// Launching every child until each had begun its tasks.
-        var seconds: Double
-        var tasksBegun: Int
+        package var seconds: Double
+        package var tasksBegun: Int
     }
 
-    struct Loop: Codable, Sendable {
-        var setup: LoopUtilisation?
-        var deadlines: LoopUtilisation?
+    package struct Loop: Codable, Sendable {
+        package var setup: LoopUtilisation?
+        package var deadlines: LoopUtilisation?
     }
 }
 
 extension ProcessBenchReport {
     /// The report of `runs` (at least one) of `plan`: the last run's section, every figure's spread over the runs,
     /// and the failures of every run, which make `runway bench --processes` exit 1.
-    init(plan: ProcessBenchPlan, runs: [ProcessRunResult], environment: BenchEnvironment) {
+    package init(plan: ProcessBenchPlan, runs: [ProcessRunResult], environment: BenchEnvironment) {
         precondition(!runs.isEmpty, "a report needs at least one run")
         let configuration = plan.configuration
         self.version = environment.version
@@ -100,30 +100,27 @@ extension ProcessBenchReport {
             events: plan.expectedEvents
         )
         self.runs = runs.count
-        var samples: [[BenchFigure.Sample]] = []
-        var failures: [String] = []
-        for (index, run) in runs.enumerated() {
-            let section = Section(run)
-            samples.append(BenchFigure.samples(processes: section))
-            let prefix = runs.count > 1 ? "run \(index + 1) of \(runs.count): " : ""
-            failures += Self.failures(of: run).map { prefix + $0 }
+        let (figures, failures) = Self.gather(runs) { run in
+            (BenchFigure.samples(processes: Section(run)), Self.failures(of: run))
         }
         self.processes = Section(runs[runs.count - 1])
-        self.figures = BenchFigure.spread(samples)
+        self.figures = figures
         self.failures = failures
         self.passed = failures.isEmpty
     }
 
     /// Everything that makes a run fail: an event early, lost or unexpected (repeated, or not of the plan's kind),
     /// a refused `home`, or giving up.
-    static func failures(of run: ProcessRunResult) -> [String] {
+    package static func failures(of run: ProcessRunResult) -> [String] {
         var failures: [String] = []
         for (_, name, statistics) in Section(run).kinds {
-            if statistics.early > 0 { failures.append("\(statistics.early) \(name) earlier than expected") }
-            if statistics.lost > 0 { failures.append("\(statistics.lost) \(name) lost (expected, never observed)") }
-            if statistics.unexpected > 0 {
-                failures.append("\(statistics.unexpected) \(name) repeated or not in the plan")
-            }
+            failures += Self.eventFailures(
+                name,
+                early: statistics.early,
+                lost: statistics.lost,
+                unexpected: statistics.unexpected,
+                unexpectedMeaning: "repeated or not in the plan"
+            )
         }
         if run.homeErrors > 0 { failures.append("\(run.homeErrors) home commands refused") }
         return failures
@@ -131,7 +128,7 @@ extension ProcessBenchReport {
 }
 
 extension ProcessBenchReport.Configuration {
-    init(_ plan: ProcessBenchPlan) {
+    package init(_ plan: ProcessBenchPlan) {
         let configuration = plan.configuration
         self.init(
             apps: configuration.apps,
@@ -149,7 +146,7 @@ extension ProcessBenchReport.Configuration {
 }
 
 extension ProcessBenchReport.Section {
-    init(_ run: ProcessRunResult) {
+    package init(_ run: ProcessRunResult) {
         let events = run.events
         self.init(
             suspensionMechanism: run.mechanism,
@@ -167,7 +164,7 @@ extension ProcessBenchReport.Section {
     }
 
     /// The kinds in report order: JSON key, table name, events.
-    var kinds: [(key: String, name: String, events: BenchReport.Events)] {
+    package var kinds: [(key: String, name: String, events: BenchReport.Events)] {
         [
             ("expirationWarnings", "expiration warnings", self.expirationWarnings),
             ("suspensionsAfterEnd", "stopped after end", self.suspensionsAfterEnd),
@@ -180,7 +177,7 @@ extension ProcessBenchReport.Section {
 
 extension BenchFigure {
     /// The lateness quantiles of one run of `runway bench --processes`, named `processes.<kind>.<quantile>`.
-    static func samples(processes section: ProcessBenchReport.Section) -> [Sample] {
+    package static func samples(processes section: ProcessBenchReport.Section) -> [Sample] {
         var samples: [Sample] = []
         for (key, _, events) in section.kinds {
             guard let quantiles = events.latenessNanoseconds else { continue }

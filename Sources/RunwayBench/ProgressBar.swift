@@ -3,10 +3,10 @@ import Synchronization
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second. Only made when standard
 /// error is a terminal (`forStandardError()`), so redirected or piped output never contains it.
-final class ProgressBar: Sendable {
+package final class ProgressBar: Sendable {
     private struct State {
-        var lastDrawn: ContinuousClock.Instant?
-        var drawn = false
+        package var lastDrawn: ContinuousClock.Instant?
+        package var drawn = false
     }
 
     private let state = Mutex(State())
@@ -15,12 +15,12 @@ final class ProgressBar: Sendable {
     private init() {}
 
     /// A bar if standard error is a terminal, else nil.
-    static func forStandardError() -> ProgressBar? {
+    package static func forStandardError() -> ProgressBar? {
         isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
     }
 
     /// Shows `label` and `done` of `total`; skipped if the last redraw was under 100 ms ago.
-    func update(_ label: String, done: Int, total: Int) {
+    package func update(_ label: String, done: Int, total: Int) {
         let now = ContinuousClock.now
         let due = self.state.withLock { state -> Bool in
             if let last = state.lastDrawn, now - last < .milliseconds(100) { return false }
@@ -37,7 +37,7 @@ final class ProgressBar: Sendable {
     }
 
     /// Clears the line, if anything was drawn.
-    func finish() {
+    package func finish() {
         let drawn = self.state.withLock { state in
             defer { state = State() }
             return state.drawn

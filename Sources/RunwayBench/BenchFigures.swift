@@ -2,39 +2,39 @@
 /// report's `figures` list, and what `--baseline` compares.
 ///
 /// Threading: a value.
-struct BenchFigure: Codable, Sendable, Equatable {
+package struct BenchFigure: Codable, Sendable, Equatable {
     /// A key path into the report, `runway.expirationWarnings.p99` (lateness quantiles, in nanoseconds),
     /// `runway.setup.beginCallsPerSecond`, `nio.terminations.p50`...
-    var name: String
+    package var name: String
     /// `ns`, `calls/s` or `B`.
-    var unit: String
+    package var unit: String
     /// True for lateness and bytes, false for rates.
-    var lowerIsBetter: Bool
+    package var lowerIsBetter: Bool
     /// How many runs had this figure (a quantile is absent from a run that observed no event of its kind).
-    var runs: Int
-    var median: Double
-    var min: Double
-    var max: Double
+    package var runs: Int
+    package var median: Double
+    package var min: Double
+    package var max: Double
 
     /// True when `--baseline` judges this figure: Runway's (`runway.`, and `processes.` of `runway bench --processes`;
     /// swift-nio's are the peer's, shown for context), and not
     /// the p99.9 or the maximum, which rest on one or a few samples and swing by several times from run to run on a
     /// shared machine.
-    var isCompared: Bool {
+    package var isCompared: Bool {
         (self.name.hasPrefix("runway.") || self.name.hasPrefix("processes."))
             && !self.name.hasSuffix(".p99_9") && !self.name.hasSuffix(".max")
     }
 
     /// One run's value of one figure.
-    struct Sample: Sendable {
-        var name: String
-        var unit: String
-        var lowerIsBetter: Bool
-        var value: Double
+    package struct Sample: Sendable {
+        package var name: String
+        package var unit: String
+        package var lowerIsBetter: Bool
+        package var value: Double
     }
 
     /// The figures of one run's sections, in report order.
-    static func samples(runway: BenchReport.RunwaySection, nio: BenchReport.NIOSection?) -> [Sample] {
+    package static func samples(runway: BenchReport.RunwaySection, nio: BenchReport.NIOSection?) -> [Sample] {
         var samples: [Sample] = []
         func lateness(_ prefix: String, _ events: BenchReport.Events) {
             guard let quantiles = events.latenessNanoseconds else { return }
@@ -69,7 +69,7 @@ struct BenchFigure: Codable, Sendable, Equatable {
     }
 
     /// The spread of each figure over `runs` (each run's samples), in the order the figures first appear.
-    static func spread(_ runs: [[Sample]]) -> [BenchFigure] {
+    package static func spread(_ runs: [[Sample]]) -> [BenchFigure] {
         var order: [String] = []
         var values: [String: (sample: Sample, values: [Double])] = [:]
         for run in runs {
@@ -96,7 +96,7 @@ struct BenchFigure: Codable, Sendable, Equatable {
     }
 
     /// The middle value, or the mean of the two middle values for an even count. `values` is not empty.
-    static func median(_ values: [Double]) -> Double {
+    package static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2

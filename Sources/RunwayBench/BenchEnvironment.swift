@@ -14,29 +14,29 @@ import Darwin
 /// quiet 16-core server.
 ///
 /// Threading: a value; `current()` reads files and runs `git` once, on the calling thread (before the run).
-struct BenchEnvironment: Codable, Sendable, Equatable {
+package struct BenchEnvironment: Codable, Sendable, Equatable {
     /// `RunwayVersion.string`.
-    var version: String
+    package var version: String
     /// The commit of the checkout the binary sits in (see `commit(nearExecutable:)`), or `unknown`.
-    var commit: String
+    package var commit: String
     /// `debug` or `release`: the build configuration of this `runway` (`#if DEBUG`).
-    var buildType: String
+    package var buildType: String
     /// When the run started, ISO 8601 in UTC (`2026-11-23T12:00:00Z`).
-    var date: String
-    var host: Host
+    package var date: String
+    package var host: Host
 
-    struct Host: Codable, Sendable, Equatable {
+    package struct Host: Codable, Sendable, Equatable {
         /// Online processors (`sysconf(_SC_NPROCESSORS_ONLN)`).
-        var cores: Int
+        package var cores: Int
         /// `uname`: system name and kernel release, `Linux 6.8.0-49-generic`.
-        var kernel: String
+        package var kernel: String
         /// From `/proc/self/mountinfo`: `v2` (only a cgroup2 mount), `v1` (only cgroup v1 mounts), `hybrid` (both)
         /// or `none`.
-        var cgroupMode: String
+        package var cgroupMode: String
     }
 
     /// `debug` or `release`, fixed when this binary was compiled: SwiftPM defines `DEBUG` in debug builds.
-    static var buildType: String {
+    package static var buildType: String {
         #if DEBUG
         return "debug"
         #else
@@ -45,10 +45,10 @@ struct BenchEnvironment: Codable, Sendable, Equatable {
     }
 
     /// True for a debug build, whose timings are not representative.
-    var isDebugBuild: Bool { self.buildType == "debug" }
+    package var isDebugBuild: Bool { self.buildType == "debug" }
 
     /// The environment of this process, now.
-    static func current(date: Date = Date()) -> BenchEnvironment {
+    package static func current(date: Date = Date()) -> BenchEnvironment {
         BenchEnvironment(
             version: RunwayVersion.string,
             commit: Self.commit(nearExecutable: Self.executablePath()),
@@ -65,7 +65,7 @@ struct BenchEnvironment: Codable, Sendable, Equatable {
     }
 
     /// The banner `runway bench` prints on standard error, and the report's warning line, for a debug build.
-    static let debugWarning =
+    package static let debugWarning =
         "WARNING: this runway is a DEBUG build: its timings are several times worse than a release build's and "
         + "say nothing about Runway's performance. Build with `swift build -c release` and run .build/release/runway."
 
@@ -73,7 +73,7 @@ struct BenchEnvironment: Codable, Sendable, Equatable {
     /// with `git rev-parse HEAD` at run time, with `-dirty` when tracked files differ from it; `unknown` when the
     /// binary is not inside a checkout or git cannot answer. SwiftPM has no build-time hook to embed it, and the
     /// binary a developer benchmarks is nearly always `.build/release/runway` inside the clone it was built from.
-    static func commit(nearExecutable executable: String?) -> String {
+    package static func commit(nearExecutable executable: String?) -> String {
         guard let executable else { return "unknown" }
         var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
         while folder.path != "/" {
@@ -91,7 +91,7 @@ struct BenchEnvironment: Codable, Sendable, Equatable {
 
     /// `v2`, `v1`, `hybrid` or `none` from the text of `/proc/self/mountinfo`: the file system type is the first
     /// field after the ` - ` separator.
-    static func cgroupMode(mountinfo: String) -> String {
+    package static func cgroupMode(mountinfo: String) -> String {
         var hasV1 = false
         var hasV2 = false
         for line in mountinfo.split(separator: "\n") {

@@ -3,16 +3,16 @@ import Foundation
 /// A lateness-by-percentile chart (the classic HdrHistogram plot) as a hand-written SVG: x is the percentile
 /// on a log scale of 1 / (1 − p) (0, 90, 99, 99.9 … %), y the lateness in microseconds on a log scale. One
 /// line per series, points from the histogram's percentile iterator (5 ticks per half distance).
-struct LatenessPlot {
-    struct Series {
-        var name: String
-        var color: String
-        var dashed: Bool
-        var statistics: LatenessStatistics
+package struct LatenessPlot {
+    package struct Series {
+        package var name: String
+        package var color: String
+        package var dashed: Bool
+        package var statistics: LatenessStatistics
     }
 
-    var title: String
-    var series: [Series]
+    package var title: String
+    package var series: [Series]
 
     private static let width = 960.0
     private static let height = 520.0
@@ -23,8 +23,8 @@ struct LatenessPlot {
 
     /// One point: x = log10(1 / (1 − p)), y = log10(microseconds).
     private struct Point {
-        var x: Double
-        var y: Double
+        package var x: Double
+        package var y: Double
     }
 
     private func points(_ statistics: LatenessStatistics, xMax: Double) -> [Point] {
@@ -35,7 +35,7 @@ struct LatenessPlot {
         }
     }
 
-    var svg: String {
+    package var svg: String {
         let plotted = self.series.filter { $0.statistics.histogram.totalCount > 0 }
         let largestCount = plotted.map { Double($0.statistics.histogram.totalCount) }.max() ?? 10
         let xMax = max(2, ceil(log10(largestCount)))

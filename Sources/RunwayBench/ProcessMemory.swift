@@ -1,12 +1,12 @@
 import Foundation
 
 /// Resident memory of this process, read from `/proc/self/status` (Linux).
-enum ProcessMemory {
+package enum ProcessMemory {
     /// The resident set size now (`VmRSS`), in bytes; nil if unreadable.
-    static func residentBytes() -> UInt64? { self.statusField("VmRSS:") }
+    package static func residentBytes() -> UInt64? { self.statusField("VmRSS:") }
 
     /// The highest resident set size of the process so far (`VmHWM`), in bytes; nil if unreadable.
-    static func peakResidentBytes() -> UInt64? { self.statusField("VmHWM:") }
+    package static func peakResidentBytes() -> UInt64? { self.statusField("VmHWM:") }
 
     /// A `kB` line of /proc/self/status, in bytes.
     private static func statusField(_ name: String) -> UInt64? {

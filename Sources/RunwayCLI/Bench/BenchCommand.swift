@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Runway
+import RunwayBench
 @_spi(Benchmarks) import RunwayCore
 
 /// `runway bench`: a synthetic background-task workload on the real loop, with lateness histograms.

@@ -2,7 +2,7 @@ import Foundation
 @_spi(Benchmarks) import RunwayCore
 
 /// One timed step of the deadline phase, the same for Runway and for swift-nio.
-enum BenchStep: Sendable {
+package enum BenchStep: Sendable {
     /// App `index` enters the background (Runway: `UserAction.home`; NIO: its deadlines are scheduled).
     case home(Int)
     /// Finisher `index` ends all its tasks (Runway: `endBackgroundTask` each; NIO: `Scheduled.cancel()` each).
@@ -15,22 +15,22 @@ enum BenchStep: Sendable {
 /// Steps run late when the thread is busy or descheduled; that is harmless because lateness is measured
 /// against what the scheduler was asked to do, not against this timeline (a finisher's suspension against
 /// the instant its last `endBackgroundTask` was called).
-struct BenchTimeline {
+package struct BenchTimeline {
     private var queue = DeadlineQueue<BenchStep>()
 
     /// The clock the steps' instants are on (the Runway loop's, or NIO's uptime).
-    let now: () -> Instant
+    package let now: () -> Instant
 
-    init(now: @escaping () -> Instant) {
+    package init(now: @escaping () -> Instant) {
         self.now = now
     }
 
-    mutating func schedule(_ step: BenchStep, at instant: Instant) {
+    package mutating func schedule(_ step: BenchStep, at instant: Instant) {
         _ = self.queue.insert(step, at: instant)
     }
 
     /// Schedules every app's `home` at `start` + its offset into the plan's duration.
-    mutating func scheduleHomes(of plan: BenchPlan, from start: Instant) {
+    package mutating func scheduleHomes(of plan: BenchPlan, from start: Instant) {
         for app in 0..<plan.configuration.apps {
             self.schedule(.home(app), at: start + plan.homeOffset(of: app))
         }
@@ -41,7 +41,7 @@ struct BenchTimeline {
     /// - Parameters:
     ///   - perform: Runs one step; returns a follow-up step and when it is due, or nil.
     ///   - waiting: Called at least every 20 ms while the thread waits (for the progress bar).
-    mutating func run(perform: (BenchStep) throws -> (BenchStep, Instant)?, waiting: () -> Void) rethrows {
+    package mutating func run(perform: (BenchStep) throws -> (BenchStep, Instant)?, waiting: () -> Void) rethrows {
         while let due = self.queue.earliestDeadline {
             let now = self.now()
             guard let entry = self.queue.popDue(now: now) else {
@@ -59,7 +59,12 @@ struct BenchTimeline {
     /// polling every 5 ms, or gives up max(2 s, budget) after that deadline (the missing events are lost).
     ///
     /// - Returns: False if it gave up.
-    func waitForEvents(_ expected: Int, of plan: BenchPlan, recorder: BenchRecorder, waiting: () -> Void) -> Bool {
+    package func waitForEvents(
+        _ expected: Int,
+        of plan: BenchPlan,
+        recorder: BenchRecorder,
+        waiting: () -> Void
+    ) -> Bool {
         let lastEntry = recorder.observations.withLock { $0.entered.compactMap { $0 }.max() } ?? self.now()
         let lastDeadline = plan.deadline(after: lastEntry)
         let giveUpAt = lastDeadline + max(.seconds(2), plan.configuration.budget)

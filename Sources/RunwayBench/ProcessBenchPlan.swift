@@ -1,10 +1,10 @@
 import RunwayCore
 
 /// How `runway bench --processes` suspends its apps (`ProcessOptions.suspensionMechanism`).
-enum BenchSuspension: String, Sendable, CaseIterable {
+package enum BenchSuspension: String, Sendable, CaseIterable {
     case auto, signal, freezer
 
-    var mechanism: SuspensionMechanism {
+    package var mechanism: SuspensionMechanism {
         switch self {
         case .auto: return .auto
         case .signal: return .signal
@@ -14,7 +14,7 @@ enum BenchSuspension: String, Sendable, CaseIterable {
 }
 
 /// Which roles the overrunners of `runway bench --processes` take (`--overrunners`).
-enum BenchOverrunners: String, Sendable, CaseIterable {
+package enum BenchOverrunners: String, Sendable, CaseIterable {
     /// `suspended`, `exits` and `killed` in turn. The default.
     case mixed
     /// Every overrunner is `killed`: the kill at the deadline, measured over as many apps as overrun.
@@ -37,24 +37,24 @@ enum BenchOverrunners: String, Sendable, CaseIterable {
 ///   (B6, P2), with no SIGTERM and no grace.
 ///
 /// Threading: a value, made before the run.
-struct ProcessBenchPlan: Sendable {
-    enum Role: String, Sendable {
+package struct ProcessBenchPlan: Sendable {
+    package enum Role: String, Sendable {
         case finisher, suspended, exits, killed
     }
 
-    let plan: BenchPlan
-    let suspension: BenchSuspension
-    let overrunners: BenchOverrunners
+    package let plan: BenchPlan
+    package let suspension: BenchSuspension
+    package let overrunners: BenchOverrunners
     /// `TerminationGrace` of the bench's scheduler: from `willTerminate` to SIGKILL of an `exits` app (a `killed`
     /// app gets none).
-    let terminationGrace: TimeSpan
-    let roles: [Role]
+    package let terminationGrace: TimeSpan
+    package let roles: [Role]
 
     /// The bench's `TerminationGrace`: long enough for a child to acknowledge `willTerminate` and die of SIGTERM
     /// on a busy machine, short enough to keep the run short.
-    static let defaultTerminationGrace = TimeSpan.milliseconds(500)
+    package static let defaultTerminationGrace = TimeSpan.milliseconds(500)
 
-    init(
+    package init(
         _ plan: BenchPlan,
         suspension: BenchSuspension,
         overrunners: BenchOverrunners = .mixed,
@@ -73,16 +73,16 @@ struct ProcessBenchPlan: Sendable {
         }
     }
 
-    var configuration: BenchConfiguration { self.plan.configuration }
-    var apps: Int { self.roles.count }
+    package var configuration: BenchConfiguration { self.plan.configuration }
+    package var apps: Int { self.roles.count }
 
-    func count(_ role: Role) -> Int { self.roles.count(where: { $0 == role }) }
+    package func count(_ role: Role) -> Int { self.roles.count(where: { $0 == role }) }
 
-    var expectedWarnings: Int { self.plan.overrunnerCount * self.configuration.tasksPerApp }
-    var expectedEvents: Int { self.expectedWarnings + self.apps }
+    package var expectedWarnings: Int { self.plan.overrunnerCount * self.configuration.tasksPerApp }
+    package var expectedEvents: Int { self.expectedWarnings + self.apps }
 
     /// The arguments of app `index`'s child after the `runway` executable.
-    func childArguments(of index: Int) -> [String] {
+    package func childArguments(of index: Int) -> [String] {
         var arguments = ["bench-child", "--tasks", "\(self.configuration.tasksPerApp)"]
         if let end = self.plan.endOffset(of: index) {
             arguments += ["--end-after-milliseconds", "\(end.nanoseconds / 1_000_000)"]
@@ -92,8 +92,8 @@ struct ProcessBenchPlan: Sendable {
     }
 
     /// True for the apps that declare `UIApplicationExitsOnSuspend`.
-    func exitsOnSuspend(_ index: Int) -> Bool { self.roles[index] == .exits }
+    package func exitsOnSuspend(_ index: Int) -> Bool { self.roles[index] == .exits }
 
     /// The app's own overrun policy: `terminate` for a `killed` app, the bench's `suspend` for the others.
-    func overrunPolicy(_ index: Int) -> OverrunPolicy? { self.roles[index] == .killed ? .terminate : nil }
+    package func overrunPolicy(_ index: Int) -> OverrunPolicy? { self.roles[index] == .killed ? .terminate : nil }
 }

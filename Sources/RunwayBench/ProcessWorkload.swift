@@ -4,27 +4,27 @@ import Runway
 import RunwayCore
 
 /// What one run of `runway bench --processes` measured.
-struct ProcessRunResult: Sendable {
-    var events: ProcessBenchEvents
+package struct ProcessRunResult: Sendable {
+    package var events: ProcessBenchEvents
     /// The suspension mechanism the apps got (`signal`, `freezer`, or both names when they differ), and why the
     /// freezer was not used when `auto` fell back to signals.
-    var mechanism: String
+    package var mechanism: String
     /// From the first registration until every child had begun its tasks and acknowledged `didBecomeActive`.
-    var setupSeconds: Double
-    var tasksBegun: Int
+    package var setupSeconds: Double
+    package var tasksBegun: Int
     /// `home` commands refused (none are expected).
-    var homeErrors: Int
+    package var homeErrors: Int
     /// From the first `home` to the last expected event (or giving up).
-    var deadlineSeconds: Double
+    package var deadlineSeconds: Double
     /// False when the run gave up waiting for an expected event.
-    var finished: Bool
-    var setupLoop: LoopUtilisation?
-    var deadlineLoop: LoopUtilisation?
+    package var finished: Bool
+    package var setupLoop: LoopUtilisation?
+    package var deadlineLoop: LoopUtilisation?
 }
 
 /// Why `runway bench --processes` could not run its plan (a child that did not start or did not get ready).
-struct ProcessBenchError: Error, CustomStringConvertible {
-    var description: String
+package struct ProcessBenchError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// The workload of `ProcessBenchPlan` on a real `RunwayScheduler` in this process, supervising one child per app
@@ -40,12 +40,18 @@ struct ProcessBenchError: Error, CustomStringConvertible {
 ///   budget deadline (an overrunner);
 /// - terminations and kills: the `notRunning` transition's `at`, the loop turn that reaped the child, against the
 ///   deadline (SIGTERM of an `exits` app, SIGKILL of a `killed` one).
-struct ProcessWorkload {
-    let plan: ProcessBenchPlan
-    let executable: String
-    let progress: ProgressBar?
+package struct ProcessWorkload {
+    package let plan: ProcessBenchPlan
+    package let executable: String
+    package let progress: ProgressBar?
 
-    func run() async throws -> ProcessRunResult {
+    package init(plan: ProcessBenchPlan, executable: String, progress: ProgressBar?) {
+        self.plan = plan
+        self.executable = executable
+        self.progress = progress
+    }
+
+    package func run() async throws -> ProcessRunResult {
         let configuration = self.plan.configuration
         var logger = Logger(label: "runway.bench")
         logger.logLevel = .warning

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 
 /// A previous `runway bench --json` report given with `--baseline FILE.json`, and the comparison of a new run's
@@ -8,27 +7,27 @@ import Foundation
 /// the same workload (every `configuration` field) and the same build type can be compared; a failed one is
 /// refused (its figures are not the plan's), and so is a report of the other workload (`workload`: embedded apps or
 /// `--processes`). Threading: a value, loaded on the calling thread before the run.
-struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendable {
-    let path: String
-    let report: File
+package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendable {
+    package let path: String
+    package let report: File
 
     /// The part of a report the comparison reads.
-    struct File: Decodable, Sendable {
-        var schemaVersion: Int
-        var configuration: Configuration
-        var commit: String
-        var buildType: String
-        var date: String
-        var host: BenchEnvironment.Host
-        var runs: Int
-        var figures: [BenchFigure]
-        var passed: Bool
+    package struct File: Decodable, Sendable {
+        package var schemaVersion: Int
+        package var configuration: Configuration
+        package var commit: String
+        package var buildType: String
+        package var date: String
+        package var host: BenchEnvironment.Host
+        package var runs: Int
+        package var figures: [BenchFigure]
+        package var passed: Bool
     }
 
-    typealias Refusal = BenchBaselineRefusal
+    package typealias Refusal = BenchBaselineRefusal
 
     /// Reads and checks `path`.
-    static func load(_ path: String) throws(Refusal) -> BenchBaseline {
+    package static func load(_ path: String) throws(Refusal) -> BenchBaseline {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -73,8 +72,21 @@ struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendable {
         return BenchBaseline(path: path, report: file)
     }
 
+    /// Reads and checks `path`, then refuses it unless it was made with `configuration` by a `buildType` build.
+    package static func load(
+        _ path: String,
+        matching configuration: Configuration,
+        buildType: String
+    ) throws(Refusal) -> BenchBaseline {
+        let baseline = try Self.load(path)
+        if let mismatch = baseline.mismatch(configuration: configuration, buildType: buildType) {
+            throw Refusal(message: mismatch)
+        }
+        return baseline
+    }
+
     /// Why this baseline cannot be compared with a run of `configuration` by a `buildType` build, or nil.
-    func mismatch(configuration: Configuration, buildType: String) -> String? {
+    package func mismatch(configuration: Configuration, buildType: String) -> String? {
         if self.report.buildType != buildType {
             return "--baseline \(self.path) was made by a \(self.report.buildType) build and this runway is a "
                 + "\(buildType) build: their timings are not comparable"
@@ -89,7 +101,7 @@ struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendable {
 
     /// Every compared figure (`BenchFigure.isCompared`) present in both, by median: a regression is a figure
     /// worse than the baseline's by more than `thresholdPercent`.
-    func compare(_ figures: [BenchFigure], thresholdPercent: Double) -> BenchReport.BaselineComparison {
+    package func compare(_ figures: [BenchFigure], thresholdPercent: Double) -> BenchReport.BaselineComparison {
         let previous = Dictionary(self.report.figures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var compared = 0
         var regressions: [BenchReport.Regression] = []
@@ -140,34 +152,34 @@ struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendable {
 }
 
 /// `--threshold`: a percentage, `10%` or `10`, more than 0 and at most 1000.
-struct BenchThreshold: ExpressibleByArgument, Sendable {
-    var percent: Double
+package struct BenchThreshold: Sendable {
+    package var percent: Double
 
-    init(percent: Double) {
+    package init(percent: Double) {
         self.percent = percent
     }
 
-    init?(argument: String) {
+    package init?(argument: String) {
         let digits = argument.hasSuffix("%") ? String(argument.dropLast()) : argument
         guard let value = Double(digits), value.isFinite, value > 0, value <= 1_000 else { return nil }
         self.percent = value
     }
 
-    var defaultValueDescription: String { "\(Self.formatted(self.percent))%" }
+    package var defaultValueDescription: String { "\(Self.formatted(self.percent))%" }
 
-    static func formatted(_ percent: Double) -> String {
+    package static func formatted(_ percent: Double) -> String {
         percent.rounded() == percent ? String(Int(percent)) : String(percent)
     }
 }
 
 /// Why a file cannot serve as a baseline; `message` names the file and what was expected.
-struct BenchBaselineRefusal: Error, Sendable {
-    var message: String
+package struct BenchBaselineRefusal: Error, Sendable {
+    package var message: String
 }
 
 /// The `configuration` of one kind of `runway bench --json` report: what must be equal for two reports to be
 /// compared.
-protocol BenchBaselineConfiguration: Decodable, Sendable, Equatable {
+package protocol BenchBaselineConfiguration: Decodable, Sendable, Equatable {
     /// The report's `workload` field: nil (absent) for embedded apps, `processes` for `--processes`.
     static var workload: String? { get }
     /// The fields, one `name value` each, for the refusal of another workload.
@@ -175,9 +187,9 @@ protocol BenchBaselineConfiguration: Decodable, Sendable, Equatable {
 }
 
 extension BenchReport.Configuration: BenchBaselineConfiguration {
-    static var workload: String? { nil }
+    package static var workload: String? { nil }
 
-    var summary: String {
+    package var summary: String {
         var parts = [
             "apps \(self.apps)", "tasksPerApp \(self.tasksPerApp)", "budget \(self.budgetSeconds)",
             "lead \(self.warningLeadSeconds)", "endFraction \(self.endFraction)", "duration \(self.durationSeconds)",
@@ -190,9 +202,9 @@ extension BenchReport.Configuration: BenchBaselineConfiguration {
 }
 
 extension ProcessBenchReport.Configuration: BenchBaselineConfiguration {
-    static var workload: String? { ProcessBenchReport.workloadName }
+    package static var workload: String? { ProcessBenchReport.workloadName }
 
-    var summary: String {
+    package var summary: String {
         [
             "apps \(self.apps)", "tasksPerApp \(self.tasksPerApp)", "budget \(self.budgetSeconds)",
             "lead \(self.warningLeadSeconds)", "endFraction \(self.endFraction)", "duration \(self.durationSeconds)",
@@ -203,6 +215,6 @@ extension ProcessBenchReport.Configuration: BenchBaselineConfiguration {
 
 /// The first fields read from a `--baseline` file: which schema and which workload.
 private struct BenchReportKind: Decodable {
-    var schemaVersion: Int
-    var workload: String?
+    package var schemaVersion: Int
+    package var workload: String?
 }

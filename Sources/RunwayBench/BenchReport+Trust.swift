@@ -1,8 +1,10 @@
 import Foundation
 
-/// What the trust lines of a `runway bench` report read: `BenchReport` (embedded apps) and `ProcessBenchReport`
-/// (`--processes`) share them, so both name their making, show the spread and judge a baseline alike.
-protocol BenchTrustReport {
+/// A `runway bench` report: `BenchReport` (embedded apps) and `ProcessBenchReport` (`--processes`). Each gives its
+/// workload's lines and verdict clauses; the table, the gathering of runs into figures and failures, the build
+/// lines, the spread, the baseline, the verdict and the exit status are made here once for both, so both name their
+/// making, show the spread and judge a baseline alike.
+package protocol BenchTrustReport {
     var version: String { get }
     var commit: String { get }
     var buildType: String { get }
@@ -15,18 +17,74 @@ protocol BenchTrustReport {
     var failures: [String] { get }
     /// Why the ratios with a peer were withheld; nil when none were asked or they were printed.
     var ratiosWithheld: String? { get }
+    /// The workload's part of the table: its header, plan, event table and figures, before the build lines.
+    var workloadLines: [String] { get }
+    /// After the build lines: the peer's section, or nothing.
+    var peerLines: [String] { get }
+    /// The verdict's reason when the run passed, and when it passed but a figure regressed.
+    var passedClause: String { get }
+    var regressedClause: String { get }
 }
 
 extension BenchReport: BenchTrustReport {}
 
 extension ProcessBenchReport: BenchTrustReport {
     /// No peer runs with `--processes`.
-    var ratiosWithheld: String? { nil }
+    package var ratiosWithheld: String? { nil }
 }
 
 extension BenchTrustReport {
+    /// The human-readable report: the debug-build warning, the workload's lines, the build lines, the peer's
+    /// section, the spread, the baseline and the verdict.
+    package var table: String {
+        var lines: [String] = []
+        if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
+        lines.append(contentsOf: self.workloadLines)
+        lines.append(contentsOf: self.environmentLines)
+        lines.append(contentsOf: self.peerLines)
+        lines.append(contentsOf: self.spreadLines)
+        lines.append(contentsOf: self.baselineLines)
+        lines.append("")
+        lines.append(contentsOf: self.verdictLines)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every figure's spread over `runs` and every run's failures, each prefixed `run i of n: ` when there are
+    /// several; `each` gives one run's figure samples and failures.
+    package static func gather<Run>(
+        _ runs: [Run],
+        _ each: (Run) -> (samples: [BenchFigure.Sample], failures: [String])
+    ) -> (figures: [BenchFigure], failures: [String]) {
+        var samples: [[BenchFigure.Sample]] = []
+        var failures: [String] = []
+        for (index, run) in runs.enumerated() {
+            let (runSamples, runFailures) = each(run)
+            samples.append(runSamples)
+            let prefix = runs.count > 1 ? "run \(index + 1) of \(runs.count): " : ""
+            failures += runFailures.map { prefix + $0 }
+        }
+        return (BenchFigure.spread(samples), failures)
+    }
+
+    /// The failures of one kind of event: some early, lost (expected, never observed) or unexpected (`unexpected`
+    /// says what that kind's unexpected events are); `side` is put before each, `swift-nio: ` for the peer.
+    package static func eventFailures(
+        _ name: String,
+        early: Int,
+        lost: Int,
+        unexpected: Int,
+        unexpectedMeaning: String,
+        side: String = ""
+    ) -> [String] {
+        var failures: [String] = []
+        if early > 0 { failures.append("\(side)\(early) \(name) earlier than expected") }
+        if lost > 0 { failures.append("\(side)\(lost) \(name) lost (expected, never observed)") }
+        if unexpected > 0 { failures.append("\(side)\(unexpected) \(name) \(unexpectedMeaning)") }
+        return failures
+    }
+
     /// What made the report: the version, the build (type, commit, date) and the host, one line each.
-    var environmentLines: [String] {
+    package var environmentLines: [String] {
         let host = self.host
         return [
             "version: runway \(self.version)",
@@ -36,7 +94,7 @@ extension BenchTrustReport {
     }
 
     /// With `--runs` above 1: every figure's median, minimum and maximum over the runs.
-    var spreadLines: [String] {
+    package var spreadLines: [String] {
         guard self.runs > 1 else { return [] }
         var lines = ["", "spread over \(self.runs) runs (lateness in us, rates in calls/s, memory in B):"]
         let width = max(20, self.figures.map(\.name.count).max() ?? 0)
@@ -53,7 +111,7 @@ extension BenchTrustReport {
     }
 
     /// With `--baseline`: what was compared and every figure that regressed.
-    var baselineLines: [String] {
+    package var baselineLines: [String] {
         guard let baseline = self.baseline else { return [] }
         let threshold = BenchThreshold.formatted(baseline.thresholdPercent)
         var lines = [
@@ -73,16 +131,16 @@ extension BenchTrustReport {
     /// The table's closing lines: the debug-build warning, then the verdict, which agrees with `exitStatus`:
     /// `result: REGRESSED (<regressedClause>, but N figures worse than the baseline)`, `result: passed
     /// (<passedClause>)`, or `result: FAILED` with each failure indented below it.
-    func verdictLines(passedClause: String, regressedClause: String) -> [String] {
+    package var verdictLines: [String] {
         var lines: [String] = []
         if self.buildType == "debug" { lines.append(BenchEnvironment.debugWarning) }
         if self.passed, let baseline = self.baseline, !baseline.regressions.isEmpty {
             lines.append(
-                "result: REGRESSED (\(regressedClause), but \(baseline.regressions.count) figures worse than the "
+                "result: REGRESSED (\(self.regressedClause), but \(baseline.regressions.count) figures worse than the "
                     + "baseline)"
             )
         } else if self.passed {
-            lines.append("result: passed (\(passedClause))")
+            lines.append("result: passed (\(self.passedClause))")
         } else {
             lines.append("result: FAILED")
             lines.append(contentsOf: self.failures.map { "  \($0)" })
@@ -92,14 +150,14 @@ extension BenchTrustReport {
 
     /// The exit status of `runway bench`: 1 when a run failed (on either side), else 2 when a figure regressed
     /// against `--baseline`, else 0.
-    var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         if !self.passed { return 1 }
         return self.baseline?.regressions.isEmpty == false ? 2 : 0
     }
 
     /// What `runway bench` prints on standard error after the report: each failure, the withheld ratios and each
     /// regression, one line each.
-    var exitLines: [String] {
+    package var exitLines: [String] {
         var lines = self.failures.map { "bench failed: \($0)" }
         if let withheld = self.ratiosWithheld { lines.append("bench failed: ratios withheld: \(withheld)") }
         if let baseline = self.baseline {
@@ -114,7 +172,7 @@ extension BenchTrustReport {
     }
 
     /// `runway.expirationWarnings.p99: 812.3 us, baseline 0.0 us (+12.3%)`.
-    static func describe(_ regression: BenchReport.Regression) -> String {
+    package static func describe(_ regression: BenchReport.Regression) -> String {
         let unit = regression.unit == "ns" ? "us" : regression.unit
         return "\(regression.figure): \(Self.formatFigure(regression.current, unit: regression.unit)) \(unit), "
             + "baseline \(Self.formatFigure(regression.baseline, unit: regression.unit)) \(unit) "

@@ -4,14 +4,14 @@ import NIOPosix
 import RunwayCore
 
 /// What the swift-nio half of `runway bench --compare nio` measured.
-struct NIORunResult: Sendable {
-    var events: BenchEventStatistics
-    var scheduled: Int
-    var cancelled: Int
-    var deadlineSeconds: Double
-    var finished: Bool
+package struct NIORunResult: Sendable {
+    package var events: BenchEventStatistics
+    package var scheduled: Int
+    package var cancelled: Int
+    package var deadlineSeconds: Double
+    package var finished: Bool
     /// What NIO's loop thread got for `--realtime-priority`, asked for the same way as Runway's.
-    var loopPriority: LoopThreadPriorityOutcome
+    package var loopPriority: LoopThreadPriorityOutcome
 }
 
 /// The same deadlines as `RunwayWorkload`, on swift-nio's `scheduleTask(deadline:)`, on the one loop of a
@@ -23,11 +23,16 @@ struct NIORunResult: Sendable {
 /// entry + budget (the termination). A finisher's `end` step cancels its tasks (`Scheduled.cancel()`) in one
 /// `execute`, not waited for. Lateness = `NIODeadline.now()` read inside the scheduled task − its deadline. There
 /// is no suspension.
-struct NIOWorkload {
-    let plan: BenchPlan
-    let progress: ProgressBar?
+package struct NIOWorkload {
+    package let plan: BenchPlan
+    package let progress: ProgressBar?
 
-    func run() async throws -> NIORunResult {
+    package init(plan: BenchPlan, progress: ProgressBar?) {
+        self.plan = plan
+        self.progress = progress
+    }
+
+    package func run() async throws -> NIORunResult {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let result: Result<NIORunResult, any Error>

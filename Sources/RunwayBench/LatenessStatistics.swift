@@ -10,8 +10,8 @@ import RunwayCore
 ///   was to end, a second warning for one task, a suspension of an overrunner) is *unexpected*.
 /// - Lateness goes into an HdrHistogram in nanoseconds, 3 significant digits (quantiles are exact to 0.1%),
 ///   up to 10 minutes; the maximum is also kept exactly.
-struct LatenessStatistics: Sendable {
-    static let highestTrackableNanoseconds: UInt64 = 600_000_000_000
+package struct LatenessStatistics: Sendable {
+    package static let highestTrackableNanoseconds: UInt64 = 600_000_000_000
 
     private(set) var expected = 0
     private(set) var count = 0
@@ -25,10 +25,10 @@ struct LatenessStatistics: Sendable {
     private(set) var firstObserved: Instant?
     private(set) var lastObserved: Instant?
 
-    var lost: Int { self.expected - self.count }
+    package var lost: Int { self.expected - self.count }
 
     /// One expected event, at `expectedAt`, observed at `observed` (nil: never).
-    mutating func add(expectedAt: Instant, observed: Instant?) {
+    package mutating func add(expectedAt: Instant, observed: Instant?) {
         self.expected += 1
         guard let observed else { return }
         self.count += 1
@@ -44,18 +44,18 @@ struct LatenessStatistics: Sendable {
     }
 
     /// Events the plan did not expect.
-    mutating func addUnexpected(_ events: Int) {
+    package mutating func addUnexpected(_ events: Int) {
         self.unexpected += events
     }
 
     /// Nanoseconds at `percentile` (0...100), or nil when nothing was recorded.
-    func nanoseconds(atPercentile percentile: Double) -> UInt64? {
+    package func nanoseconds(atPercentile percentile: Double) -> UInt64? {
         guard self.histogram.totalCount > 0 else { return nil }
         return percentile >= 100 ? self.maxNanoseconds : self.histogram.valueAtPercentile(percentile)
     }
 
     /// Observed events per second between the first and the last one of this kind; nil for fewer than two.
-    var perSecond: Double? {
+    package var perSecond: Double? {
         guard self.count > 1, let first = self.firstObserved, let last = self.lastObserved, last > first else {
             return nil
         }
@@ -63,5 +63,5 @@ struct LatenessStatistics: Sendable {
     }
 
     /// True when nothing was early, lost or unexpected.
-    var isClean: Bool { self.early == 0 && self.lost == 0 && self.unexpected == 0 }
+    package var isClean: Bool { self.early == 0 && self.lost == 0 && self.unexpected == 0 }
 }

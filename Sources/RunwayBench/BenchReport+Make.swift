@@ -1,13 +1,18 @@
 /// One run of the workload: Runway's half and, with `--compare nio`, swift-nio's.
-struct BenchRun: Sendable {
-    var runway: RunwayRunResult
-    var nio: NIORunResult?
+package struct BenchRun: Sendable {
+    package var runway: RunwayRunResult
+    package var nio: NIORunResult?
+
+    package init(runway: RunwayRunResult, nio: NIORunResult?) {
+        self.runway = runway
+        self.nio = nio
+    }
 }
 
 extension BenchReport {
     /// The report of `runs` (at least one) of `plan`: the last run's sections, every figure's spread over the
     /// runs, and the failures of every run, which make `runway bench` exit 1 and withhold the ratios.
-    init(plan: BenchPlan, runs: [BenchRun], environment: BenchEnvironment) {
+    package init(plan: BenchPlan, runs: [BenchRun], environment: BenchEnvironment) {
         precondition(!runs.isEmpty, "a report needs at least one run")
         let configuration = plan.configuration
         self.version = environment.version
@@ -23,21 +28,14 @@ extension BenchReport {
             tasksEndingBeforeWarning: plan.finisherCount * configuration.tasksPerApp
         )
         self.runs = runs.count
-        var samples: [[BenchFigure.Sample]] = []
-        var failures: [String] = []
-        var lastSections: (RunwaySection, NIOSection?)?
-        for (index, run) in runs.enumerated() {
-            let sections = (RunwaySection(run.runway), run.nio.map(NIOSection.init))
-            samples.append(BenchFigure.samples(runway: sections.0, nio: sections.1))
-            let prefix = runs.count > 1 ? "run \(index + 1) of \(runs.count): " : ""
-            let problems = Self.failures(of: run.runway) + (run.nio.map(Self.failures(ofNIO:)) ?? [])
-            failures += problems.map { prefix + $0 }
-            lastSections = sections
+        let (figures, failures) = Self.gather(runs) { run in
+            let samples = BenchFigure.samples(runway: RunwaySection(run.runway), nio: run.nio.map(NIOSection.init))
+            return (samples, Self.failures(of: run.runway) + (run.nio.map(Self.failures(ofNIO:)) ?? []))
         }
-        guard let (runway, nio) = lastSections else { preconditionFailure("a report needs at least one run") }
-        self.runway = runway
-        self.nio = nio
-        self.figures = BenchFigure.spread(samples)
+        let last = runs[runs.count - 1]
+        self.runway = RunwaySection(last.runway)
+        self.nio = last.nio.map(NIOSection.init)
+        self.figures = figures
         self.failures = failures
         self.passed = failures.isEmpty
         if runs.contains(where: { $0.nio != nil }) {
@@ -54,19 +52,17 @@ extension BenchReport {
     /// What makes swift-nio's half fail: an event early, lost (never observed: the half gave up waiting) or
     /// unexpected (repeated, or not in the plan).
     private static func failures(ofNIO nio: NIORunResult) -> [String] {
-        var failures: [String] = []
-        for (name, statistics) in [
-            ("expiration warnings", nio.events.warnings), ("terminations", nio.events.terminations),
-        ] {
-            if statistics.early > 0 { failures.append("swift-nio: \(statistics.early) \(name) earlier than expected") }
-            if statistics.lost > 0 {
-                failures.append("swift-nio: \(statistics.lost) \(name) lost (expected, never observed)")
-            }
-            if statistics.unexpected > 0 {
-                failures.append("swift-nio: \(statistics.unexpected) \(name) repeated or not in the plan")
-            }
+        let kinds = [("expiration warnings", nio.events.warnings), ("terminations", nio.events.terminations)]
+        return kinds.flatMap { name, statistics in
+            Self.eventFailures(
+                name,
+                early: statistics.early,
+                lost: statistics.lost,
+                unexpected: statistics.unexpected,
+                unexpectedMeaning: "repeated or not in the plan",
+                side: "swift-nio: "
+            )
         }
-        return failures
     }
 
     /// Everything that makes the run fail: an event early, lost or unexpected, or a refused call.
@@ -77,9 +73,13 @@ extension BenchReport {
             ("terminations", runway.events.terminations),
         ]
         for (name, statistics) in kinds {
-            if statistics.early > 0 { failures.append("\(statistics.early) \(name) earlier than expected") }
-            if statistics.lost > 0 { failures.append("\(statistics.lost) \(name) lost (expected, never observed)") }
-            if statistics.unexpected > 0 { failures.append("\(statistics.unexpected) \(name) not in the plan") }
+            failures += Self.eventFailures(
+                name,
+                early: statistics.early,
+                lost: statistics.lost,
+                unexpected: statistics.unexpected,
+                unexpectedMeaning: "not in the plan"
+            )
         }
         if runway.tasksRefused > 0 { failures.append("\(runway.tasksRefused) beginBackgroundTask calls refused") }
         if runway.ends.errors > 0 { failures.append("\(runway.ends.errors) endBackgroundTask calls failed") }
@@ -96,7 +96,7 @@ extension BenchReport {
 
 extension BenchReport.Configuration {
     /// The options of a run as the report records them.
-    init(_ configuration: BenchConfiguration) {
+    package init(_ configuration: BenchConfiguration) {
         self.init(
             apps: configuration.apps,
             tasksPerApp: configuration.tasksPerApp,
@@ -113,7 +113,7 @@ extension BenchReport.Configuration {
 }
 
 extension BenchReport.RunwaySection {
-    init(_ runway: RunwayRunResult) {
+    package init(_ runway: RunwayRunResult) {
         let before = runway.residentBeforeTasksBytes
         let with = runway.residentWithTasksBytes
         let outstanding = runway.tasksBegun
@@ -155,7 +155,7 @@ extension BenchReport.RunwaySection {
 }
 
 extension BenchReport.NIOSection {
-    init(_ nio: NIORunResult) {
+    package init(_ nio: NIORunResult) {
         self.init(
             expirationWarnings: BenchReport.Events(nio.events.warnings),
             terminations: BenchReport.Events(nio.events.terminations),
@@ -169,7 +169,7 @@ extension BenchReport.NIOSection {
 }
 
 extension BenchReport.Events {
-    init(_ statistics: LatenessStatistics) {
+    package init(_ statistics: LatenessStatistics) {
         self.expected = statistics.expected
         self.count = statistics.count
         self.early = statistics.early
@@ -182,20 +182,20 @@ extension BenchReport.Events {
 
 extension BenchReport.Quantiles {
     /// The percentiles the report shows, in its order.
-    static let percentiles: [Double] = [50, 90, 99, 99.9, 100]
+    package static let percentiles: [Double] = [50, 90, 99, 99.9, 100]
 
-    init?(_ statistics: LatenessStatistics) {
+    package init?(_ statistics: LatenessStatistics) {
         let values = Self.percentiles.compactMap { statistics.nanoseconds(atPercentile: $0) }
         guard values.count == Self.percentiles.count else { return nil }
         self.init(p50: values[0], p90: values[1], p99: values[2], p99_9: values[3], max: values[4])
     }
 
-    var values: [UInt64] { [self.p50, self.p90, self.p99, self.p99_9, self.max] }
+    package var values: [UInt64] { [self.p50, self.p90, self.p99, self.p99_9, self.max] }
 }
 
 extension BenchReport.Ratios {
     /// swift-nio's median ÷ Runway's median per quantile, from the report's figures.
-    init(figures: [BenchFigure]) {
+    package init(figures: [BenchFigure]) {
         let medians = Dictionary(figures.map { ($0.name, $0.median) }, uniquingKeysWith: { first, _ in first })
         func ratios(_ kind: String) -> BenchReport.QuantileRatios {
             let values = ["p50", "p90", "p99", "p99_9", "max"].map { quantile -> Double? in
@@ -217,7 +217,7 @@ extension BenchReport.Ratios {
 }
 
 extension BenchReport.QuantileRatios {
-    var values: [Double?] { [self.p50, self.p90, self.p99, self.p99_9, self.max] }
+    package var values: [Double?] { [self.p50, self.p90, self.p99, self.p99_9, self.max] }
 }
 
 /// `count / seconds`, nil when no time passed.
