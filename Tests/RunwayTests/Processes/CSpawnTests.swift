@@ -9,11 +9,10 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 15, "the process path at the floor": a freezer spawn that copies no page tables, `/proc/PID/stat` read in
-/// C, and batches that read the list of this process's children once instead of once per app or per exit
-/// (Decisions 160-162). Real children throughout.
-@Suite("Process apps: the process path at the floor (issue 15)", .serialized)
-struct ProcessFloorTests {
+/// `runway_spawn` called directly: a freezer spawn borrows this process's memory (no page tables copied) and
+/// puts the child in its cgroup before its program runs; an exec failure comes back as its step and errno.
+@Suite("runway_spawn: the C spawn into a cgroup", .serialized)
+struct CSpawnTests {
     /// Reads what `fd` gives until end of file.
     static func readAll(_ fd: Int32) -> String {
         var bytes: [UInt8] = []
@@ -67,12 +66,12 @@ struct ProcessFloorTests {
     }
 
     @Test(
-        "Issue 15: a freezer spawn borrows the daemon's memory (clone3 with CLONE_VM | CLONE_VFORK into the cgroup)",
+        "a freezer spawn borrows the daemon's memory (clone3 with CLONE_VM | CLONE_VFORK into the cgroup)",
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
     func freezerSpawnBorrowsMemory() throws {
         let parent = try CgroupHierarchy.discover().flatMap { $0.makeRunwayDirectory() }.get()
-        let cgroup = try AppCgroup.create(in: parent, name: "com.test.floor.vm").get()
+        let cgroup = try AppCgroup.create(in: parent, name: "com.test.cspawn.vm").get()
         defer {
             cgroup.remove()
             _ = rmdir(parent)  // fails, harmlessly, while another supervisor of this process uses it.
@@ -88,125 +87,8 @@ struct ProcessFloorTests {
             #expect(!line.isEmpty && cgroup.path.hasSuffix(String(line.dropFirst(3))), "\(started.output)")
         }
         // An exec failure still comes back through the report pipe as the step and errno.
-        let missing = try Self.spawn(["/nonexistent/runway-floor"], cgroup: cgroup.path, byWrite: false)
+        let missing = try Self.spawn(["/nonexistent/runway-cspawn"], cgroup: cgroup.path, byWrite: false)
         #expect(missing.status == -ENOENT)
         #expect(missing.result.step == Int32(RUNWAY_SPAWN_EXECVE.rawValue))
-    }
-
-    @Test("Issue 15: /proc/PID/stat parsed in C gives what the Swift parser gives, odd command names included")
-    func statInCMatchesTheSwiftParser() throws {
-        // A program whose command name holds spaces and parentheses (the name of the link it is run through).
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runway-floor-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let odd = "\(directory)/a) (b c"
-        try FileManager.default.createSymbolicLink(atPath: odd, withDestinationPath: "/bin/sleep")
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: odd)
-        child.arguments = ["5"]
-        try child.run()
-        defer {
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-        }
-        // Asleep in `sleep` first: a child still loading runs (R), and two reads of a changing state may differ.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ProcFS.stat(child.processIdentifier)?.state != "S" && ContinuousClock.now < deadline { usleep(1_000) }
-        for pid in [getpid(), child.processIdentifier] {
-            let swift = try #require(SystemFiles.read("/proc/\(pid)/stat").flatMap(ProcFS.parseStat))
-            let c = try #require(ProcFS.stat(pid))
-            #expect(c.parent == swift.parent && c.processGroup == swift.processGroup && c.session == swift.session)
-            #expect(c.startTime == swift.startTime && c.startTime > 0)
-            #expect(pid == getpid() || c.threads == swift.threads)
-            #expect(c.state == swift.state || pid == getpid(), "\(c) \(swift)")
-        }
-        #expect(ProcFS.stat(Int32.max) == nil)
-    }
-
-    /// `count` `sleep 1000` apps in `mechanism`, launched; the scheduler and their identifiers.
-    static func launched(_ count: Int, _ mechanism: SuspensionMechanism) throws -> (RunwayScheduler, [AppID]) {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(mechanism)
-        )
-        let apps = try Self.registerSleepers(scheduler, "com.test.floor", count)
-        #expect(scheduler.perform(.launch, onEach: apps).isEmpty)
-        return (scheduler, apps)
-    }
-
-    /// Registers `count` apps `<prefix>.0`, `<prefix>.1`, ... each running `/bin/sleep 1000`; returns their ids.
-    static func registerSleepers(_ scheduler: RunwayScheduler, _ prefix: String, _ count: Int) throws -> [AppID] {
-        let apps = (0..<count).map { AppID("\(prefix).\($0)") }
-        for app in apps {
-            try scheduler.register(
-                process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
-            )
-        }
-        return apps
-    }
-
-    @Test(
-        "Issue 15: a batch of N suspends reads this process's list of children at the confirmations, not once per app"
-    )
-    func batchReadsTheChildListOnce() async throws {
-        let (scheduler, apps) = try Self.launched(12, .signal)
-        // The batch and the count in one hop: one loop turn, in which nothing is scanned (Decision 184).
-        let signalTurn = scheduler.bridge.sync { driver -> (looks: Int, total: Int) in
-            let supervisor = driver.processSupervisor()
-            let before = supervisor.scanCounts.ownChildrenLooks
-            for app in apps { try? driver.command(.enterBackground, for: app) }
-            let pending = apps.filter { supervisor.apps[$0]?.confirmation != nil }.count
-            let looks = supervisor.scanCounts.ownChildrenLooks - before
-            return (pending == apps.count ? looks : -pending, supervisor.scanCounts.ownChildrenLooks)
-        }
-        #expect(signalTurn?.looks == 0, "looks in the turn of \(apps.count) suspends (negative: not suspended)")
-        // The confirmations scan each app's tree; the list of this process's children is read once per loop turn
-        // of them (Decision 160), so fewer times than there are apps.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !scheduler.processes().values.allSatisfy(\.suspensionConfirmed) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        let looks = scheduler.bridge.sync { $0.processSupervisor().scanCounts.ownChildrenLooks }
-        let confirmed = scheduler.processes().values.filter(\.suspensionConfirmed).count
-        #expect(confirmed == apps.count)
-        if let looks, let before = signalTurn?.total {
-            #expect(
-                looks - before >= 1 && looks - before < apps.count,
-                "looks at the children list while \(apps.count) suspensions were confirmed"
-            )
-        }
-        await scheduler.shutdown()
-    }
-
-    @Test("Issue 15: N exits do not sweep the whole child list N times, and an orphan that exits is still reaped")
-    func exitsDoNotSweepPerExit() async throws {
-        let (scheduler, apps) = try Self.launched(12, .signal)
-        // One more app leaves an orphan behind that exits a little later: it must still be reaped.
-        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("runway-floor-\(UUID())").path
-        defer { unlink(pidFile) }
-        let leaver: AppID = "com.test.floor.leaver"
-        try scheduler.register(
-            process: ProcessTestSupport.shell(leaver, "(sleep 0.3 & echo $! > \(pidFile)); exec sleep 1000")
-        )
-        try scheduler.perform(.launch, on: leaver)
-        let watcher = TransitionWatcher(scheduler)
-        let before = scheduler.bridge.sync { $0.processSupervisor().scanCounts.zombieSweeps } ?? 0
-        #expect(scheduler.perform(.terminate, onEach: apps).isEmpty)
-        for app in apps { _ = await watcher.first { $0.app == app && $0.to == .notRunning } }
-        let sweeps = (scheduler.bridge.sync { $0.processSupervisor().scanCounts.zombieSweeps } ?? 0) - before
-        #expect(sweeps < apps.count / 2, "\(sweeps) full sweeps for \(apps.count) exits")
-        // The orphan (re-parented here, this process being a subreaper) exits and is reaped by the sweep.
-        let deadline = ContinuousClock.now + .seconds(10)
-        var orphan: Int32?
-        while ContinuousClock.now < deadline {
-            orphan =
-                orphan
-                ?? (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingWhitespace) }
-            if let orphan, ProcFS.stat(orphan) == nil { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let pid = try #require(orphan, "the leaver wrote no pid")
-        #expect(ProcFS.stat(pid) == nil, "orphan \(pid) is \(String(describing: ProcFS.stat(pid)?.state))")
-        await scheduler.shutdown()
     }
 }

@@ -110,7 +110,7 @@ struct ContainedAppTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = Recorder<String>()
         let scheduler = try RunwayScheduler(
-            settings: ProcessProtocolTests.settings,
+            settings: ProtocolApps.settings,
             processOptions: ProcessTestSupport.options(.freezer),
             logger: .recording(log)
         )
@@ -123,7 +123,7 @@ struct ContainedAppTests {
         descriptor.kind = .process(spec)
         try scheduler.register(process: descriptor)
         try scheduler.perform(.launch, on: app)
-        #expect(await ProcessProtocolTests.printed(log, app, "received didBecomeActive"))
+        #expect(await ProtocolApps.printed(log, app, "received didBecomeActive"))
         try scheduler.perform(.home, on: app)
         let suspended = await watcher.first { $0.app == app && $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
@@ -234,7 +234,7 @@ struct ContainedAppTests {
 
     @Test(
         "P1: a user switch the kernel refuses reaches spawnFailed naming the call, and leaves no child",
-        arguments: ProcessSuspensionTests.mechanisms
+        arguments: ProcessTestSupport.mechanisms
     )
     func P6_refusedUserSwitchIsASpawnFailure(mechanism: SuspensionMechanism) async throws {
         guard geteuid() == 0 else { return }

@@ -9,9 +9,9 @@ import Testing
 import Glibc
 #endif
 
-/// Decision 189: a `CLONE_VM` child shares this process's descriptor table until its first step, then keeps only the
+/// A `CLONE_VM` child shares this process's descriptor table until its first step, then keeps only the
 /// spawn slots; it gets its 0-2 (and 3) from them and nothing else, however many descriptors this process holds.
-@Suite("Spawn through the descriptor slots (Decision 189)", .serialized)
+@Suite("Spawn through the descriptor slots", .serialized)
 struct SharedDescriptorSpawnTests {
     @Test("With 300 descriptors open here, none close-on-exec, the child shares the table and keeps only 0-2")
     func childKeepsOnlyItsOwnDescriptors() throws {

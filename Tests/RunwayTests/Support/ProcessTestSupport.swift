@@ -72,6 +72,9 @@ enum ProcessTestSupport {
 
     static var freezerAvailable: Bool { Self.freezerUnavailableReason == nil }
 
+    /// The suspension mechanisms this machine offers: signals always, the freezer where cgroup v2 allows it.
+    static let mechanisms: [SuspensionMechanism] = Self.freezerAvailable ? [.signal, .freezer] : [.signal]
+
     static func processState(_ pid: Int32) -> Character? { ProcFS.stat(pid)?.state }
 
     /// SIGSTOP reached the whole process group: every member shows `T`, but for a shell blocked in vfork()
