@@ -54,8 +54,6 @@ struct EscapeeSuspensionTests {
         await scheduler.shutdown()
     }
 
-    // MARK: Attacks that held (these pass on the reviewed code)
-
     @Test(
         "P1: a setsid'd escapee no scan has seen at Home is stopped before the suspension is confirmed",
         arguments: [false, true]

@@ -6,7 +6,7 @@ import Testing
 
 @testable import Runway
 
-/// A5, B9: A child's output costs the loop a bounded slice of each turn
+/// A5, B9: a child's output costs the loop a bounded slice of each turn
 /// (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`), so that a child flooding stdout neither holds the
 /// loop nor loses its output, and other apps' deadlines are still served while it floods.
 @Suite("Process apps: output read in bounded slices per loop turn", .serialized)
