@@ -105,6 +105,11 @@ let package = Package(
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayCLITests", dependencies: ["CLibUV", "RunwayCLI", "RunwayControl", "RunwayTestKit"]),
+        // RunwayControl's units without the `runway` binary: run history, state directory, config mapping.
+        .testTarget(
+            name: "RunwayControlTests",
+            dependencies: ["Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayTestKit"]
+        ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [

@@ -4,7 +4,7 @@ import Testing
 
 @testable import RunwayControl
 
-/// The run history file is trusted only as the process state file is (issue 14, attack review): a history another
+/// The run history file is trusted only as the process state file is: a history another
 /// user could have written (a file writable by group or others, a symbolic link planted at its path, a state
 /// directory others may write in) is never shown by `status` as the daemon's own.
 @Suite("Run history file trust", .serialized)

@@ -3,7 +3,7 @@ import RunwayControl
 import RunwayTestKit
 import Testing
 
-// Issue 13 items 4 and 6 (K1): who the CLI talks to, where the default socket lives, and what the daemon may remove
+// K1: who the CLI talks to, where the default socket lives, and what the daemon may remove
 // at the socket's path. Other users are played by uid 65534 (`nobody`) through setpriv, which needs root.
 
 let nobody: UInt32 = 65_534
@@ -213,7 +213,7 @@ struct SocketTrustTests {
     }
 
     @Test(arguments: ["regular file", "symbolic link"])
-    func item6_controlSocketOnAnotherKindOfFileIsAnErrorAndTheFileStays(_ kind: String) throws {
+    func controlSocketOnAnotherKindOfFileIsAnErrorAndTheFileStays(_ kind: String) throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("com.example.alpha.plist", identifier: "com.example.alpha")
