@@ -4,12 +4,7 @@ import RunwayTestKit
 import Testing
 
 // K1: who the CLI talks to, where the default socket lives, and what the daemon may remove
-// at the socket's path. Other users are played by uid 65534 (`nobody`) through setpriv, which needs root.
-
-let nobody: UInt32 = 65_534
-let setpriv = "/usr/bin/setpriv"
-let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv)
+// at the socket's path. Other users are played by `nobody` through setpriv (Support/OtherUser.swift).
 
 /// A directory under /tmp (short, for sun_path) owned by `owner` with `mode`; removed by `remove()`.
 struct ScratchDirectory {
