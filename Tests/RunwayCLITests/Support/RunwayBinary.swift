@@ -32,8 +32,9 @@ struct RunwayBinaryError: Error, CustomStringConvertible {
 
 enum RunwayBinary {
     /// The repository root: this file is `<root>/Tests/RunwayCLITests/Support/RunwayBinary.swift`.
-    static func repositoryRoot(filePath: String = #filePath) -> URL {
-        URL(fileURLWithPath: filePath)
+    static func repositoryRoot() -> URL {
+        // `#filePath` in the body names this file (as a default argument it would name the caller's).
+        URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // RunwayBinary.swift
             .deletingLastPathComponent()  // Support
             .deletingLastPathComponent()  // RunwayCLITests
