@@ -130,6 +130,11 @@ let package = Package(
             name: "RunwayCLITests",
             dependencies: ["CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayTestKit"]
         ),
+        // RunwayControl's units without the `runway` binary: run history, state directory, config mapping.
+        .testTarget(
+            name: "RunwayControlTests",
+            dependencies: ["Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayTestKit"]
+        ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [

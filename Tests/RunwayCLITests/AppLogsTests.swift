@@ -3,34 +3,18 @@ import RunwayControl
 import RunwayTestKit
 import Testing
 
-/// Issue 14 (logs): every process app's stdout and stderr captured in a bounded ring per run, stamped with the
+/// logs: Every process app's stdout and stderr captured in a bounded ring per run, stamped with the
 /// wall clock, shown by `runway logs` (`-n`, `-f`, `--previous`, `--json`, `--stream`) and appended to
 /// `StandardOutPath` / `StandardErrorPath` files with size-bounded rotation. Real daemon, real children.
-@Suite("runway logs: captured app output (issue 14)", .serialized)
+@Suite("runway logs: captured app output", .serialized)
 struct AppLogsTests {
-    /// `ProgramArguments` running `script` with /bin/sh.
-    static func shell(_ script: String, extra: String = "") -> String {
-        "<key>ProgramArguments</key><array><string>/bin/sh</string><string>-c</string>"
-            + "<string>\(script.xmlEscaped)</string></array>" + extra
-    }
-
-    /// `2026-11-23T12:10:41.123Z stdout text`
-    static var stamped: Regex<(Substring, Substring, Substring, Substring)> {
-        #/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (stdout|stderr) (.*)$/#
-    }
-
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("runway-logs-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test("logs shows what a child printed, stamped with the wall clock and the stream; -n, --stream, --json")
     func logsShowWhatAChildPrinted() throws {
         let app = "com.test.logs.printer"
         let daemon = try DaemonProcess(apps: [
-            app: Self.shell("echo out-1; echo err-1 >&2; echo out-2; trap 'exit 0' TERM; while :; do sleep 0.05; done"),
+            app: AppLogFixtures.shell(
+                "echo out-1; echo err-1 >&2; echo out-2; trap 'exit 0' TERM; while :; do sleep 0.05; done"
+            ),
             "com.test.logs.embedded": "",
         ])
         defer { daemon.close() }
@@ -43,7 +27,7 @@ struct AppLogsTests {
         #expect(all.status == 0, "\(all)")
         var byStream: [String: [String]] = [:]
         for line in all.stdoutLines {
-            let match = try #require(line.wholeMatch(of: Self.stamped), "not TIME STREAM TEXT: \(line)")
+            let match = try #require(line.wholeMatch(of: AppLogFixtures.stamped), "not TIME STREAM TEXT: \(line)")
             let time = try #require(ISO8601DateFormatter.withMilliseconds.date(from: String(match.1)))
             #expect(abs(time.timeIntervalSince(before)) < 60, "a wall-clock time, not the daemon's clock: \(line)")
             byStream[String(match.2), default: []].append(String(match.3))
@@ -80,7 +64,7 @@ struct AppLogsTests {
     func longLineIsCutWithAMarker() throws {
         let app = "com.test.logs.long"
         let daemon = try DaemonProcess(apps: [
-            app: Self.shell("head -c 20000 /dev/zero | tr '\\0' 'a'; echo; echo next")
+            app: AppLogFixtures.shell("head -c 20000 /dev/zero | tr '\\0' 'a'; echo; echo next")
         ])
         defer { daemon.close() }
         _ = try daemon.cli("launch", app)
@@ -96,11 +80,11 @@ struct AppLogsTests {
     @Test("logs -f prints a line printed after it started, and exits 0 with a note when the daemon stops")
     func followSeesNewLinesAndEndsWithTheDaemon() throws {
         let app = "com.test.logs.follow"
-        let files = try Self.temporaryDirectory()
+        let files = try AppLogFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: files) }
         let go = files + "/go"
         let daemon = try DaemonProcess(apps: [
-            app: Self.shell(
+            app: AppLogFixtures.shell(
                 "echo before; trap 'exit 0' TERM; while [ ! -e \(go) ]; do sleep 0.05; done; echo after; "
                     + "while :; do sleep 0.05; done"
             )
@@ -129,11 +113,13 @@ struct AppLogsTests {
     @Test("logs --previous shows the last run's lines after a relaunch")
     func previousShowsTheLastRun() throws {
         let app = "com.test.logs.previous"
-        let files = try Self.temporaryDirectory()
+        let files = try AppLogFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: files) }
         let counter = files + "/runs"
         let daemon = try DaemonProcess(apps: [
-            app: Self.shell("n=$(cat \(counter) 2>/dev/null || echo 0); n=$((n+1)); echo $n > \(counter); echo run-$n")
+            app: AppLogFixtures.shell(
+                "n=$(cat \(counter) 2>/dev/null || echo 0); n=$((n+1)); echo $n > \(counter); echo run-$n"
+            )
         ])
         defer { daemon.close() }
         _ = try daemon.cli("launch", app)
@@ -155,7 +141,7 @@ struct AppLogsTests {
     func ringDropsTheOldestLines() throws {
         let app = "com.test.logs.flood"
         let daemon = try DaemonProcess(
-            apps: [app: Self.shell("i=0; while [ $i -lt 250 ]; do echo line-$i; i=$((i+1)); done")],
+            apps: [app: AppLogFixtures.shell("i=0; while [ $i -lt 250 ]; do echo line-$i; i=$((i+1)); done")],
             settings: "<key>AppLogLineLimit</key><integer>100</integer>"
         )
         defer { daemon.close() }
@@ -173,127 +159,13 @@ struct AppLogsTests {
         #expect(result.stderr.contains("AppLogLineLimit"), "\(result)")
     }
 
-    @Test("StandardOutPath and StandardErrorPath: the lines are appended, and rotation bounds the files")
-    func rotationBoundsTheFiles() throws {
-        let app = "com.test.logs.files"
-        let files = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: files) }
-        let log = files + "/app.log"
-        // 3,000 lines of about 110 bytes with their stamps: about 330 KB, five times the 64 KiB limit.
-        let payload = String(repeating: "x", count: 70)
-        let daemon = try DaemonProcess(apps: [
-            app: Self.shell(
-                "echo to-stderr >&2; i=0; while [ $i -lt 3000 ]; do echo line-$i-\(payload); i=$((i+1)); done",
-                extra: "<key>StandardOutPath</key><string>\(log)</string>"
-                    + "<key>StandardErrorPath</key><string>\(log)</string>"
-                    + "<key>LogFileSizeLimit</key><integer>65536</integer><key>LogFileCount</key><integer>3</integer>"
-            )
-        ])
-        defer { daemon.close() }
-        _ = try daemon.cli("launch", app)
-        try waitUntil("the last line\n\(daemon.output)") {
-            try daemon.cli("logs", app, "-n", "1", "--stream", "stdout").stdout.contains("line-2999-")
-        }
-        let names = try FileManager.default.contentsOfDirectory(atPath: files).sorted()
-        #expect(names == ["app.log", "app.log.1", "app.log.2"], "\(names)")
-        for name in names {
-            let size = try #require(try FileManager.default.attributesOfItem(atPath: files + "/" + name)[.size] as? Int)
-            #expect(size <= 65_536, "\(name) has \(size) bytes")
-            #expect(size > 0, "\(name) is empty")
-        }
-        let newest = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-        #expect(newest.last?.hasSuffix(" stdout line-2999-\(payload)") == true, "\(newest.last ?? "")")
-        for line in newest { #expect(String(line).wholeMatch(of: Self.stamped) != nil, "\(line)") }
-        // The three files hold the newest lines, in order, without a gap.
-        let kept = try names.reversed().flatMap { try String(contentsOfFile: files + "/" + $0, encoding: .utf8) }
-        let numbers = String(kept).split(separator: "\n").compactMap { line in
-            line.firstMatch(of: #/stdout line-(\d+)-/#).map { Int($0.1)! }
-        }
-        #expect(numbers.last == 2999 && numbers == Array((numbers.first ?? 0)...2999), "\(numbers.prefix(5))")
-        #expect(numbers.count < 3000, "rotation dropped the oldest file")
-    }
-
-    @Test("An output file path that is a planted symbolic link is not followed")
-    func plantedSymbolicLinkIsNotFollowed() throws {
-        let app = "com.test.logs.symlink"
-        let files = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: files) }
-        let target = files + "/target"
-        _ = FileManager.default.createFile(atPath: target, contents: nil)
-        try FileManager.default.createSymbolicLink(atPath: files + "/app.log", withDestinationPath: target)
-        let daemon = try DaemonProcess(apps: [
-            app: Self.shell("echo secret", extra: "<key>StandardOutPath</key><string>\(files)/app.log</string>")
-        ])
-        defer { daemon.close() }
-        _ = try daemon.cli("launch", app)
-        try waitUntil("the line in the ring\n\(daemon.output)") {
-            try daemon.cli("logs", app).stdout.contains("secret")
-        }
-        #expect(try String(contentsOfFile: target, encoding: .utf8).isEmpty, "the link was followed")
-        try waitUntil("the daemon's warning\n\(daemon.output)") {
-            daemon.output.contains("cannot open \(files)/app.log")
-        }
-    }
-
-    @Test("An output file with another hard link, or another user's, is not written")
-    func plantedHardLinkOrAnotherUsersFileIsNotWritten() throws {
-        let app = "com.test.logs.planted"
-        let files = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: files) }
-        // A hard link planted at the path: the daemon must not append to the file it names.
-        let target = files + "/target"
-        _ = FileManager.default.createFile(atPath: target, contents: nil)
-        #expect(link(target, files + "/app.log") == 0)
-        // A file another user created at the other path (only root can make one here).
-        let foreign = files + "/foreign.log"
-        _ = FileManager.default.createFile(atPath: foreign, contents: nil)
-        let asRoot = geteuid() == 0
-        if asRoot { #expect(chown(foreign, 65_534, 65_534) == 0) }
-        let daemon = try DaemonProcess(apps: [
-            app: Self.shell(
-                "echo secret; echo secret >&2; trap 'exit 0' TERM; while :; do sleep 0.05; done",
-                extra: "<key>StandardOutPath</key><string>\(files)/app.log</string>"
-                    + "<key>StandardErrorPath</key><string>\(foreign)</string>"
-            )
-        ])
-        defer { daemon.close() }
-        _ = try daemon.cli("launch", app)
-        try waitUntil("both lines in the ring\n\(daemon.output)") {
-            try daemon.cli("logs", app).stdoutLines.count == 2
-        }
-        try waitUntil("the daemon's warning\n\(daemon.output)") { daemon.output.contains("2 hard links") }
-        #expect(try String(contentsOfFile: target, encoding: .utf8).isEmpty, "the hard link was written")
-        if asRoot {
-            try waitUntil("the daemon's warning\n\(daemon.output)") { daemon.output.contains("belongs to uid 65534") }
-            #expect(try String(contentsOfFile: foreign, encoding: .utf8).isEmpty, "another user's file was written")
-        }
-    }
-
-    @Test("Bad output file keys: the error names the file, the key and what was expected")
-    func badOutputFileKeys() throws {
-        let cases: [(String, String)] = [
-            ("<key>StandardOutPath</key><string>logs/app.log</string>", "StandardOutPath"),
-            ("<key>StandardErrorPath</key><string>/nonexistent-runway-dir/app.log</string>", "StandardErrorPath"),
-            ("<key>LogFileSizeLimit</key><integer>10</integer>", "LogFileSizeLimit"),
-            ("<key>LogFileCount</key><integer>0</integer>", "LogFileCount"),
-        ]
-        for (keys, key) in cases {
-            let config = try TemporaryConfig()
-            defer { config.remove() }
-            let file = try config.writeApp("bad.plist", identifier: "com.test.bad", Self.shell("true", extra: keys))
-            let result = try RunwayBinary.run(["validate", "--config", config.path])
-            #expect(result.status == 1, "\(result)")
-            #expect(result.stderr.contains(file) && result.stderr.contains(key), "\(result)")
-        }
-    }
-
     @Test("A follower that does not read is cut at ControlQueueByteLimit; another client is still served")
     func slowFollowerIsCut() throws {
         let app = "com.test.logs.slow"
         let line = String(repeating: "y", count: 100)
         let daemon = try DaemonProcess(
             apps: [
-                app: Self.shell(
+                app: AppLogFixtures.shell(
                     "trap 'exit 0' TERM; i=0; while [ $i -lt 40000 ]; do echo \(line); i=$((i+1)); done; "
                         + "while :; do sleep 0.05; done"
                 )
@@ -314,14 +186,5 @@ struct AppLogsTests {
         let reply = try ControlClient.decode(ControlReply.self, last)
         #expect(reply.error?.code == "slowReader", "\(String(decoding: last, as: UTF8.self))")
         #expect(reply.error?.message.contains("ControlQueueByteLimit") == true)
-    }
-}
-
-extension ISO8601DateFormatter {
-    /// A new formatter for `2026-11-23T12:10:41.123Z` (one per use: formatters are not shared across tests).
-    static var withMilliseconds: ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
     }
 }

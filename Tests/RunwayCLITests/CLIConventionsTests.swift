@@ -2,8 +2,8 @@ import Foundation
 import RunwayTestKit
 import Testing
 
-/// Issue 16's CLI conventions that need no daemon: grouped help, `runway completion`, "did you mean" for a
-/// subcommand, errors as JSON under `--json`; and issue 14's bad configuration reported by a client command.
+/// The CLI conventions that need no daemon: grouped help, `runway completion`, "did you mean" for a subcommand,
+/// errors as JSON under `--json`; and a bad configuration reported by a client command.
 @Suite struct CLIConventionsTests {
     /// Every group's header, and the commands listed under it (up to the next header).
     static func helpGroups(_ help: String) -> [String: [String]] {
@@ -87,54 +87,37 @@ import Testing
         #expect(try RunwayBinary.run("help", "status").status == 0)
     }
 
-    /// One JSON error line on standard output, nothing on standard error, the same exit status as without --json.
-    static func jsonError(_ result: RunResult) throws -> (code: String, message: String, suggestions: [String]?) {
-        #expect(result.stderr.isEmpty, "\(result)")
-        #expect(result.stdoutLines.count == 1, "\(result)")
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-            "\(result)"
-        )
-        #expect(object["ok"] as? Bool == false, "\(result)")
-        #expect(object["v"] as? Int == 1, "\(result)")
-        let error = try #require(object["error"] as? [String: Any], "\(result)")
-        return (
-            try #require(error["code"] as? String), try #require(error["message"] as? String),
-            error["suggestions"] as? [String]
-        )
-    }
-
     @Test func json_errorsAreOneJSONLineWithTheSameExitStatus() throws {
         let socket = "/tmp/runway-nobody-\(UInt32.random(in: 0...UInt32.max)).sock"
         for command in [["status"], ["events"], ["status", "--watch"]] {
             let result = try RunwayBinary.run(command + ["--json", "--socket", socket])
             #expect(result.status == 69, "\(result)")
-            let error = try Self.jsonError(result)
+            let error = try RunwayBinary.jsonError(result)
             #expect(error.code == "unreachable", "\(result)")
             #expect(error.message.contains("no daemon is listening on \(socket)"), "\(result)")
         }
         let usage = try RunwayBinary.run("status", "--interval", "0", "--json")
         #expect(usage.status == 64, "\(usage)")
-        let error = try Self.jsonError(usage)
+        let error = try RunwayBinary.jsonError(usage)
         #expect(error.code == "usage" && error.message.contains("--interval must be within"), "\(usage)")
         let typo = try RunwayBinary.run("stauts", "--json")
         #expect(typo.status == 64, "\(typo)")
-        let unknown = try Self.jsonError(typo)
+        let unknown = try RunwayBinary.jsonError(typo)
         #expect(unknown.code == "unknownSubcommand" && unknown.suggestions == ["status"], "\(typo)")
         // --json before the mistyped name: still the suggestion, as JSON (it was "Unknown option '--json'").
         let first = try RunwayBinary.run("--json", "statsu")
         #expect(first.status == 64, "\(first)")
-        #expect(try Self.jsonError(first).suggestions == ["status"], "\(first)")
+        #expect(try RunwayBinary.jsonError(first).suggestions == ["status"], "\(first)")
         let bench = try RunwayBinary.run("bench", "--apps", "0", "--json")
         #expect(bench.status == 64, "\(bench)")
-        #expect(try Self.jsonError(bench).message.contains("--apps must be 1 to 100000"), "\(bench)")
+        #expect(try RunwayBinary.jsonError(bench).message.contains("--apps must be 1 to 100000"), "\(bench)")
         // Without --json the same failure stays text on standard error.
         let text = try RunwayBinary.run("status", "--socket", socket)
         #expect(text.status == 69 && text.stdout.isEmpty, "\(text)")
         #expect(text.stderr.hasPrefix("error: no daemon is listening on \(socket)"), "\(text)")
     }
 
-    @Test func issue14_badRunwayPlistIsReportedByClientCommands() throws {
+    @Test func badRunwayPlistIsReportedByClientCommands() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.write("Runway.plist", plistXML("<key>ControlSocket</key><string>relative.sock</string>"))
@@ -147,11 +130,11 @@ import Testing
         }
         let json = try RunwayBinary.run("status", "--config", config.path, "--json")
         #expect(json.status == 78, "\(json)")
-        let error = try Self.jsonError(json)
+        let error = try RunwayBinary.jsonError(json)
         #expect(error.code == "badConfig" && error.message.contains("\(file): ControlSocket"), "\(json)")
     }
 
-    @Test func issue14_aConfigDirectoryGivenMustExist_appFilesAreNotTheClientsConcern() throws {
+    @Test func aConfigDirectoryGivenMustExist_appFilesAreNotTheClientsConcern() throws {
         let missing = "/tmp/runway-no-config-\(UInt32.random(in: 0...UInt32.max))"
         let result = try RunwayBinary.run("status", "--config", missing)
         #expect(result.status == 78, "\(result)")

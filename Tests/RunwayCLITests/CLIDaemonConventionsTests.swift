@@ -2,7 +2,7 @@ import Foundation
 import RunwayControl
 import Testing
 
-/// Issue 14's CLI fixes and issue 16's conventions that need a real daemon: a failed spawn fails `launch`, long
+/// The CLI conventions that need a real daemon: a failed spawn fails `launch`, long
 /// reasons are cut in the table, "did you mean" for an app, the JSON fields as documented, `status --watch` when
 /// the daemon stops.
 @Suite struct CLIDaemonConventionsTests {
@@ -14,7 +14,7 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
     }
 
-    @Test func issue14_launchOfAMissingProgramFailsNamingWhy_theTableCutsTheReason() throws {
+    @Test func launchOfAMissingProgramFailsNamingWhy_theTableCutsTheReason() throws {
         let daemon = try DaemonProcess(
             apps: [
                 Self.missing: "<key>ProgramArguments</key><array><string>\(Self.missingProgram)</string></array>"
@@ -56,7 +56,7 @@ import Testing
         #expect(last.hasPrefix("spawnFailed(") && last.contains(Self.missingProgram), "\(json)")
     }
 
-    @Test func issue16_unknownAppSuggestsTheRegisteredOnesClose() throws {
+    @Test func unknownAppSuggestsTheRegisteredOnesClose() throws {
         let daemon = try DaemonProcess()
         defer { daemon.close() }
         let typo = try daemon.cli("launch", "com.example.alpah")
@@ -69,7 +69,7 @@ import Testing
         )
         let status = try daemon.cli("status", "com.example.bet", "--json")
         #expect(status.status == 1, "\(status)")
-        let error = try CLIConventionsTests.jsonError(status)
+        let error = try RunwayBinary.jsonError(status)
         #expect(error.code == "unknownApp" && error.suggestions == ["com.example.beta"], "\(status)")
         #expect(error.message.hasSuffix("did you mean 'com.example.beta'?"), "\(status)")
         let far = try daemon.cli("home", "org.elsewhere.thing")
@@ -79,7 +79,7 @@ import Testing
 
     /// Docs/ControlProtocol.md: `budgetRemainingSeconds` is absent when unlimited, and only a budgeted background
     /// period has it (with `deadlineAtSeconds`); it used to be 0 for notRunning and suspended apps.
-    @Test func issue16_budgetRemainingIsPresentExactlyInABudgetedBackgroundPeriod() throws {
+    @Test func budgetRemainingIsPresentExactlyInABudgetedBackgroundPeriod() throws {
         let daemon = try DaemonProcess(
             apps: ["com.example.alpha": "", "com.example.beta": "", "com.example.gamma": ""]
         )
@@ -146,7 +146,7 @@ import Testing
         }
     }
 
-    @Test func issue14_statusWatchShowsTheTimeAndEndsWithALineWhenTheDaemonStops_JSONLines() throws {
+    @Test func statusWatchShowsTheTimeAndEndsWithALineWhenTheDaemonStops_JSONLines() throws {
         let daemon = try DaemonProcess()
         defer { daemon.close() }
         let table = try Watch(["--socket", daemon.socket])

@@ -3,12 +3,12 @@ import RunwayControl
 import RunwayTestKit
 import Testing
 
-// Issue 13 item 7 (C2, C3, P4): a FIFO in Apps/ is refused by name at once, by `runway validate` and by a reload,
+// C2, C3, P4: a FIFO in Apps/ is refused by name at once, by `runway validate` and by a reload,
 // and reading config never delays a stop.
 
 @Suite("C3/P4: config files that are not regular files are refused at once; reading config never delays a stop")
 struct ConfigReadingTests {
-    @Test func item7_validateRefusesAFIFOInAppsPromptly() throws {
+    @Test func validateRefusesAFIFOInAppsPromptly() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("com.example.alpha.plist", identifier: "com.example.alpha")
@@ -29,7 +29,7 @@ struct ConfigReadingTests {
         #expect(elapsed < .seconds(10), "validate took \(elapsed)")
     }
 
-    @Test func item7_P4_reloadWithAFIFOInAppsNeverDelaysSIGTERM() throws {
+    @Test func P4_reloadWithAFIFOInAppsNeverDelaysSIGTERM() throws {
         let sleeper = "com.example.sleeper"
         let daemon = try DaemonProcess(
             apps: [sleeper: "<key>ProgramArguments</key><array><string>/bin/sleep</string><string>600</string></array>"]

@@ -3,9 +3,9 @@ import Foundation
 import RunwayControl
 import Testing
 
-/// Issue 13, item 3: after `kill -9` of a real daemon, a restarted daemon ends every process the killed one
+/// After `kill -9` of a real daemon, a restarted daemon ends every process the killed one
 /// left (stopped ones and a double-forked one included) before it serves, so `launch` starts exactly one copy.
-@Suite("Daemon restart after kill -9 (issue 13)", .serialized)
+@Suite("Daemon restart after kill -9", .serialized)
 struct DaemonRestartTests {
     /// The cgroup v2 freezer is usable when running as root with a read-write cgroup2 mount (as
     /// `CgroupHierarchy` decides; the daemon would fall back or fail otherwise).
@@ -17,7 +17,7 @@ struct DaemonRestartTests {
     }()
     static let mechanisms = freezerUsable ? ["signal", "freezer"] : ["signal"]
 
-    @Test("Item 3 / P2: a daemon restarted after kill -9 ends what the killed one left", arguments: mechanisms)
+    @Test("P2: a daemon restarted after kill -9 ends what the killed one left", arguments: mechanisms)
     func P2_restartedDaemonEndsWhatAKilledOneLeft(mechanism: String) throws {
         let app = "com.test.restart\(UUID().uuidString.prefix(6).lowercased())"
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
@@ -41,13 +41,13 @@ struct DaemonRestartTests {
         defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
         _ = try first.cli("launch", app)
         try waitUntil("the app's processes\n\(first.output)") {
-            Self.pids(mains).count == 1 && Self.pids(children).count == 2
+            PidFiles.pids(mains).count == 1 && PidFiles.pids(children).count == 2
         }
         _ = try first.cli("home", app)
         try waitUntil("the suspension confirmed\n\(first.output)") {
             try first.status(app).suspensionConfirmed == true
         }
-        let left = Self.pids(mains) + Self.pids(children)
+        let left = PidFiles.pids(mains) + PidFiles.pids(children)
         // The state file is rewritten on the loop turn after a change: wait until it lists every process (on
         // today's main there is no state file, and this wait gives up after its timeout).
         _ = try? waitUntil("the state file", timeout: .seconds(5)) {
@@ -57,26 +57,26 @@ struct DaemonRestartTests {
         let daemon = first.process.processIdentifier
         kill(daemon, SIGKILL)
         // Not Process.waitUntilExit: Foundation learns of the exit when every copy of a socket it gave the child
-        // is closed, which a child that inherited it (issue 13, item 9) never does.
-        try waitUntil("the killed daemon to exit") { !Self.isAlive(daemon) }
+        // is closed, which a child that inherited it never does.
+        try waitUntil("the killed daemon to exit") { !PidFiles.isAlive(daemon) }
         // Its main thread shows Z before its other threads have closed its descriptors: until then, its socket
         // still takes connections, and the new daemon's would seem up before it is.
         try waitUntil("the killed daemon's socket to close") { (try? first.client()) == nil }
-        #expect(left.allSatisfy(Self.isAlive), "kill -9 of the daemon should leave its apps' processes")
+        #expect(left.allSatisfy(PidFiles.isAlive), "kill -9 of the daemon should leave its apps' processes")
 
         let second = try DaemonProcess(restarting: first)
         defer { second.close() }
         // The socket serves, so whatever the first daemon left is already ended.
-        let survivors = left.filter(Self.isAlive)
+        let survivors = left.filter(PidFiles.isAlive)
         #expect(survivors.isEmpty, "still alive after the restart: \(survivors)\n\(second.output)")
         #expect(second.output.contains("left by a previous daemon"), "\(second.output)")
 
         _ = try second.cli("launch", app)
-        try waitUntil("the second launch\n\(second.output)") { Self.pids(mains).count == 2 }
-        let running = Self.pids(mains).filter(Self.isAlive)
+        try waitUntil("the second launch\n\(second.output)") { PidFiles.pids(mains).count == 2 }
+        let running = PidFiles.pids(mains).filter(PidFiles.isAlive)
         #expect(running.count == 1, "running copies of the app: \(running)")
         #expect(try second.stop() == 0)
-        // The run history (issue 14) stays beside it on purpose; only the process state file goes.
+        // The run history stays beside it on purpose; only the process state file goes.
         let stateFiles = ((try? FileManager.default.contentsOfDirectory(atPath: second.stateDirectory)) ?? [])
             .filter { !$0.hasSuffix(".history.json") }
         #expect(stateFiles.isEmpty, "a clean stop removes the state file: \(stateFiles)")
@@ -87,54 +87,5 @@ struct DaemonRestartTests {
     static func stateFileText(_ directory: String) -> String {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }.joined()
-    }
-
-    static func pids(_ file: String) -> [Int32] {
-        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-    }
-
-    /// Alive: exists and is not a zombie.
-    static func isAlive(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[stat.index(close, offsetBy: 2)] != "Z"
-    }
-}
-
-extension String {
-    /// The text with XML's five special characters escaped, for a plist `<string>`.
-    var xmlEscaped: String {
-        self.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&apos;")
-    }
-}
-
-/// Where the daemon keeps its state file by default, and one file per control socket.
-@Suite("Daemon state directory (issue 13)")
-struct StateDirectoryTests {
-    @Test("Item 3: /run/runway for root, $XDG_RUNTIME_DIR/runway for others, else /tmp/runway-UID")
-    func item3_defaultStateDirectory() {
-        #expect(StateDirectory.defaultPath(uid: 0, environment: ["XDG_RUNTIME_DIR": "/run/user/0"]) == "/run/runway")
-        #expect(
-            StateDirectory.defaultPath(uid: 1000, environment: ["XDG_RUNTIME_DIR": "/run/user/1000/"])
-                == "/run/user/1000/runway"
-        )
-        #expect(
-            StateDirectory.defaultPath(uid: 1000, environment: ["XDG_RUNTIME_DIR": "relative"]) == "/tmp/runway-1000"
-        )
-        #expect(StateDirectory.defaultPath(uid: 1000, environment: [:]) == "/tmp/runway-1000")
-    }
-
-    @Test("Item 3: one state file per control socket, named after it")
-    func item3_stateFilePerSocket() {
-        let one = StateDirectory.stateFile(directory: "/run/runway", socket: "/run/runway/control.sock")
-        let two = StateDirectory.stateFile(directory: "/run/runway", socket: "/run/runway/control_sock")
-        #expect(one.hasPrefix("/run/runway/run_runway_control.sock-") && one.hasSuffix(".processes"))
-        #expect(one != two)
-        #expect(one == StateDirectory.stateFile(directory: "/run/runway", socket: "/run/runway/control.sock"))
-        let long = StateDirectory.stateFile(directory: "/d", socket: "/" + String(repeating: "x", count: 300))
-        #expect(long.split(separator: "/").last!.utf8.count < 255)
     }
 }

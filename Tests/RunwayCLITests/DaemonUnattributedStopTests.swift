@@ -29,11 +29,11 @@ struct DaemonUnattributedStopTests {
         let pid = daemon.process.processIdentifier
         var pids: [Int32] = []
         try waitUntil("the escaped processes, re-parented to the daemon\n\(daemon.output)") {
-            pids = DaemonRestartTests.pids(escaped)
+            pids = PidFiles.pids(escaped)
             return pids.count == 3 && pids.allSatisfy { Self.parent(of: $0) == pid }
         }
         #expect(try daemon.stop() == 0)
-        let survivors = pids.filter(DaemonRestartTests.isAlive)
+        let survivors = pids.filter(PidFiles.isAlive)
         #expect(survivors.isEmpty, "still alive after the stop: \(survivors)\n\(daemon.output)")
         for pid in survivors { kill(pid, SIGKILL) }
     }

@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 13 items 1 and 11 against a real `runway run`: what an app or a client can make the daemon hold is
+/// Hostile apps and clients against a real `runway run`: what an app or a client can make the daemon hold is
 /// bounded, exceeding a bound gets an error naming it, and the CLI's exit codes say what failed (K1, K2, A5, B1).
 @Suite(.serialized) struct HostileClientTests {
     static let alpha = "com.example.alpha"
@@ -125,7 +125,7 @@ import Glibc
         #expect(try daemon.stop() == 0, "\(daemon.output.suffix(2_000))")
     }
 
-    /// Item 11a: clients that closed while the daemon was busy (stopped here, so that their end-of-file and the
+    /// Clients that closed while the daemon was busy (stopped here, so that their end-of-file and the
     /// newcomer arrive in one turn, the newcomer first) do not count against the newcomer.
     @Test func K1_peersThatHaveClosedDoNotCountAgainstANewClient() throws {
         let daemon = try DaemonProcess()
@@ -151,7 +151,7 @@ import Glibc
         #expect(reply.ok && reply.id == 65, "\(reply)")
     }
 
-    /// Item 11b: subscribers that never read are dropped once more than `ControlQueueByteLimit` waits for them,
+    /// Subscribers that never read are dropped once more than `ControlQueueByteLimit` waits for them,
     /// with a final line naming the limit after whole event lines, and the daemon's memory stays bounded.
     @Test func K1_aSubscriberThatNeverReadsIsDroppedWithALineNamingTheLimit() throws {
         let daemon = try DaemonProcess(
@@ -212,7 +212,7 @@ import Glibc
         #expect(try daemon.request(ControlRequest(command: "status")).ok)
     }
 
-    /// Item 11c: 64 for usage, 69 only when nothing listens, 75 when a listener took the request and failed to
+    /// 64 for usage, 69 only when nothing listens, 75 when a listener took the request and failed to
     /// reply.
     @Test func K2_exitCodesTellUsageNoDaemonAndAFailedReplyApart() throws {
         let tooLong = "/tmp/" + String(repeating: "s", count: 120) + ".sock"
@@ -235,7 +235,7 @@ import Glibc
         #expect(result.status == 75, "\(result)")
     }
 
-    /// Item 11d: a number where an integer is expected names the field, what was expected and what was found.
+    /// A number where an integer is expected names the field, what was expected and what was found.
     @Test func K1_aFractionalOrNegativeIntegerFieldIsNamed() throws {
         let daemon = try DaemonProcess()
         defer { daemon.close() }
@@ -263,67 +263,5 @@ import Glibc
         )
         answer = try reply(#"{"command": "status", "id": 2.0}"#)
         #expect(answer.ok && answer.id == 2, "an integral number is an integer")
-    }
-}
-
-/// True when every thread of `pid` is stopped (state `T` in /proc/PID/task/TID/stat).
-func everyThreadStopped(_ pid: Int32) throws -> Bool {
-    let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-    return try tasks.allSatisfy { tid in
-        let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8)
-        // The state follows the command name, which is in parentheses and may contain spaces.
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
-    }
-}
-
-/// VmRSS of a process, in bytes.
-func residentBytes(of pid: Int32) throws -> Int {
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-    else { throw HarnessError(description: "no VmRSS in /proc/\(pid)/status") }
-    return kilobytes * 1_024
-}
-
-/// A Unix socket that accepts every connection, reads what arrives for a moment, and closes it without a word:
-/// a live peer whose reply fails.
-final class MuteListener: @unchecked Sendable {
-    // Safety: `fd` is written once in init; the accepting thread only reads it.
-    let fd: Int32
-    let path: String
-
-    init(path: String) throws {
-        self.path = path
-        self.fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(self.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, listen(self.fd, 8) == 0 else {
-            throw HarnessError(description: "cannot listen on \(path): errno \(errno)")
-        }
-        let fd = self.fd
-        Thread.detachNewThread {
-            while true {
-                let peer = accept(fd, nil, nil)
-                guard peer >= 0 else { return }
-                var buffer = [UInt8](repeating: 0, count: 4_096)
-                _ = recv(peer, &buffer, buffer.count, 0)
-                Glibc.close(peer)
-            }
-        }
-    }
-
-    func close() {
-        shutdown(self.fd, Int32(SHUT_RDWR))
-        Glibc.close(self.fd)
-        unlink(self.path)
     }
 }

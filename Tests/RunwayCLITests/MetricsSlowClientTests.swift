@@ -3,7 +3,7 @@ import RunwayControl
 import Testing
 
 /// A client that holds a metrics connection by sending its request a few bytes at a time (slowloris) is closed
-/// `MetricsIdleTimeout` after the connection opened, however often it sends (attack review of issue 14): a
+/// `MetricsIdleTimeout` after the connection opened, however often it sends: a
 /// timeout on reads alone let `MetricsConnectionLimit` such clients shut Prometheus out for good. Real daemon,
 /// real sockets.
 @Suite("Metrics endpoint: slow clients", .serialized)

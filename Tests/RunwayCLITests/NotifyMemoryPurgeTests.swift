@@ -3,7 +3,7 @@ import RunwayControl
 import RunwayTestKit
 import Testing
 
-/// `runway notify`, `runway memory-warning [APP]` and `runway purge` (issue 17, item 6) on a real daemon, through
+/// `runway notify`, `runway memory-warning [APP]` and `runway purge` on a real daemon, through
 /// the control protocol and the CLI, and a real protocol app that receives what they send.
 @Suite(.serialized) struct NotifyMemoryPurgeTests {
     static let alpha = "com.example.alpha"

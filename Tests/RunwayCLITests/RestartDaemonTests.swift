@@ -2,10 +2,10 @@ import Foundation
 import RunwayControl
 import Testing
 
-/// Autostart, KeepAlive restarts and the run history with a real daemon and real children (issue 14): RunAtLoad at
+/// Autostart, KeepAlive restarts and the run history with a real daemon and real children: RunAtLoad at
 /// start and on reload, a crashing child restarted with growing delays and then shown crash-looping, a budget
 /// overrun never restarted, and the history kept across a daemon restart.
-@Suite("Autostart, restart and history (issue 14)", .serialized)
+@Suite("Autostart, restart and history", .serialized)
 struct RestartDaemonTests {
     static let loop =
         "<key>ProgramArguments</key><array><string>/bin/sh</string><string>-c</string>"

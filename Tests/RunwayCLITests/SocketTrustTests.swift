@@ -3,13 +3,8 @@ import RunwayControl
 import RunwayTestKit
 import Testing
 
-// Issue 13 items 4 and 6 (K1): who the CLI talks to, where the default socket lives, and what the daemon may remove
-// at the socket's path. Other users are played by uid 65534 (`nobody`) through setpriv, which needs root.
-
-let nobody: UInt32 = 65_534
-let setpriv = "/usr/bin/setpriv"
-let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv)
+// K1: who the CLI talks to, where the default socket lives, and what the daemon may remove
+// at the socket's path. Other users are played by `nobody` through setpriv (Support/OtherUser.swift).
 
 /// A directory under /tmp (short, for sun_path) owned by `owner` with `mode`; removed by `remove()`.
 struct ScratchDirectory {
@@ -213,7 +208,7 @@ struct SocketTrustTests {
     }
 
     @Test(arguments: ["regular file", "symbolic link"])
-    func item6_controlSocketOnAnotherKindOfFileIsAnErrorAndTheFileStays(_ kind: String) throws {
+    func controlSocketOnAnotherKindOfFileIsAnErrorAndTheFileStays(_ kind: String) throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("com.example.alpha.plist", identifier: "com.example.alpha")

@@ -2,7 +2,7 @@ import Foundation
 import RunwayControl
 import Testing
 
-/// A plain `status` (the table, `--watch`) does not carry every app's run history (attack review of issue 14): the
+/// A plain `status` (the table, `--watch`) does not carry every app's run history: the
 /// daemon encodes a reply on its loop thread, and with `RunHistoryLimit` runs of up to 20 lines per app the
 /// histories made each table refresh megabytes of JSON, blocking the loop that serves deadlines. The history
 /// comes with one app (`status APP`), or for every app when asked (`history: true`, `status --json`).

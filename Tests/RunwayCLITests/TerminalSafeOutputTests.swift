@@ -3,7 +3,7 @@ import RunwayControl
 import Testing
 
 /// What an app prints reaches an operator's terminal through `runway logs` and `runway status APP`: its control
-/// characters are shown as `\xHH`, never sent to the terminal raw (attack review of issue 14). `--json` keeps the
+/// characters are shown as `\xHH`, never sent to the terminal raw. `--json` keeps the
 /// text exact. Real daemon, real child.
 @Suite("App text on the operator's terminal", .serialized)
 struct TerminalSafeOutputTests {

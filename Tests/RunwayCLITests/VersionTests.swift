@@ -2,7 +2,7 @@ import Foundation
 import RunwayCore
 import Testing
 
-/// The version (issue 16): one constant, `RunwayVersion.string`, printed by `runway --version`, recorded in every
+/// The version: one constant, `RunwayVersion.string`, printed by `runway --version`, recorded in every
 /// `runway bench` report and matched by the top of CHANGELOG.md.
 @Suite struct VersionTests {
     @Test func versionFlagPrintsTheVersionAlone() throws {

@@ -46,7 +46,7 @@ import Testing
             apps: [missing: "<key>ProgramArguments</key><array><string>/nonexistent/runway-wake</string></array>"]
         )
         defer { daemon.close() }
-        // As for launch (Decision 81): not "woken for fetch" with state notRunning, but spawnFailed and exit 1.
+        // As for launch: not "woken for fetch" with state notRunning, but spawnFailed and exit 1.
         let wake = try daemon.cli("wake", missing, "--reason", "fetch")
         #expect(wake.status == 1, "\(wake)")
         #expect(wake.stdout.isEmpty, "\(wake)")

@@ -8,8 +8,8 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 13 item 7: only regular files are read as config, never waiting on one, and never more than the size
-/// limit. Item 4: the default control socket path.
+/// Only regular files are read as config, never waiting on one, and never more than the size
+/// limit. And the default control socket path.
 @Suite("C2: only regular config files are read, without blocking; K1: the default socket path")
 struct FileKindTests {
     /// Loads `directory` on a thread of its own and gives up after `timeout`: a loader that blocks makes the test
@@ -34,7 +34,7 @@ struct FileKindTests {
         return box.get()
     }
 
-    @Test func item7_aFIFOInAppsIsRefusedByNameWithoutWaiting() throws {
+    @Test func aFIFOInAppsIsRefusedByNameWithoutWaiting() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         try config.writeApp("a-good.plist", identifier: "com.example.good")
@@ -67,7 +67,7 @@ struct FileKindTests {
         )
     }
 
-    @Test func item7_aCharacterDeviceAsRunwayPlistIsRefusedByName() throws {
+    @Test func aCharacterDeviceAsRunwayPlistIsRefusedByName() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         // /dev/zero never ends: read as a file, it would be "larger than 1 MiB"; it is refused for what it is.
@@ -84,7 +84,7 @@ struct FileKindTests {
         )
     }
 
-    @Test func item7_aSymbolicLinkToARegularFileIsStillRead() throws {
+    @Test func aSymbolicLinkToARegularFileIsStillRead() throws {
         let config = try TemporaryConfig()
         defer { config.remove() }
         let target = try config.write("elsewhere.plist", plistXML("<key>CFBundleIdentifier</key><string>a.b</string>"))
@@ -95,7 +95,7 @@ struct FileKindTests {
         #expect(configuration.apps.map(\.descriptor.id.bundleIdentifier) == ["a.b"])
     }
 
-    @Test func item4_defaultControlSocketIsInAPrivateDirectoryPerUser() {
+    @Test func defaultControlSocketIsInAPrivateDirectoryPerUser() {
         // Root: /run/runway, whatever XDG_RUNTIME_DIR says.
         #expect(
             DaemonSettings.defaultControlSocketPath(uid: 0, runtimeDirectory: "/run/user/0")

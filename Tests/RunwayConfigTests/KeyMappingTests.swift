@@ -190,7 +190,7 @@ struct KeyMappingTests {
 
     @Test func C1_defaultControlSocketPathDependsOnTheUser() {
         #expect(DaemonSettings.defaultControlSocketPath(uid: 0) == "/run/runway/control.sock")
-        // Issue 13 item 4: a directory of its own, never a socket directly in /tmp (more in FileKindTests).
+        // A directory of its own, never a socket directly in /tmp (more in FileKindTests).
         #expect(
             DaemonSettings.defaultControlSocketPath(uid: 1000, runtimeDirectory: nil) == "/tmp/runway-1000/control.sock"
         )

@@ -3,7 +3,7 @@ import RunwayCore
 import RunwayTestKit
 import Testing
 
-/// The limits of issue 13 in `Runway.plist` (C1, C2): `TaskLimitPerApp`, `TaskNameByteLimit`, `ControlClientLimit`
+/// The daemon's holding limits in `Runway.plist` (C1, C2): `TaskLimitPerApp`, `TaskNameByteLimit`, `ControlClientLimit`
 /// and `ControlQueueByteLimit`, each with a default and bounds of its own.
 @Suite struct LimitKeyTests {
     @Test func C1_limitKeysMapToTheirSettings() throws {

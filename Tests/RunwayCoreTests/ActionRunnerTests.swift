@@ -1,3 +1,4 @@
+import RunwayTestKit
 import Testing
 
 @testable import RunwayCore
@@ -117,5 +118,71 @@ import Testing
         self.clock.now = at(25)
         self.runner.run { core, now in core.clockAdvanced(to: now) }
         #expect(self.embedded.calls.last == "deliver \(mail) backgroundTaskWillExpire(\(grant.id))")
+    }
+
+    /// Records deliveries so the test can return them, and kills; every other action is ignored.
+    final class DeliveringHost: AppHost {
+        var tokens: [(app: AppID, message: Message, token: MessageToken)] = []
+        var killed: [AppID] = []
+        func deliver(_ message: Message, token: MessageToken, to app: AppID) {
+            self.tokens.append((app, message, token))
+        }
+        func spawn(_ app: AppID) {}
+        func suspend(_ app: AppID) {}
+        func resume(_ app: AppID) {}
+        func stop(_ app: AppID) {}
+        func sendTerminateSignal(_ app: AppID) {}
+        func kill(_ app: AppID) { self.killed.append(app) }
+    }
+
+    /// B9/L4 with `TerminationGrace = 0`: an exits-on-suspend app whose budget ends while `didEnterBackground` is
+    /// still out is sent `willTerminate` with its grace (and kill deadline) armed at the very instant whose wake-up
+    /// just fired, so the core's earliest deadline does not change; the loop's one-shot timer is disarmed by then,
+    /// so the runner must announce the wake-up again or the app, which never returns, would never be killed.
+    @Test func L4_aKillDeadlineArmedAtTheInstantThatFiredGetsAWakeUp() throws {
+        let clock = Clock()
+        let host = DeliveringHost()
+        let settings = SchedulerSettings(
+            backgroundTimeBudget: .seconds(10),
+            backgroundEntryGrace: .seconds(60),
+            terminationGrace: .zero
+        )
+        let runner = ActionRunner(core: Scheduler(settings: settings), now: { clock.now })
+        runner.processHost = host
+        var loopTimer: Instant?
+        runner.onWakeupChanged = { loopTimer = $0 }
+        var descriptor = process(mail)
+        descriptor.exitsOnSuspend = true
+        try runner.register(descriptor)
+        // The app returns every message but didEnterBackground and willTerminate.
+        func returnAll() {
+            while let index = host.tokens.firstIndex(where: {
+                ![.didEnterBackground, .willTerminate].contains($0.message)
+            }) {
+                let (app, _, token) = host.tokens.remove(at: index)
+                runner.run { $0.messageReturned(token, from: app, now: $1) }
+            }
+        }
+        try runner.attempt { core, now throws(SchedulerError) in try core.commandReceived(.launch, for: mail, now: now)
+        }
+        returnAll()
+        try runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.enterBackground, for: mail, now: now)
+        }
+        returnAll()
+        // Fire as LoopDriver does: the timer is one-shot, so it is disarmed before the deadlines run.
+        var firings = 0
+        while let armed = loopTimer, armed <= at(10), firings < 10 {
+            clock.now = armed
+            loopTimer = nil
+            runner.wakeupFired(at: armed)
+            returnAll()
+            firings += 1
+        }
+        // Expected: warning at 5 (no task: nothing to call), deadline at 10 (willTerminate sent, its grace at 10),
+        // the grace at 10 (SIGKILL at once).
+        #expect(host.killed == [mail])
+        #expect(firings == 3)
+        #expect(loopTimer == nil)
     }
 }

@@ -1,7 +1,7 @@
 import RunwayCore
 import Testing
 
-/// The `into:` forms of the hot events (`Scheduler+Buffered.swift`, issue 15) against the `[Action]`-returning forms:
+/// The `into:` forms of the hot events (`Scheduler+Buffered.swift`) against the `[Action]`-returning forms:
 /// the same script on two schedulers gives the same actions, call by call, and a refused call leaves the caller's
 /// buffer as it was.
 @Suite struct BufferedEventTests {

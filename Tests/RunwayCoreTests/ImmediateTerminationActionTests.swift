@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayTestKit
 import Testing
 
 /// E1's immediate style on the `terminate` rows (terminate, accepted shutdown S9, daemon stop P4): such an app never
@@ -168,5 +169,26 @@ import Testing
         #expect(late == [.sendTerminateSignal(mail)])
         #expect(scheduler.nextWakeup == at(7))
         #expect(scheduler.clockAdvanced(to: at(7)) == [.kill(mail), .cancelWakeup])
+    }
+
+    /// E1/B6: an exits-on-suspend app whose budget ends with a message in flight is sent `willTerminate` at the
+    /// deadline; the message in flight is abandoned (its late return is ignored).
+    @Test func E1_atTheDeadlineAMessageInFlightIsAbandonedForWillTerminate() throws {
+        var core = try makeScheduler([AppDescriptor(id: mail, exitsOnSuspend: true)])
+        try core.run(.launch, for: mail, now: at(0))
+        let task = core.beginTask("t", in: mail, now: at(0))
+        try core.run(.enterBackground, for: mail, now: at(0))
+        let warning = core.memoryWarningRaised(now: at(1))
+        _ = try core.backgroundTaskEnded(task, by: mail, now: at(2))
+        let deadline = core.clockAdvanced(to: at(30))
+        // Expected at 30: willTerminate delivered, its grace armed (30 + 5).
+        #expect(
+            deadline == [
+                .deliver(mail, .willTerminate, token(.willTerminate, to: mail, in: deadline)), .armWakeup(at(35)),
+            ]
+        )
+        // The abandoned memory warning's late return changes nothing.
+        #expect(core.acknowledge(.didReceiveMemoryWarning, of: mail, in: warning, now: at(31)) == [])
+        core.checkInvariants()
     }
 }

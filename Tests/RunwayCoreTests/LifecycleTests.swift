@@ -276,4 +276,20 @@ import Testing
         #expect(driver.state(mail) == .suspended)
         #expect(driver.transitions(of: mail).first == "notRunning->background command(launchInBackground)")
     }
+
+    /// L3: `didEnterBackground` sent during a visit to the foreground and still in flight when the app returns to
+    /// the background gets its grace from the return; an app holding no task is terminated when it runs out.
+    @Test func L3_aDidEnterBackgroundStillInFlightOnReturnToTheBackgroundIsBounded() throws {
+        var core = try makeScheduler([AppDescriptor(id: mail)])
+        try core.run(.launch, for: mail, now: at(0))
+        let home = try core.commandReceived(.enterBackground, for: mail, now: at(0))
+        _ = try core.commandReceived(.enterForeground, for: mail, now: at(1))
+        _ = core.acknowledge(.willResignActive, of: mail, in: home, now: at(2))
+        _ = try core.commandReceived(.enterBackground, for: mail, now: at(3))
+        #expect(core.armedTimers.contains { $0.kind == "backgroundEntryGrace" && $0.deadline == at(8) })
+        _ = core.clockAdvanced(to: at(8))
+        #expect(core.state(of: mail) == .notRunning)
+        #expect(core.status(of: mail, now: at(8))?.lastTermination == .backgroundEntryTimeout)
+        core.checkInvariants()
+    }
 }

@@ -5,42 +5,8 @@ import Testing
 /// reset, the crash-loop state, and that none of Runway's own reasons arms a restart. Defaults: ThrottleInterval
 /// 10 s, RestartBackoffLimit 300 s, RestartBackoffReset 600 s, CrashLoopThreshold 5, TerminationGrace 5 s.
 @Suite struct RestartActionTests {
-    /// A plain process app (no message is awaited) with `KeepAlive`.
-    func keptAlive(
-        _ conditions: [RestartPolicy.Condition] = [.always],
-        throttle: TimeSpan = .seconds(Int64(10)),
-        backgroundModes: [String] = [],
-        exitsOnSuspend: Bool = false,
-        speaksProtocol: Bool = false
-    ) -> AppDescriptor {
-        var descriptor = process(mail, speaksProtocol: speaksProtocol)
-        descriptor.backgroundModes = backgroundModes
-        descriptor.exitsOnSuspend = exitsOnSuspend
-        descriptor.keepAlive = RestartPolicy(conditions: conditions, throttleInterval: throttle)
-        return descriptor
-    }
-
-    func pending(_ at: Instant, attempt: Int, failures: Int, crashLooping: Bool = false) -> PendingRestart {
-        PendingRestart(at: at, attempt: attempt, consecutiveFailures: failures, crashLooping: crashLooping)
-    }
-
-    /// The `.publish` of a transition to notRunning that armed `restart`.
-    func exited(_ status: Int32, at instant: Instant, from: AppState = .active, restart: PendingRestart?) -> Action {
-        var event = TransitionEvent(
-            app: mail,
-            from: from,
-            to: .notRunning,
-            cause: .terminated(.exited(status)),
-            at: instant,
-            messages: [],
-            exit: .exited(status)
-        )
-        event.restart = restart
-        return .publish(event)
-    }
-
     @Test func keepAliveBackoffDoublesFromThrottleIntervalUpToTheLimitAndFlagsACrashLoop() throws {
-        var scheduler = try makeScheduler([self.keptAlive()])
+        var scheduler = try makeScheduler([keptAlive()])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         // Every run fails at once: delays 10, 20, 40, 80, 160, then the 300 s limit, and the limit again.
         let delays: [Int64] = [10, 20, 40, 80, 160, 300, 300]
@@ -48,11 +14,11 @@ import Testing
         for (number, delay) in delays.enumerated() {
             let attempt = number + 1
             let crashLooping = attempt >= 5
-            let restart = self.pending(at(now + delay), attempt: attempt, failures: attempt, crashLooping: crashLooping)
+            let restart = pending(at(now + delay), attempt: attempt, failures: attempt, crashLooping: crashLooping)
             // Expected: the exit publishes the restart it armed, and the wake-up moves to it.
             #expect(
                 scheduler.processExited(mail, exit: .exited(3), now: at(now)) == [
-                    self.exited(3, at: at(now), restart: restart), .armWakeup(at(now + delay)),
+                    exited(3, at: at(now), restart: restart), .armWakeup(at(now + delay)),
                 ],
                 "attempt \(attempt)"
             )
@@ -88,7 +54,7 @@ import Testing
     }
 
     @Test func keepAliveRunAsLongAsRestartBackoffResetStartsTheBackoffAgain() throws {
-        var scheduler = try makeScheduler([self.keptAlive()])
+        var scheduler = try makeScheduler([keptAlive()])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         _ = scheduler.processExited(mail, exit: .exited(1), now: at(0))
         _ = scheduler.clockAdvanced(to: at(10))
@@ -96,7 +62,7 @@ import Testing
         #expect(
             scheduler.processExited(mail, exit: .exited(1), now: at(609))
                 == [
-                    self.exited(1, at: at(609), restart: self.pending(at(629), attempt: 2, failures: 2)),
+                    exited(1, at: at(609), restart: pending(at(629), attempt: 2, failures: 2)),
                     .armWakeup(at(629)),
                 ]
         )
@@ -105,7 +71,7 @@ import Testing
         #expect(
             scheduler.processExited(mail, exit: .exited(1), now: at(1_229))
                 == [
-                    self.exited(1, at: at(1_229), restart: self.pending(at(1_239), attempt: 3, failures: 1)),
+                    exited(1, at: at(1_229), restart: pending(at(1_239), attempt: 3, failures: 1)),
                     .armWakeup(at(1_239)),
                 ]
         )
@@ -115,7 +81,7 @@ import Testing
         var settings = SchedulerSettings()
         settings.restartBackoffLimit = .milliseconds(800)
         settings.crashLoopThreshold = 3
-        var scheduler = try makeScheduler([self.keptAlive(throttle: .milliseconds(200))], settings: settings)
+        var scheduler = try makeScheduler([keptAlive(throttle: .milliseconds(200))], settings: settings)
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         var now = at(0)
         var seen: [(TimeSpan, Bool)] = []
@@ -132,7 +98,7 @@ import Testing
     }
 
     @Test func keepAliveOperatorTerminateCancelsThePendingRestart() throws {
-        var scheduler = try makeScheduler([self.keptAlive()])
+        var scheduler = try makeScheduler([keptAlive()])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         _ = scheduler.processExited(mail, exit: .exited(3), now: at(1))
         #expect(scheduler.restartStatus(of: mail)?.pending?.at == at(11))
@@ -148,7 +114,7 @@ import Testing
     }
 
     @Test func keepAliveOperatorLaunchReplacesThePendingRestartAndResetsTheCount() throws {
-        var scheduler = try makeScheduler([self.keptAlive()])
+        var scheduler = try makeScheduler([keptAlive()])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         _ = scheduler.processExited(mail, exit: .exited(3), now: at(1))
         let actions = try scheduler.commandReceived(.launch, for: mail, now: at(5))
@@ -173,11 +139,11 @@ import Testing
         #expect(scheduler.restartStatus(of: mail) == fresh)
         // The next failure is the first again: ThrottleInterval.
         _ = scheduler.processExited(mail, exit: .exited(3), now: at(6))
-        #expect(scheduler.restartStatus(of: mail)?.pending == self.pending(at(16), attempt: 1, failures: 1))
+        #expect(scheduler.restartStatus(of: mail)?.pending == pending(at(16), attempt: 1, failures: 1))
     }
 
     @Test func keepAliveBackgroundModeAppIsRestartedIntoTheBackground() throws {
-        var scheduler = try makeScheduler([self.keptAlive(backgroundModes: ["audio"])])
+        var scheduler = try makeScheduler([keptAlive(backgroundModes: ["audio"])])
         #expect(scheduler.descriptor(of: mail)?.launchCommand == .launchInBackground)
         _ = try scheduler.run(.launchInBackground, for: mail, now: at(0))
         _ = scheduler.processExited(mail, exit: .exited(3), now: at(1))
@@ -200,11 +166,11 @@ import Testing
     }
 
     @Test func keepAliveSpawnFailureIsRestartedLikeAnExit() throws {
-        var scheduler = try makeScheduler([self.keptAlive()])
+        var scheduler = try makeScheduler([keptAlive()])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         let actions = scheduler.spawnFailed(mail, error: "no such file", now: at(0))
         #expect(actions.last == .armWakeup(at(10)))
-        #expect(scheduler.restartStatus(of: mail)?.pending == self.pending(at(10), attempt: 1, failures: 1))
+        #expect(scheduler.restartStatus(of: mail)?.pending == pending(at(10), attempt: 1, failures: 1))
     }
 
     @Test func keepAliveConditionsFollowLaunchd() {
@@ -229,10 +195,10 @@ import Testing
     }
 
     @Test func keepAliveSuccessfulExitNoLeavesAZeroExitDown() throws {
-        var scheduler = try makeScheduler([self.keptAlive([.successfulExit(false)])])
+        var scheduler = try makeScheduler([keptAlive([.successfulExit(false)])])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         #expect(
-            scheduler.processExited(mail, exit: .exited(0), now: at(1)) == [self.exited(0, at: at(1), restart: nil)]
+            scheduler.processExited(mail, exit: .exited(0), now: at(1)) == [exited(0, at: at(1), restart: nil)]
         )
         #expect(scheduler.armedTimers.isEmpty)
     }
@@ -247,7 +213,7 @@ import Testing
     func keepAliveNeverRestartsAfterRunwaysOwnDecision(_ own: OwnReason) throws {
         let awaits = own == .backgroundEntryTimeout
         var scheduler = try makeScheduler([
-            self.keptAlive(exitsOnSuspend: own == .exitsOnSuspend, speaksProtocol: awaits)
+            keptAlive(exitsOnSuspend: own == .exitsOnSuspend, speaksProtocol: awaits)
         ])
         _ = try scheduler.run(.launch, for: mail, now: at(0))
         switch own {

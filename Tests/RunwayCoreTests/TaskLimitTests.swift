@@ -2,7 +2,7 @@ import RunwayCore
 import RunwayTestKit
 import Testing
 
-/// B1 under the limits of issue 13 item 1: an app may hold at most `taskLimitPerApp` outstanding tasks with names
+/// B1 under the task limits: an app may hold at most `taskLimitPerApp` outstanding tasks with names
 /// of at most `taskNameByteLimit` UTF-8 bytes; one more is refused with a refusal that names the limit, and
 /// nothing changes. On the manual clock of the simulated driver and on the bare core.
 @Suite struct TaskLimitTests {

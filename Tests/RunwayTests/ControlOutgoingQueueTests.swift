@@ -2,7 +2,7 @@ import Testing
 
 @testable import Runway
 
-/// The bytes waiting for one control-socket client (issue 13 item 11b, K1): counted whole, written in bounded
+/// The bytes waiting for one control-socket client (K1): counted whole, written in bounded
 /// chunks, and dropped only at line boundaries.
 @Suite struct ControlOutgoingQueueTests {
     typealias Queue = ControlSocketServer.OutgoingQueue

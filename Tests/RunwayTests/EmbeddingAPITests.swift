@@ -4,7 +4,7 @@ import RunwayCore
 import Synchronization
 import Testing
 
-/// The embedding API under Swift 6's strict concurrency (issue 16): the expiration handler is given its task's id,
+/// The embedding API under Swift 6's strict concurrency: the expiration handler is given its task's id,
 /// one verb (`perform`) for commands and user actions, transitions that report the user action asked, and the
 /// log level of an `alreadyEnded` refusal. On the real loop, with real delegates.
 @Suite struct EmbeddingAPITests {

@@ -6,7 +6,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// The scheduler on the real libuv loop, end to end (issue libuv-runtime). Budgets are short (500 ms);
+/// The scheduler on the real libuv loop, end to end. Budgets are short (500 ms);
 /// waits are bounded by generous timeouts and assertions are about order, causes and "never early".
 @Suite struct RunwaySchedulerTests {
     let mail: AppID = "com.example.mail"

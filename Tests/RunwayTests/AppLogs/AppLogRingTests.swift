@@ -2,7 +2,7 @@ import Testing
 
 @testable import Runway
 
-/// Issue 14 (logs): `AppLogRing`, the bounded memory of one run of an app's output.
+/// `AppLogRing`, the bounded memory of one run of an app's output.
 @Suite("AppLogRing: bounded by lines and bytes")
 struct AppLogRingTests {
     static func line(_ text: String, at nanoseconds: Int64 = 0) -> AppLogLine {

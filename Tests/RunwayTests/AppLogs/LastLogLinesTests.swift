@@ -4,9 +4,9 @@ import Testing
 
 @testable import Runway
 
-/// Issue 14 (logs, for the run history): `RunwayScheduler.lastLogLines(of:count:)` called from a transition
+/// The run history's log lines: `RunwayScheduler.lastLogLines(of:count:)` called from a transition
 /// observer when a run ends has that run's last lines; the next launch moves them to the previous ring.
-@Suite("lastLogLines: a run's last lines when it ends (issue 14)", .serialized)
+@Suite("lastLogLines: a run's last lines when it ends", .serialized)
 struct LastLogLinesTests {
     @Test("At the notRunning transition the ring holds the run's last words; a relaunch starts a new ring")
     func lastWordsAtTheExit() async throws {

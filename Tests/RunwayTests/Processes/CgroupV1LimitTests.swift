@@ -33,7 +33,7 @@ struct CgroupV1LimitTests {
 
     /// True when `controller` would be taken from cgroup v1 here: on v1, and not offered to Runway on v2.
     static func onV1Only(_ controller: String) -> Bool {
-        Self.own(controller) != nil && ResourceLimitTests.controllerMissing(controller)
+        Self.own(controller) != nil && ProcessTestSupport.controllerMissing(controller)
     }
 
     static func scheduler(_ mechanism: SuspensionMechanism) throws -> RunwayScheduler {

@@ -39,37 +39,6 @@ struct ContainedAppTests {
         return "\(hierarchy.ownDirectory)/runway.\(getpid())/\(app.bundleIdentifier)"
     }
 
-    /// Starts `path` with `arguments` (posix_spawn: Foundation's Process learns of an exit only once every copy of
-    /// a socket it made is closed, and a daemon another test starts at that instant may inherit one).
-    static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
-        var pid: pid_t = 0
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let status = posix_spawn(&pid, path, nil, nil, argv, environ)
-        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
-        return pid
-    }
-
-    /// Waits for `pid` (a child of this process) to exit and reaps it: its exit status, or 128 + its signal, -1 when
-    /// someone else reaped it; nil after `timeout`.
-    static func exitStatus(_ pid: pid_t, timeout: Duration = .seconds(10)) async -> Int32? {
-        var result: Int32?
-        _ = await eventually(timeout: timeout) {
-            var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped < 0 && errno == ECHILD {
-                // Reaped already, by a supervisor's zombie sweep (a test beside this one): gone, status unknown.
-                result = -1
-                return true
-            }
-            guard reaped == pid else { return false }
-            let signal = status & 0x7f
-            result = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-            return true
-        }
-        return result
-    }
-
     static func lines(_ path: String) -> [String] {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
@@ -110,7 +79,7 @@ struct ContainedAppTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = Recorder<String>()
         let scheduler = try RunwayScheduler(
-            settings: ProcessProtocolTests.settings,
+            settings: ProtocolApps.settings,
             processOptions: ProcessTestSupport.options(.freezer),
             logger: .recording(log)
         )
@@ -123,7 +92,7 @@ struct ContainedAppTests {
         descriptor.kind = .process(spec)
         try scheduler.register(process: descriptor)
         try scheduler.perform(.launch, on: app)
-        #expect(await ProcessProtocolTests.printed(log, app, "received didBecomeActive"))
+        #expect(await ProtocolApps.printed(log, app, "received didBecomeActive"))
         try scheduler.perform(.home, on: app)
         let suspended = await watcher.first { $0.app == app && $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
@@ -172,11 +141,11 @@ struct ContainedAppTests {
         let before = Self.lines(counter)
         // A process of the app's user outside the app (as a helper the app started would be, had it escaped):
         // it cannot thaw the cgroup either.
-        let helper = try Self.spawn(
+        let helper = try ChildProgram.spawn(
             "/usr/sbin/runuser",
             ["-u", "nobody", "--", "/bin/sh", "-c", "echo 0 > \(cgroup)/cgroup.freeze 2>/dev/null"]
         )
-        let status = await Self.exitStatus(helper)
+        let status = await ChildProgram.exitStatus(helper)
         #expect(status != 0, "a process of the app's user thawed its cgroup")
         try await Task.sleep(for: .milliseconds(300))
         #expect(Self.lines(counter) == before, "the grandchild counted while its app was suspended")
@@ -234,7 +203,7 @@ struct ContainedAppTests {
 
     @Test(
         "P1: a user switch the kernel refuses reaches spawnFailed naming the call, and leaves no child",
-        arguments: ProcessSuspensionTests.mechanisms
+        arguments: ProcessTestSupport.mechanisms
     )
     func P6_refusedUserSwitchIsASpawnFailure(mechanism: SuspensionMechanism) async throws {
         guard geteuid() == 0 else { return }
@@ -287,20 +256,20 @@ struct ContainedAppTests {
         guard Self.runnable else { return }
         let hierarchy = try CgroupHierarchy.discover().get()
         // A pid that is gone: a child that has exited and been reaped.
-        let dead = try Self.spawn("/bin/true", [])
-        _ = await Self.exitStatus(dead)
+        let dead = try ChildProgram.spawn("/bin/true", [])
+        _ = await ChildProgram.exitStatus(dead)
         let stale = "\(hierarchy.ownDirectory)/runway.\(dead)"
         let deepest = "\(stale)/com.test.stale/worker/inner"
         try FileManager.default.createDirectory(atPath: deepest, withIntermediateDirectories: true)
-        let sleeper = try Self.spawn("/bin/sleep", ["1000"])
+        let sleeper = try ChildProgram.spawn("/bin/sleep", ["1000"])
         #expect(SystemFiles.write("\(sleeper)", to: "\(deepest)/cgroup.procs") == 0)
 
         hierarchy.removeStaleDirectories()
-        let ended = await Self.exitStatus(sleeper, timeout: .seconds(3))
+        let ended = await ChildProgram.exitStatus(sleeper, timeout: .seconds(3))
         #expect(ended != nil, "a dead daemon's app kept running")
         if ended == nil {
             kill(sleeper, SIGKILL)
-            _ = await Self.exitStatus(sleeper)
+            _ = await ChildProgram.exitStatus(sleeper)
         }
         #expect(access(stale, F_OK) != 0, "a dead daemon's cgroup tree was left")
         if access(stale, F_OK) == 0 { _ = AppCgroup(path: stale).removeTree() }

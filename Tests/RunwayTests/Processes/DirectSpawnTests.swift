@@ -9,16 +9,11 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 15, "children straight into place": `runway_spawn` starts the program itself (clone3 into the app's
-/// cgroup, with a pidfd), no `/bin/sh` in between; an exec failure names the step and errno.
-@Suite("Process apps: children straight into place (issue 15)", .serialized)
+/// Children straight into place: `runway_spawn` starts the program itself (clone3 into the app's cgroup, with a
+/// pidfd), no `/bin/sh` in between; an exec failure names the step and errno.
+@Suite("Process apps: children straight into place", .serialized)
 struct DirectSpawnTests {
-    static let mechanisms: [SuspensionMechanism] =
-        ProcessTestSupport.freezerAvailable ? [.signal, .freezer] : [.signal]
-
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("runway-spawn-\(UUID().uuidString)").path
-    }
+    static let mechanisms = ProcessTestSupport.mechanisms
 
     static func resolved(_ path: String) -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: path))
@@ -27,11 +22,11 @@ struct DirectSpawnTests {
     }
 
     @Test(
-        "Issue 15: the child is in its cgroup from its first instruction (cp of /proc/self/cgroup as its first act)",
+        "the child is in its cgroup from its first instruction (cp of /proc/self/cgroup as its first act)",
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
     func childStartsInItsCgroup() async throws {
-        let output = Self.temporaryPath()
+        let output = TemporaryPaths.program()
         defer { unlink(output) }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
@@ -66,7 +61,7 @@ struct DirectSpawnTests {
     }
 
     @Test(
-        "Issue 15: no /bin/sh in between: the child's /proc/PID/exe is the program, its parent this process",
+        "no /bin/sh in between: the child's /proc/PID/exe is the program, its parent this process",
         arguments: mechanisms
     )
     func noShellInBetween(mechanism: SuspensionMechanism) async throws {
@@ -99,11 +94,11 @@ struct DirectSpawnTests {
     }
 
     @Test(
-        "Issue 15: an exec failure reaches spawnFailed with the call and errno (ENOEXEC; ENOENT for chdir)",
+        "an exec failure reaches spawnFailed with the call and errno (ENOEXEC; ENOENT for chdir)",
         arguments: mechanisms
     )
     func execFailureNamesErrno(mechanism: SuspensionMechanism) async throws {
-        let garbage = Self.temporaryPath()
+        let garbage = TemporaryPaths.program()
         defer { unlink(garbage) }
         try Data([0x00, 0x01, 0x02, 0x7f, 0x45]).write(to: URL(fileURLWithPath: garbage))
         chmod(garbage, 0o755)
@@ -136,7 +131,7 @@ struct DirectSpawnTests {
         await scheduler.shutdown()
     }
 
-    @Test("Issue 15: an exit is seen through the pidfd with no SIGCHLD handler in the process (SIG_DFL)")
+    @Test("an exit is seen through the pidfd with no SIGCHLD handler in the process (SIG_DFL)")
     func exitIsSeenWithoutASIGCHLDHandler() throws {
         let loop = try DirectChild.makeLoop()
         let recorder = ExitRecorder()
@@ -161,6 +156,33 @@ struct DirectSpawnTests {
             child.closeOutput()
         }
         DirectChild.close(loop)
+    }
+
+    @Test(
+        "an execve that fails with EACCES (a script whose interpreter is a directory) is spawnFailed",
+        arguments: DirectSpawnTests.mechanisms
+    )
+    func execveEACCESIsReported(mechanism: SuspensionMechanism) async throws {
+        let script = TemporaryPaths.program()
+        defer { unlink(script) }
+        try "#!/tmp\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(mechanism)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.eacces"
+        try scheduler.register(process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: [script]))))
+        try scheduler.perform(.launch, on: app)
+        let gone = await watcher.first { $0.app == app && $0.to == .notRunning }
+        guard case .terminated(.spawnFailed(let message)) = gone?.cause else {
+            Issue.record("expected spawnFailed, got \(String(describing: gone))")
+            await scheduler.shutdown()
+            return
+        }
+        #expect(message.contains("execve failed: Permission denied"), "\(message)")
+        await scheduler.shutdown()
     }
 }
 

@@ -3,14 +3,14 @@ import Testing
 
 @testable import Runway
 
-/// Decisions 51: a task held on an app's behalf (`runway begin-task`, the control socket's `beginTask`) is the
+/// A task held on an app's behalf (`runway begin-task`, the control socket's `beginTask`) is the
 /// daemon's. Its expiration warning runs the scheduler's own handler (a log line) and is never sent to the app,
 /// not even to a protocol app that would otherwise receive `backgroundTaskWillExpire` for its own tasks.
-@Suite("Tasks held on an app's behalf (Decisions 51)", .serialized)
+@Suite("Tasks held on an app's behalf", .serialized)
 struct HeldTaskTests {
     @Test func B4_aProtocolAppIsNotToldOfTheWarningOfATaskHeldOnItsBehalf() async throws {
         let log = Recorder<String>()
-        let scheduler = try ProcessProtocolTests.start(log)
+        let scheduler = try ProtocolApps.start(log)
         let watcher = TransitionWatcher(scheduler)
         let sent = Recorder<Message>()
         let app: AppID = "com.test.held"

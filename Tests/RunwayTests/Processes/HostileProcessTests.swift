@@ -9,60 +9,27 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 13, items 2, 5 and 9, with real processes: a descendant that leaves the app's process group and
+/// P1 and P2 with real processes: a descendant that leaves the app's process group and
 /// session (fork, setsid, fork again) is stopped, confirmed and killed with its app in both suspension
 /// mechanisms, leaves no zombie, and no app inherits a descriptor beyond 0-2.
-@Suite("Process apps: hostile descendants (issue 13)", .serialized)
+@Suite("Process apps: hostile descendants", .serialized)
 struct HostileProcessTests {
-    static let mechanisms = ProcessSuspensionTests.mechanisms
+    static let mechanisms = ProcessTestSupport.mechanisms
 
-    /// An app whose grandchild double-forks out of the app's session: the middle process calls setsid and
-    /// starts a shell that becomes `sleep 1000`, then exits, so the sleep is re-parented to this process (a
-    /// child subreaper). The sleep appends its pid to `pidFile` once it ignores SIGTERM (`ignoresTERM`).
-    static func escaper(_ id: AppID, pidFile: String, ignoresTERM: Bool = true) -> AppDescriptor {
-        let trap = ignoresTERM ? "trap \\\"\\\" TERM; " : ""
-        let inner = "sh -c '\(trap)echo \\$\\$ >> \(pidFile); exec sleep 1000' &"
-        let script = "trap 'exit 0' TERM; setsid sh -c \"\(inner)\" & " + ProcessTestSupport.idleLoop
-        return ProcessTestSupport.shell(id, script)
-    }
-
-    /// The pids appended to `file` so far (waits until there are `count`).
-    static func pids(in file: String, count: Int = 1) async -> [Int32] {
-        var pids: [Int32] = []
-        _ = await eventually {
-            pids =
-                (try? String(contentsOfFile: file, encoding: .utf8))?.split(separator: "\n").compactMap {
-                    Int32($0)
-                } ?? []
-            return pids.count >= count
-        }
-        return pids
-    }
-
-    static func temporaryFile() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
-    }
-
-    /// The escapee left the app's session and was re-parented here.
-    static func hasEscaped(_ pid: Int32, from app: Int32) -> Bool {
-        guard let stat = ProcFS.stat(pid) else { return false }
-        return stat.session != app && stat.parent == getpid()
-    }
-
-    @Test("Item 2 / P1: a double-forked descendant is suspended and confirmed with its app", arguments: mechanisms)
+    @Test("P1: a double-forked descendant is suspended and confirmed with its app", arguments: mechanisms)
     func P1_doubleForkedDescendantIsSuspendedWithItsApp(mechanism: SuspensionMechanism) async throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryPaths.file()
         defer { unlink(file) }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(mechanism)
         )
         let app: AppID = "com.test.escaper.suspend"
-        try scheduler.register(process: Self.escaper(app, pidFile: file))
+        try scheduler.register(process: Escapees.escaper(app, pidFile: file))
         try scheduler.perform(.launch, on: app)
         let main = try #require(scheduler.processes()[app]?.pid)
-        let escapee = try #require(await Self.pids(in: file).first)
-        #expect(await eventually { Self.hasEscaped(escapee, from: main) })
+        let escapee = try #require(await Escapees.pids(in: file).first)
+        #expect(await eventually { Escapees.hasEscaped(escapee, from: main) })
 
         try scheduler.perform(.home, on: app)
         #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
@@ -83,9 +50,9 @@ struct HostileProcessTests {
         )
     }
 
-    @Test("Item 2 / P2: a double-forked descendant that ignores SIGTERM dies with terminate", arguments: mechanisms)
+    @Test("P2: a double-forked descendant that ignores SIGTERM dies with terminate", arguments: mechanisms)
     func P2_doubleForkedDescendantDiesWithTerminate(mechanism: SuspensionMechanism) async throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryPaths.file()
         defer { unlink(file) }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
@@ -93,11 +60,13 @@ struct HostileProcessTests {
         )
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.escaper.terminate"
-        try scheduler.register(process: Self.escaper(app, pidFile: file))
+        try scheduler.register(process: Escapees.escaper(app, pidFile: file))
         try scheduler.perform(.launch, on: app)
         let main = try #require(scheduler.processes()[app]?.pid)
-        let escapee = try #require(await Self.pids(in: file).first)
-        #expect(await eventually { Self.hasEscaped(escapee, from: main) && ProcessTestSupport.ignoresSIGTERM(escapee) })
+        let escapee = try #require(await Escapees.pids(in: file).first)
+        #expect(
+            await eventually { Escapees.hasEscaped(escapee, from: main) && ProcessTestSupport.ignoresSIGTERM(escapee) }
+        )
 
         try scheduler.perform(.terminate, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
@@ -108,23 +77,23 @@ struct HostileProcessTests {
     }
 
     @Test(
-        "Item 2 / P4: shutdown ends and reaps double-forked descendants, one ignoring SIGTERM, one dying of it",
+        "P4: shutdown ends and reaps double-forked descendants, one ignoring SIGTERM, one dying of it",
         arguments: mechanisms,
         [true, false]
     )
     func P4_shutdownEndsADoubleForkedDescendant(mechanism: SuspensionMechanism, ignoresTERM: Bool) async throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryPaths.file()
         defer { unlink(file) }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(mechanism)
         )
         let app: AppID = "com.test.escaper.shutdown"
-        try scheduler.register(process: Self.escaper(app, pidFile: file, ignoresTERM: ignoresTERM))
+        try scheduler.register(process: Escapees.escaper(app, pidFile: file, ignoresTERM: ignoresTERM))
         try scheduler.perform(.launch, on: app)
         let main = try #require(scheduler.processes()[app]?.pid)
-        let escapee = try #require(await Self.pids(in: file).first)
-        #expect(await eventually { Self.hasEscaped(escapee, from: main) })
+        let escapee = try #require(await Escapees.pids(in: file).first)
+        #expect(await eventually { Escapees.hasEscaped(escapee, from: main) })
 
         await scheduler.shutdown()
         #expect(await eventually(timeout: .seconds(3)) { ProcessTestSupport.isGone(escapee) }, "escapee survived")
@@ -132,11 +101,11 @@ struct HostileProcessTests {
     }
 
     @Test(
-        "Item 5 / P2: terminating a suspended app whose descendant double-forked leaves no zombie, 7 cycles",
+        "P2: terminating a suspended app whose descendant double-forked leaves no zombie, 7 cycles",
         arguments: mechanisms
     )
     func P2_noZombieAfterTerminatingASuspendedDoubleForker(mechanism: SuspensionMechanism) async throws {
-        let file = Self.temporaryFile()
+        let file = TemporaryPaths.file()
         defer { unlink(file) }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
@@ -144,13 +113,13 @@ struct HostileProcessTests {
         )
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.escaper.zombie"
-        try scheduler.register(process: Self.escaper(app, pidFile: file))
+        try scheduler.register(process: Escapees.escaper(app, pidFile: file))
         var zombies: [Int32] = []
         for cycle in 1...7 {
             try scheduler.perform(.launch, on: app)
             let main = try #require(scheduler.processes()[app]?.pid)
-            let escapee = try #require(await Self.pids(in: file, count: cycle).last)
-            #expect(await eventually { Self.hasEscaped(escapee, from: main) })
+            let escapee = try #require(await Escapees.pids(in: file, count: cycle).last)
+            #expect(await eventually { Escapees.hasEscaped(escapee, from: main) })
             try scheduler.perform(.home, on: app)
             #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
             try scheduler.perform(.terminate, on: app)
@@ -167,9 +136,9 @@ struct HostileProcessTests {
         for zombie in zombies { _ = runway_reap_nonblocking(zombie) }
     }
 
-    @Test("Item 9: a child inherits descriptors 0-2 only, not one this process opened without O_CLOEXEC")
-    func item9_childInheritsOnlyStandardDescriptors() async throws {
-        let output = Self.temporaryFile()
+    @Test("a child inherits descriptors 0-2 only, not one this process opened without O_CLOEXEC")
+    func childInheritsOnlyStandardDescriptors() async throws {
+        let output = TemporaryPaths.file()
         defer { unlink(output) }
         let leaked = open("/proc/self/status", O_RDONLY)  // No O_CLOEXEC: inherited by default.
         let high = dup2(leaked, 77)

@@ -9,10 +9,10 @@ import Testing
 import Glibc
 #endif
 
-/// Decision 201: a freezer run keeps its cgroup's `cgroup.freeze` and `cgroup.events` open from their first use to its
-/// exit. Decision 202: registering apps grows the descriptor table ahead, so that launches do not wait for the kernel
-/// to grow it.
-@Suite("Descriptors kept and reserved (Decisions 201, 202)")
+/// A freezer run keeps its cgroup's `cgroup.freeze` and `cgroup.events` open from their first use to its exit.
+/// Registering apps grows the descriptor table ahead, so that launches do not wait for the kernel to grow it; the
+/// reservation opens nothing it leaves behind, stays within RLIMIT_NOFILE and keeps the host's record locks.
+@Suite("Descriptors kept and reserved", .serialized)
 struct KeptDescriptorTests {
     @Test("cgroup.events text gives populated and frozen, and nothing when either is missing or not 0 or 1")
     func parsesEvents() {
@@ -49,7 +49,7 @@ struct KeptDescriptorTests {
         }
         try scheduler.perform(.launch, on: app)
         let path = try #require(scheduler.processes()[app]?.cgroupPath)
-        #expect(kept() == 1, "cgroup.freeze, by the thaw before the launch (Decision 205)")
+        #expect(kept() == 1, "cgroup.freeze, by the thaw before the launch")
         try scheduler.perform(.home, on: app)
         #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })
         #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 1"))
@@ -69,7 +69,7 @@ struct KeptDescriptorTests {
     }
 
     @Test(
-        "P1 (Decision 205): a cgroup frozen by hand while its app is not running does not hang the next launch",
+        "P1: a cgroup frozen by hand while its app is not running does not hang the next launch",
         .enabled(if: ProcessTestSupport.freezerAvailable),
         .timeLimit(.minutes(1))
     )
@@ -117,23 +117,103 @@ struct KeptDescriptorTests {
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.signal)
         )
-        let before = Self.fdSize()
-        let open = Self.openDescriptors()
+        let before = DescriptorTable.fdSize()
+        let open = DescriptorTable.openDescriptors()
         try #require(before < wanted, "this process's table (\(before)) is already larger than the test asks for")
-        _ = try ProcessFloorTests.registerSleepers(scheduler, "com.test.reserve", count)
-        #expect(Self.fdSize() >= wanted, "FDSize \(Self.fdSize()) for \(count) apps")
-        #expect(Self.openDescriptors() == open, "registering opened no descriptor")
+        _ = try LaunchedApps.registerSleepers(scheduler, "com.test.reserve", count)
+        #expect(DescriptorTable.fdSize() >= wanted, "FDSize \(DescriptorTable.fdSize()) for \(count) apps")
+        #expect(DescriptorTable.openDescriptors() == open, "registering opened no descriptor")
         scheduler.bridge.sync { $0.processSupervisor().reserveDescriptors() }
-        #expect(Self.openDescriptors() == open)
+        #expect(DescriptorTable.openDescriptors() == open)
         await scheduler.shutdown()
     }
 
-    /// `FDSize` in /proc/self/status: how many descriptors this process's table has room for.
-    static func fdSize() -> Int {
-        let status = SystemFiles.read("/proc/self/status") ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("FDSize:") } ?? ""
-        return Int(line.dropFirst("FDSize:".count).trimmingCharacters(in: .whitespaces)) ?? -1
+    @Test("a reservation above RLIMIT_NOFILE, a full top slot, closed 0-2: nothing opened or left, errors kept")
+    func reservationEdges() throws {
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let soft = Int32(clamping: limit.rlim_cur)
+        #expect(runway_reserve_descriptors(soft + 1) == -EINVAL)
+        // The last slot taken: nothing free from there up.
+        let open = DescriptorTable.openDescriptors()
+        #expect(dup2(2, soft - 1) == soft - 1)
+        #expect(runway_reserve_descriptors(soft) == -EMFILE)
+        close(soft - 1)
+        #expect(DescriptorTable.openDescriptors() == open)
+        // 0, 1 and 2 closed (a host that closed them): the reservation's own descriptor is duplicated, and both closed.
+        let wanted = Int32(min(Int(soft), 2 * DescriptorTable.fdSize()))
+        let saved = (0..<3).map { fcntl($0, F_DUPFD_CLOEXEC, 100) }
+        for fd in Int32(0)..<3 { close(fd) }
+        let status = runway_reserve_descriptors(wanted)
+        let closed = (Int32(0)..<3).map { fcntl($0, F_GETFD) }
+        for (fd, copy) in saved.enumerated() {
+            dup2(copy, Int32(fd))
+            close(copy)
+        }
+        #expect(status == 0)
+        #expect(closed == [-1, -1, -1], "0-2 stay closed")
+        #expect(DescriptorTable.openDescriptors() == open)
+        #expect(DescriptorTable.fdSize() >= Int(wanted))
     }
 
-    static func openDescriptors() -> Int { SystemFiles.entries(of: "/proc/self/fd").count }
+    @Test("with RLIMIT_NOFILE below the reservation, registering reserves up to the limit and opens nothing")
+    func reservationWithinALowLimit() async throws {
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let saved = limit
+        defer {
+            var restored = saved
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restored)
+        }
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.signal)
+        )
+        let open = DescriptorTable.openDescriptors()
+        try #require(open < 200 && limit.rlim_cur >= 300)
+        limit.rlim_cur = 300
+        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        _ = try LaunchedApps.registerSleepers(scheduler, "com.test.reserve.low", 100)
+        #expect(scheduler.bridge.sync { $0.processSupervisor().reservedDescriptors } == 300, "capped at the limit")
+        #expect(DescriptorTable.openDescriptors() == open)
+        await scheduler.shutdown()
+    }
+
+    /// True when another process can take a write lock on `path` now (`lockf` without waiting).
+    static func othersCanLock(_ path: String) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c", "import fcntl, sys; fcntl.lockf(open(sys.argv[1], 'r+'), fcntl.LOCK_EX | fcntl.LOCK_NB)",
+            path,
+        ]
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    @Test("a host's POSIX lock on the file its descriptor 0 names survives a reservation")
+    func reservationKeepsTheHostsRecordLocks() throws {
+        let path = TemporaryPaths.file()
+        defer { unlink(path) }
+        try #require(FileManager.default.createFile(atPath: path, contents: Data("pid\n".utf8)))
+        // A daemonized host: 0 closed, then its pid file opened (so it is descriptor 0) and locked with fcntl.
+        let saved = fcntl(0, F_DUPFD_CLOEXEC, 100)
+        defer {
+            dup2(saved, 0)
+            close(saved)
+        }
+        let file = Glibc.open(path, O_RDWR)
+        try #require(file >= 0 && dup2(file, 0) == 0)
+        close(file)
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        try #require(fcntl(0, F_SETLK, &lock) == 0)
+        try #require(try !Self.othersCanLock(path), "the host holds the lock")
+        #expect(runway_reserve_descriptors(64) == 0)
+        #expect(try !Self.othersCanLock(path), "a close of a copy of descriptor 0 released the host's lock")
+    }
 }

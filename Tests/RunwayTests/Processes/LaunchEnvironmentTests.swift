@@ -4,11 +4,11 @@ import Testing
 
 @testable import Runway
 
-/// Decision 185: a launch's environment is merged into this process's, kept sorted once per loop turn; the result
+/// A launch's environment is merged into this process's, kept sorted once per loop turn; the result
 /// must be exactly what copying, overriding and sorting the whole environment gives.
 @Suite("Launch environment")
 struct LaunchEnvironmentTests {
-    /// The environment as it was built before Decision 185: a dictionary merge, then a sort by key.
+    /// The environment built the plain way, as the reference: a dictionary merge, then a sort by key.
     private static func reference(_ base: [String: String], app: AppID, spec: ProcessSpec) -> [String] {
         var environment = base.filter { !LaunchEnvironment.daemonOnlyKeys.contains($0.key) }
         for (key, value) in spec.environment { environment[key] = value }

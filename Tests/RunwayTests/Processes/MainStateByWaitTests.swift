@@ -9,10 +9,10 @@ import Testing
 import Glibc
 #endif
 
-/// Decision 199: an app's main process's state is read from the kernel's wait on its pidfd, and its thread count from
-/// the link count of `/proc/PID/task`, instead of `/proc/PID/stat`. Decision 200: stopping and continuing a child
-/// raises no SIGCHLD here.
-@Suite("The main process seen through its pidfd's wait (Decisions 199, 200)")
+/// An app's main process's state is read from the kernel's wait on its pidfd, and its thread count from
+/// the link count of `/proc/PID/task`, instead of `/proc/PID/stat`. With SA_NOCLDSTOP, stopping and continuing a
+/// child raises no SIGCHLD here, so suspensions do not wake the zombie sweep.
+@Suite("The main process seen through its pidfd's wait")
 struct MainStateByWaitTests {
     @Test("The wait reports a child neither, then stopped, then continued after SIGCONT, then exited until reaped")
     func waitReportFollowsTheChild() throws {
@@ -21,7 +21,7 @@ struct MainStateByWaitTests {
         try DirectChild.start(child, ["/bin/sleep", "1000"])
         defer { DirectChild.kill(child, closing: loop) }
         #expect(child.waitReport == .neither)
-        try ResumptionByWaitTests.stopAndWait(child.pid)
+        try LaunchedApps.stopAndWait(child.pid)
         #expect(child.waitReport == .stopped)
         #expect(child.waitReport == .stopped, "the look does not consume the report")
         #expect(runway_kill(child.pid, SIGCONT) == 0)
@@ -57,19 +57,19 @@ struct MainStateByWaitTests {
 
     @Test("P1: a batch of suspensions and a batch of terminates take each main process's state from the wait")
     func P1_suspensionAndTerminateUseTheWait() async throws {
-        let (scheduler, apps) = try ProcessFloorTests.launched(4, .signal)
+        let (scheduler, apps) = try LaunchedApps.launched(4, .signal)
         func byWait() -> Int { scheduler.bridge.sync { $0.processSupervisor().scanCounts.mainStatsByWait } ?? -1 }
-        try await Self.waitForIdentities(scheduler, apps)
+        try await LaunchedApps.waitForIdentities(scheduler, apps)
         let start = byWait()
         #expect(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(scheduler, apps.count)
+        try await LaunchedApps.waitUntilConfirmed(scheduler, apps.count)
         let suspended = byWait()
         #expect(suspended - start >= apps.count, "one reading per confirmed suspension at least")
         for status in scheduler.processes().values {
             #expect(ProcFS.stat(try #require(status.pid))?.state == "T")
         }
         #expect(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(scheduler, apps.count)
+        try await LaunchedApps.waitUntilConfirmed(scheduler, apps.count)
         let resumed = byWait()
         #expect(scheduler.perform(.terminate, onEach: apps).isEmpty)
         #expect(byWait() - resumed == apps.count, "the scan before each SIGTERM")
@@ -87,7 +87,7 @@ struct MainStateByWaitTests {
             + "    time.sleep(1000)\n"
             + "threading.Thread(target=run, daemon=True).start()\n"
             + "time.sleep(1000)\n"
-        let (scheduler, main) = try Self.launchedPython(app, script)
+        let (scheduler, main) = try LaunchedApps.launchedPython(app, script)
         var escapee: Int32?
         let deadline = ContinuousClock.now + .seconds(10)
         while escapee == nil && ContinuousClock.now < deadline {
@@ -100,7 +100,7 @@ struct MainStateByWaitTests {
         let pid = try #require(escapee, "the second thread started its child")
         #expect(ProcFS.stat(main)?.threads == 2)
         #expect(scheduler.perform(UserAction.home.command, onEach: [app]).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(scheduler, 1)
+        try await LaunchedApps.waitUntilConfirmed(scheduler, 1)
         #expect(ProcFS.stat(pid)?.state == "T", "the escapee of the second thread is stopped")
         #expect(scheduler.perform(.terminate, onEach: [app]).isEmpty)
         let gone = ContinuousClock.now + .seconds(10)
@@ -111,17 +111,17 @@ struct MainStateByWaitTests {
         await scheduler.shutdown()
     }
 
-    @Test("Decision 200: with the zombie sweep watching SIGCHLD, stops and continues raise none")
+    @Test("with the zombie sweep watching SIGCHLD, stops and continues raise none")
     func stopsRaiseNoChildSignal() async throws {
-        let (scheduler, apps) = try ProcessFloorTests.launched(4, .signal)
+        let (scheduler, apps) = try LaunchedApps.launched(4, .signal)
         #expect(runway_sigchld_skips_stops() == 1, "SIGCHLD's handler has SA_NOCLDSTOP")
         func wakeups() -> Int { scheduler.bridge.sync { $0.processSupervisor().scanCounts.childSignals } ?? -1 }
         try await Task.sleep(for: .milliseconds(50))
         let before = wakeups()
         #expect(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(scheduler, apps.count)
+        try await LaunchedApps.waitUntilConfirmed(scheduler, apps.count)
         #expect(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(scheduler, apps.count)
+        try await LaunchedApps.waitUntilConfirmed(scheduler, apps.count)
         try await Task.sleep(for: .milliseconds(50))
         #expect(wakeups() == before, "no SIGCHLD for 4 stops and 4 continues")
         #expect(scheduler.perform(.terminate, onEach: apps).isEmpty)
@@ -129,37 +129,5 @@ struct MainStateByWaitTests {
         while wakeups() == before && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(wakeups() > before, "exits still do")
         await scheduler.shutdown()
-    }
-
-    /// A scheduler in signal mode with one app, `python3 -c script`, launched; and its main process's pid.
-    static func launchedPython(_ app: AppID, _ script: String) throws -> (RunwayScheduler, Int32) {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.signal)
-        )
-        try scheduler.register(
-            process: AppDescriptor(
-                id: app,
-                kind: .process(ProcessSpec(arguments: ["/usr/bin/env", "python3", "-c", script]))
-            )
-        )
-        #expect(scheduler.perform(.launch, onEach: [app]).isEmpty)
-        return (scheduler, try #require(scheduler.processes()[app]?.pid))
-    }
-
-    /// Waits until every app's main process is tracked with its start time (Decision 190: the tick after the launch).
-    static func waitForIdentities(_ scheduler: RunwayScheduler, _ apps: [AppID]) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        func resolved() -> Bool {
-            scheduler.bridge.sync { driver in
-                let supervisor = driver.processSupervisor()
-                return apps.allSatisfy { app in
-                    guard let managed = supervisor.apps[app], let child = managed.child else { return false }
-                    return managed.tracked.contains { $0.pid == child.pid }
-                }
-            } ?? false
-        }
-        while !resolved() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-        try #require(resolved())
     }
 }

@@ -33,7 +33,7 @@ struct MemoryPressureTests {
 
         var options = ProcessTestSupport.options(.auto)
         options.memoryPressure = MemoryPressureOptions(source: .psi(path: psi), pollInterval: .milliseconds(20))
-        var settings = ProcessProtocolTests.settings
+        var settings = ProtocolApps.settings
         settings.memoryPressure = MemoryPressurePolicy(warningPercent: 10, criticalPercent: 30)
         let log = Recorder<String>()
         let scheduler = try RunwayScheduler(settings: settings, processOptions: options, logger: .recording(log))
@@ -51,11 +51,11 @@ struct MemoryPressureTests {
         #expect(await watcher.first { $0.app == first && $0.to == .suspended } != nil)
         try scheduler.perform(.home, on: second)
         #expect(await watcher.first { $0.app == second && $0.to == .suspended } != nil)
-        #expect(await ProcessProtocolTests.printed(log, listener, "received didBecomeActive"))
+        #expect(await ProtocolApps.printed(log, listener, "received didBecomeActive"))
 
         // Warning level: running apps are told, nothing is purged.
         try Self.writePSI(psi, some: 15)
-        #expect(await ProcessProtocolTests.printed(log, listener, "received didReceiveMemoryWarning"))
+        #expect(await ProtocolApps.printed(log, listener, "received didReceiveMemoryWarning"))
         #expect(!watcher.events.contains { $0.cause == .terminated(.memoryPressure) })
 
         // Critical: one purge per poll, longest-suspended first, until nothing suspended is left.

@@ -7,9 +7,9 @@ import Testing
 import Glibc
 #endif
 
-/// Decision 194: a child's `oom_score_adj` is written through a descriptor opened at the first write and kept for the
+/// A child's `oom_score_adj` is written through a descriptor opened at the first write and kept for the
 /// run; it is closed at the exit.
-@Suite("oom_score_adj through a descriptor kept for the run (Decision 194)", .serialized)
+@Suite("oom_score_adj through a descriptor kept for the run", .serialized)
 struct OOMScoreFileTests {
     @Test("P3: Home opens the child's oom_score_adj and writes 1000, summon writes 0 through it, the exit closes it")
     func P3_oomScoreDescriptorFollowsTheRun() async throws {
@@ -23,7 +23,7 @@ struct OOMScoreFileTests {
         try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)
         func file() -> Int32? { scheduler.bridge.sync { $0.processSupervisor().apps[app]?.child?.oomScoreFile ?? -2 } }
-        #expect(file() == -1, "a launch with the inherited value writes nothing (Decision 168)")
+        #expect(file() == -1, "a launch with the inherited value writes nothing")
 
         try scheduler.perform(.home, on: app)
         #expect(await eventually { scheduler.processes()[app]?.suspensionConfirmed == true })

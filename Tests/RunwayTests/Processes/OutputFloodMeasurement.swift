@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// Not a test: measures how late budget deadlines are served while a process app floods stdout (`yes`), with the
-/// output bound off (`outputBytesPerTurn` and `outputLinesPerTurn` at `Int.max`, as before issue 13 item 10) and
+/// output bound off (`outputBytesPerTurn` and `outputLinesPerTurn` at `Int.max`, as with no bound at all) and
 /// at its defaults, beside a run without a flood, in one run. Run with
 /// `RUNWAY_MEASURE=1 swift test --filter OutputFloodMeasurement`.
 ///

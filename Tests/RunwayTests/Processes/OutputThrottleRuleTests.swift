@@ -3,7 +3,7 @@ import Testing
 
 @testable import Runway
 
-/// Issue 13 item 10 (A5): `OutputThrottle`, the rule that bounds the output work of one stream per loop turn.
+/// A5: `OutputThrottle`, the rule that bounds the output work of one stream per loop turn.
 @Suite("OutputThrottle: output work per stream per loop turn")
 struct OutputThrottleRuleTests {
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

@@ -6,10 +6,10 @@ import Testing
 
 @testable import Runway
 
-/// Issue 13 item 10 (A5, B9): a child's output costs the loop a bounded slice of each turn
+/// A5, B9: a child's output costs the loop a bounded slice of each turn
 /// (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`), so that a child flooding stdout neither holds the
 /// loop nor loses its output, and other apps' deadlines are still served while it floods.
-@Suite("Process apps: output read in bounded slices per loop turn (issue 13 item 10)", .serialized)
+@Suite("Process apps: output read in bounded slices per loop turn", .serialized)
 struct OutputThrottleTests {
     @Test(
         """
@@ -23,7 +23,7 @@ struct OutputThrottleTests {
         let neighbour: AppID = "com.test.flood.neighbour"
         let output = FloodRecorder(app: flooder, keep: count)
         let scheduler = try RunwayScheduler(
-            settings: ProcessProtocolTests.settings,
+            settings: ProtocolApps.settings,
             processOptions: ProcessTestSupport.options(.auto),
             logger: Logger(label: "runway.test") { _ in FloodLogHandler(recorder: output) }
         )

@@ -8,10 +8,10 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 15, what a batch makes redundant (Decisions 165-167): one `oom_score_adj` write per app per event with
-/// the final value, the first confirmation look on the next loop turn, the environment read once per turn.
-/// Real children throughout.
-@Suite("Process apps: work a batch makes redundant (issue 15)", .serialized)
+/// What a batch makes redundant: one `oom_score_adj` write per app per event with the final value, the first
+/// confirmation look on the next loop turn, the environment read once per turn, the list of this process's children
+/// read once per turn of confirmations or exits instead of once per app. Real children throughout.
+@Suite("Process apps: work a batch makes redundant", .serialized)
 struct ProcessBatchTests {
     static let mechanisms: [SuspensionMechanism] =
         ProcessTestSupport.freezerAvailable ? [.signal, .freezer] : [.signal]
@@ -35,7 +35,7 @@ struct ProcessBatchTests {
         return (scheduler, apps)
     }
 
-    @Test("Issue 15: Home from the foreground writes oom_score_adj once per app, its final value 1000")
+    @Test("Home from the foreground writes oom_score_adj once per app, its final value 1000")
     func oomScoreWrittenOncePerAppWithTheFinalValue() async throws {
         let (scheduler, apps) = try Self.launched(6, .signal)
         // Active -> background (500) -> suspended (1000) in one event per app, the batch in one hop.
@@ -56,7 +56,7 @@ struct ProcessBatchTests {
         await scheduler.shutdown()
     }
 
-    @Test("Issue 15: a launch does not write the oom_score_adj the child inherited; a different value is written")
+    @Test("a launch does not write the oom_score_adj the child inherited; a different value is written")
     func launchSkipsTheInheritedOOMScore() async throws {
         let own = try #require(ProcFS.oomScoreAdjust(getpid()))
         let scheduler = try RunwayScheduler(
@@ -90,7 +90,7 @@ struct ProcessBatchTests {
     }
 
     @Test(
-        "Issue 15: a batch of suspends looks at the kernel on the next turn, and each is confirmed",
+        "a batch of suspends looks at the kernel on the next turn, and each is confirmed",
         arguments: mechanisms
     )
     func P1_confirmationLooksOnTheNextTurn(mechanism: SuspensionMechanism) async throws {
@@ -120,7 +120,7 @@ struct ProcessBatchTests {
         await scheduler.shutdown()
     }
 
-    @Test("Issue 15: a batch of launches reads this process's environment once, each child gets its own")
+    @Test("a batch of launches reads this process's environment once, each child gets its own")
     func launchesReadTheEnvironmentOncePerTurn() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
@@ -141,13 +141,78 @@ struct ProcessBatchTests {
         let processes = scheduler.processes()
         for (index, app) in apps.enumerated() {
             let pid = try #require(processes[app]?.pid)
-            // The launch returns at the exec's point of no return (Decision 189); the kernel sets up the new
+            // The launch returns at the exec's point of no return; the kernel sets up the new
             // environment area a moment later.
             _ = await eventually(timeout: .seconds(5)) { ProcFS.environmentValue(pid, "RUNWAY_APP") != nil }
             #expect(ProcFS.environmentValue(pid, "RUNWAY_APP") == app.bundleIdentifier)
             #expect(ProcFS.environmentValue(pid, "BATCH_INDEX") == "\(index)")
             #expect(ProcFS.environmentValue(pid, "PATH") == ProcessInfo.processInfo.environment["PATH"])
         }
+        await scheduler.shutdown()
+    }
+
+    @Test(
+        "a batch of N suspends reads this process's list of children at the confirmations, not once per app"
+    )
+    func batchReadsTheChildListOnce() async throws {
+        let (scheduler, apps) = try LaunchedApps.launched(12, .signal)
+        // The batch and the count in one hop: one loop turn, in which nothing is scanned.
+        let signalTurn = scheduler.bridge.sync { driver -> (looks: Int, total: Int) in
+            let supervisor = driver.processSupervisor()
+            let before = supervisor.scanCounts.ownChildrenLooks
+            for app in apps { try? driver.command(.enterBackground, for: app) }
+            let pending = apps.filter { supervisor.apps[$0]?.confirmation != nil }.count
+            let looks = supervisor.scanCounts.ownChildrenLooks - before
+            return (pending == apps.count ? looks : -pending, supervisor.scanCounts.ownChildrenLooks)
+        }
+        #expect(signalTurn?.looks == 0, "looks in the turn of \(apps.count) suspends (negative: not suspended)")
+        // The confirmations scan each app's tree; the list of this process's children is read once per loop turn
+        // of them, so fewer times than there are apps.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !scheduler.processes().values.allSatisfy(\.suspensionConfirmed) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let looks = scheduler.bridge.sync { $0.processSupervisor().scanCounts.ownChildrenLooks }
+        let confirmed = scheduler.processes().values.filter(\.suspensionConfirmed).count
+        #expect(confirmed == apps.count)
+        if let looks, let before = signalTurn?.total {
+            #expect(
+                looks - before >= 1 && looks - before < apps.count,
+                "looks at the children list while \(apps.count) suspensions were confirmed"
+            )
+        }
+        await scheduler.shutdown()
+    }
+
+    @Test("N exits do not sweep the whole child list N times, and an orphan that exits is still reaped")
+    func exitsDoNotSweepPerExit() async throws {
+        let (scheduler, apps) = try LaunchedApps.launched(12, .signal)
+        // One more app leaves an orphan behind that exits a little later: it must still be reaped.
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("runway-batch-\(UUID())").path
+        defer { unlink(pidFile) }
+        let leaver: AppID = "com.test.batch.leaver"
+        try scheduler.register(
+            process: ProcessTestSupport.shell(leaver, "(sleep 0.3 & echo $! > \(pidFile)); exec sleep 1000")
+        )
+        try scheduler.perform(.launch, on: leaver)
+        let watcher = TransitionWatcher(scheduler)
+        let before = scheduler.bridge.sync { $0.processSupervisor().scanCounts.zombieSweeps } ?? 0
+        #expect(scheduler.perform(.terminate, onEach: apps).isEmpty)
+        for app in apps { _ = await watcher.first { $0.app == app && $0.to == .notRunning } }
+        let sweeps = (scheduler.bridge.sync { $0.processSupervisor().scanCounts.zombieSweeps } ?? 0) - before
+        #expect(sweeps < apps.count / 2, "\(sweeps) full sweeps for \(apps.count) exits")
+        // The orphan (re-parented here, this process being a subreaper) exits and is reaped by the sweep.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var orphan: Int32?
+        while ContinuousClock.now < deadline {
+            orphan =
+                orphan
+                ?? (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingWhitespace) }
+            if let orphan, ProcFS.stat(orphan) == nil { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let pid = try #require(orphan, "the leaver wrote no pid")
+        #expect(ProcFS.stat(pid) == nil, "orphan \(pid) is \(String(describing: ProcFS.stat(pid)?.state))")
         await scheduler.shutdown()
     }
 }

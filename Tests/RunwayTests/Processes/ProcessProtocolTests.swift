@@ -11,83 +11,9 @@ import Glibc
 /// sample (Config/Programs/sample_app.py) and shell scripts that speak or abuse the protocol on fd 3.
 @Suite("Process apps: the app protocol (A4, A5, S11-S13)", .serialized)
 struct ProcessProtocolTests {
-    enum Sample: String, CaseIterable, CustomTestStringConvertible {
-        case swift, python
-        var testDescription: String { self.rawValue }
-
-        func descriptor(_ id: AppID, taskSeconds: String, exitsOnSuspend: Bool = false) -> AppDescriptor {
-            var descriptor: AppDescriptor
-            switch self {
-            case .swift:
-                descriptor = ProcessTestSupport.sample(id, environment: ["SAMPLE_TASK_SECONDS": taskSeconds])
-            case .python:
-                descriptor = AppDescriptor(
-                    id: id,
-                    kind: .process(
-                        ProcessSpec(
-                            arguments: ["/usr/bin/env", "python3", ProcessTestSupport.pythonSample],
-                            environment: ["SAMPLE_TASK_SECONDS": taskSeconds],
-                            speaksProtocol: true
-                        )
-                    )
-                )
-            }
-            descriptor.exitsOnSuspend = exitsOnSuspend
-            return descriptor
-        }
-    }
-
-    /// Budgets long enough for a Python interpreter to start and answer on a busy 2-core machine.
-    static let settings = SchedulerSettings(
-        backgroundTimeBudget: .milliseconds(1_500),
-        expirationWarningLead: .milliseconds(700),
-        backgroundEntryGrace: .seconds(3),
-        terminationGrace: .seconds(1)
-    )
-
-    static func start(_ log: Recorder<String>) throws -> RunwayScheduler {
-        try RunwayScheduler(
-            settings: Self.settings,
-            processOptions: ProcessTestSupport.options(.auto),
-            logger: .recording(log)
-        )
-    }
-
-    /// A scheduler running one sample app, launched and active (its `didBecomeActive` printed), then sent Home.
-    struct HomeRun {
-        let log = Recorder<String>()
-        /// Every message sent to an app (`observeMessages`), with its instant.
-        let sent = Recorder<(AppID, Message, Instant)>()
-        let scheduler: RunwayScheduler
-        let watcher: TransitionWatcher
-        let app: AppID
-
-        init(_ sample: Sample, _ app: AppID, taskSeconds: String, exitsOnSuspend: Bool = false) async throws {
-            self.app = app
-            self.scheduler = try ProcessProtocolTests.start(self.log)
-            self.watcher = TransitionWatcher(self.scheduler)
-            let sent = self.sent
-            self.scheduler.observeMessages { app, message, at in sent.append((app, message, at)) }
-            try self.scheduler.register(
-                process: sample.descriptor(app, taskSeconds: taskSeconds, exitsOnSuspend: exitsOnSuspend)
-            )
-            try self.scheduler.perform(.launch, on: app)
-            #expect(await ProcessProtocolTests.printed(self.log, app, "received didBecomeActive"))
-            try self.scheduler.perform(.home, on: app)
-        }
-
-        func printed(_ fragment: String) async -> Bool {
-            await ProcessProtocolTests.printed(self.log, self.app, fragment)
-        }
-    }
-
-    static func printed(_ log: Recorder<String>, _ app: AppID, _ fragment: String) async -> Bool {
-        await eventually { log.values.contains { $0.contains("app=\(app)") && $0.contains(fragment) } }
-    }
-
-    @Test("S11: a protocol app's task that ends in time, then suspended", arguments: Sample.allCases)
-    func S11_taskEndsInTimeThenSuspended(sample: Sample) async throws {
-        let run = try await HomeRun(sample, AppID("com.test.s11.\(sample)"), taskSeconds: "0.1")
+    @Test("S11: a protocol app's task that ends in time, then suspended", arguments: ProtocolApps.Sample.allCases)
+    func S11_taskEndsInTimeThenSuspended(sample: ProtocolApps.Sample) async throws {
+        let run = try await ProtocolApps.HomeRun(sample, AppID("com.test.s11.\(sample)"), taskSeconds: "0.1")
         let suspended = await run.watcher.first { $0.app == run.app && $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
         #expect(await run.printed("began"))
@@ -100,15 +26,15 @@ struct ProcessProtocolTests {
         S12: a protocol app's task that ignores expiration gets backgroundTaskWillExpire, \
         then is killed at the deadline
         """,
-        arguments: Sample.allCases
+        arguments: ProtocolApps.Sample.allCases
     )
-    func S12_taskIgnoringExpirationIsTerminated(sample: Sample) async throws {
-        let run = try await HomeRun(sample, AppID("com.test.s12.\(sample)"), taskSeconds: "never")
+    func S12_taskIgnoringExpirationIsTerminated(sample: ProtocolApps.Sample) async throws {
+        let run = try await ProtocolApps.HomeRun(sample, AppID("com.test.s12.\(sample)"), taskSeconds: "never")
         let background = try #require(await run.watcher.first { $0.app == run.app && $0.to == .background })
         let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.budgetOverrun))
         // Never before the deadline (B9); how late is measured by the benchmarks, not asserted here.
-        #expect(gone.at >= background.at + Self.settings.backgroundTimeBudget)
+        #expect(gone.at >= background.at + ProtocolApps.settings.backgroundTimeBudget)
         #expect(await run.printed(sample == .swift ? "received backgroundTaskWillExpire" : "will expire"))
         // B4 for a process app: the expiration message went out at the warning instant, never before.
         let warnings = run.sent.values.filter {
@@ -116,17 +42,23 @@ struct ProcessProtocolTests {
             return false
         }
         #expect(warnings.count == 1)
-        let warningInstant = background.at + Self.settings.backgroundTimeBudget - Self.settings.expirationWarningLead
+        let warningInstant =
+            background.at + ProtocolApps.settings.backgroundTimeBudget - ProtocolApps.settings.expirationWarningLead
         #expect(warnings.allSatisfy { $0.2 >= warningInstant })
         await run.scheduler.shutdown()
     }
 
     @Test(
         "S13: an exits-on-suspend protocol app gets willTerminate and exits instead of suspending",
-        arguments: Sample.allCases
+        arguments: ProtocolApps.Sample.allCases
     )
-    func S13_exitsOnSuspendProtocolApp(sample: Sample) async throws {
-        let run = try await HomeRun(sample, AppID("com.test.s13.\(sample)"), taskSeconds: "0.05", exitsOnSuspend: true)
+    func S13_exitsOnSuspendProtocolApp(sample: ProtocolApps.Sample) async throws {
+        let run = try await ProtocolApps.HomeRun(
+            sample,
+            AppID("com.test.s13.\(sample)"),
+            taskSeconds: "0.05",
+            exitsOnSuspend: true
+        )
         let gone = try #require(await run.watcher.first { $0.app == run.app && $0.to == .notRunning })
         #expect(gone.cause == .terminated(.exitsOnSuspend))
         #expect(gone.messages == [.willTerminate])
@@ -138,7 +70,7 @@ struct ProcessProtocolTests {
     @Test("A5: one garbage line and one 1 MiB line get error replies; the app keeps running")
     func A5_garbageGetsAnErrorReply() async throws {
         let log = Recorder<String>()
-        let scheduler = try Self.start(log)
+        let scheduler = try ProtocolApps.start(log)
         let app: AppID = "com.test.garbage"
         let script = #"""
             ack_next() { read -r m <&3; t=${m##*\"token\":}; echo "{\"type\":\"ack\",\"token\":${t%%[!0-9]*}}" >&3; }
@@ -151,10 +83,16 @@ struct ProcessProtocolTests {
             """#
         try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
         try scheduler.perform(.launch, on: app)
-        #expect(await Self.printed(log, app, "hello: {\"app\":\"com.test.garbage\",\"type\":\"hello\",\"version\":1}"))
-        #expect(await Self.printed(log, app, "reply1: {\"code\":\"invalidJSON\""))
-        #expect(await Self.printed(log, app, "reply2: {\"code\":\"lineTooLong\""))
-        #expect(await Self.printed(log, app, #"reply3: {"code":"unknownTask""#))
+        #expect(
+            await ProtocolApps.printed(
+                log,
+                app,
+                "hello: {\"app\":\"com.test.garbage\",\"type\":\"hello\",\"version\":1}"
+            )
+        )
+        #expect(await ProtocolApps.printed(log, app, "reply1: {\"code\":\"invalidJSON\""))
+        #expect(await ProtocolApps.printed(log, app, "reply2: {\"code\":\"lineTooLong\""))
+        #expect(await ProtocolApps.printed(log, app, #"reply3: {"code":"unknownTask""#))
         #expect(log.values.contains { $0.contains("reply3") && $0.contains(#""request":7"#) })
         #expect(scheduler.status().first { $0.app == app }?.state == .active)
         await scheduler.shutdown()
@@ -169,7 +107,7 @@ struct ProcessProtocolTests {
     )
     func A5_repeatedGarbageOrFloodIsTerminated(script: String) async throws {
         let log = Recorder<String>()
-        let scheduler = try Self.start(log)
+        let scheduler = try ProtocolApps.start(log)
         let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.abuser"
         try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))

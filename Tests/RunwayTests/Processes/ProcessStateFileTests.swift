@@ -7,8 +7,8 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 13, item 3: the state file's format, and which files and directories are refused.
-@Suite("Process state file (issue 13)")
+/// The state file's format, and which files and directories are refused.
+@Suite("Process state file")
 struct ProcessStateFileTests {
     static let snapshot = ProcessStateSnapshot(
         bootID: "2ef898e1-9bcd-4698-869e-526955c493b3",
@@ -19,15 +19,8 @@ struct ProcessStateFileTests {
         ]
     )
 
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        chmod(path, 0o700)
-        return path
-    }
-
-    @Test("Item 3: a snapshot survives encoding, entries sorted by pid, app names escaped")
-    func item3_snapshotRoundTrips() throws {
+    @Test("a snapshot survives encoding, entries sorted by pid, app names escaped")
+    func snapshotRoundTrips() throws {
         let text = Self.snapshot.encoded()
         #expect(text.split(separator: "\n").count == 3)
         #expect(text.hasPrefix("{\"format\":\"runway-process-state\",\"version\":1,"))
@@ -38,8 +31,8 @@ struct ProcessStateFileTests {
         #expect(Set(decoded.entries) == Set(Self.snapshot.entries))
     }
 
-    @Test("Item 3: another format or version is refused; a line that does not parse is skipped")
-    func item3_decodeRefusesOtherFiles() {
+    @Test("another format or version is refused; a line that does not parse is skipped")
+    func decodeRefusesOtherFiles() {
         #expect(ProcessStateSnapshot.decode("") == nil)
         #expect(
             ProcessStateSnapshot.decode("{\"format\":\"other\",\"version\":1,\"boot\":\"b\",\"pid\":1,\"start\":2}")
@@ -62,9 +55,9 @@ struct ProcessStateFileTests {
         #expect(FlatJSON.decode("{\"a\":\"\\u0041\"}") == ["a": .string("A")])
     }
 
-    @Test("Item 3: written atomically with mode 0600, read back, removed")
-    func item3_writeReadRemove() throws {
-        let directory = try Self.temporaryDirectory()
+    @Test("written atomically with mode 0600, read back, removed")
+    func writeReadRemove() throws {
+        let directory = try TemporaryPaths.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = ProcessStateFile(path: directory + "/sub/state.processes")
         #expect(file.prepareDirectory() == nil)
@@ -77,9 +70,9 @@ struct ProcessStateFileTests {
         #expect(try file.read().get() == nil)
     }
 
-    @Test("Item 3: a file or directory others can write is refused (a forged list would choose what is killed)")
-    func item3_writableByOthersIsRefused() throws {
-        let directory = try Self.temporaryDirectory()
+    @Test("a file or directory others can write is refused (a forged list would choose what is killed)")
+    func writableByOthersIsRefused() throws {
+        let directory = try TemporaryPaths.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = ProcessStateFile(path: directory + "/state.processes")
         #expect(file.write(Self.snapshot) == 0)
@@ -92,7 +85,7 @@ struct ProcessStateFileTests {
 
     @Test("A state directory reached through a symbolic link in any component is refused, and the link not followed")
     func stateDirectoryThroughASymbolicLinkIsRefused() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try TemporaryPaths.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // directory/real/state is a private directory; directory/link points at directory/real, so the path
         // directory/link/state passes an lstat of its last component.
@@ -107,7 +100,7 @@ struct ProcessStateFileTests {
 
     @Test("A missing state directory is never created through a symbolic link; missing components are made 0700")
     func stateDirectoryIsNotCreatedThroughASymbolicLink() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try TemporaryPaths.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // directory/evil points at directory/target, as a link another user plants to /etc would.
         #expect(mkdir(directory + "/target", 0o700) == 0)
@@ -125,7 +118,7 @@ struct ProcessStateFileTests {
 
     @Test("A state directory below a directory another user may write, not sticky, is refused")
     func stateDirectoryBelowAWritableDirectoryIsRefused() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try TemporaryPaths.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(mkdir(directory + "/open", 0o700) == 0)
         #expect(mkdir(directory + "/open/state", 0o700) == 0)
@@ -138,7 +131,7 @@ struct ProcessStateFileTests {
         #expect(ProcessStateFile(path: directory + "/open/state/state.processes").prepareDirectory() == nil)
     }
 
-    @Test("Item 2 / P1: stopped means every process shows T, t or Z; D only for a vfork parent of a stopped child")
+    @Test("P1: stopped means every process shows T, t or Z; D only for a vfork parent of a stopped child")
     func P1_showsStoppedAcceptsDOnlyForAVforkParent() {
         func stat(_ state: Character, parent: Int32) -> ProcFS.Stat {
             ProcFS.Stat(state: state, parent: parent, processGroup: 1, session: 1, startTime: 1)

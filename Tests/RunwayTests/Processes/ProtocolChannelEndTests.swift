@@ -8,11 +8,11 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 13 item 8 (A4, L2, L3, Decision 39): a protocol app whose channel ends on its side while a message is in
+/// A protocol app whose channel ends on its side while a message is in
 /// flight (it closes `RUNWAY_FD`, or shuts down its reading side so that Runway's next write fails) has that
 /// message acknowledged for it at once, and every later one; it is not left waiting for the entry grace, nor
 /// wedged in the background.
-@Suite("Process apps: a protocol channel that ends with a message in flight (issue 13 item 8)", .serialized)
+@Suite("Process apps: a protocol channel that ends with a message in flight", .serialized)
 struct ProtocolChannelEndTests {
     /// A shell protocol app that acknowledges every message until `didEnterBackground`, then closes fd
     /// $RUNWAY_FD without acknowledging it and keeps running.
@@ -72,7 +72,7 @@ struct ProtocolChannelEndTests {
     /// (`backgroundEntryTimeout`) or, with a background mode, kept its message in flight for ever.
     static func start(_ log: Recorder<String>) throws -> RunwayScheduler {
         try RunwayScheduler(
-            settings: ProcessProtocolTests.settings,
+            settings: ProtocolApps.settings,
             processOptions: ProcessTestSupport.options(.auto),
             logger: .recording(log)
         )
@@ -101,7 +101,7 @@ struct ProtocolChannelEndTests {
         #expect(settled.cause == .noOutstandingTasks)
         let background = try #require(watcher.events.first { $0.app == app && $0.to == .background })
         // Well before the entry grace: acknowledged when the channel ended, not when the grace ran out.
-        #expect(settled.at - background.at < ProcessProtocolTests.settings.backgroundEntryGrace)
+        #expect(settled.at - background.at < ProtocolApps.settings.backgroundEntryGrace)
         #expect(log.values.contains { $0.contains(Self.acknowledgedForTheApp) && $0.contains("app=\(app)") })
         let pid = try #require(scheduler.processes()[app]?.pid)
         #expect(!ProcessTestSupport.isGone(pid), "the app keeps running (suspended)")

@@ -135,17 +135,10 @@ struct ResourceLimitTests {
         )
     }
 
-    /// The controller each ceiling needs, and whether Runway's directory can have it here.
-    static func controllerMissing(_ controller: String) -> Bool {
-        guard case .success(let hierarchy) = CgroupHierarchy.discover() else { return true }
-        let offered = (SystemFiles.read("\(hierarchy.ownDirectory)/cgroup.controllers") ?? "").split(separator: " ")
-        return !offered.contains { $0.trimmingCharacters(in: .whitespacesAndNewlines) == controller }
-    }
-
     @Test(
         "A ceiling whose controller is on neither cgroup v2 nor v1 refuses the launch, naming key, controller, file",
         .enabled(
-            if: ProcessTestSupport.freezerAvailable && ResourceLimitTests.controllerMissing("pids"),
+            if: ProcessTestSupport.freezerAvailable && ProcessTestSupport.controllerMissing("pids"),
             "needs the freezer, and the pids controller missing from cgroup v2"
         )
     )
@@ -173,8 +166,8 @@ struct ResourceLimitTests {
     @Test(
         "MemoryMax, TasksMax and CPUWeight are written to the app's cgroup before the program runs in it",
         .enabled(
-            if: ProcessTestSupport.freezerAvailable && !ResourceLimitTests.controllerMissing("memory")
-                && !ResourceLimitTests.controllerMissing("pids") && !ResourceLimitTests.controllerMissing("cpu"),
+            if: ProcessTestSupport.freezerAvailable && !ProcessTestSupport.controllerMissing("memory")
+                && !ProcessTestSupport.controllerMissing("pids") && !ProcessTestSupport.controllerMissing("cpu"),
             "needs the freezer and the memory, pids and cpu controllers on cgroup v2 for the daemon's cgroup"
         )
     )

@@ -8,22 +8,22 @@ import Testing
 import Glibc
 #endif
 
-/// Review r15 of issue 15 (Decisions 160, 166): the scan of an app is shared by everything in one loop turn, so a
+/// The scan of an app is shared by everything in one loop turn, so a
 /// confirmation check made in the turn of its SIGSTOP (the tick checks confirmations right after the drains it
 /// resumes, `ProcessSupervisor+Tick.swift`) does not rescan, and a process forked after the turn's scan, outside
 /// the app's process group, is neither stopped nor seen: the suspension is confirmed while it runs (P1).
-@Suite("Review r15: a suspension checked in its own turn", .serialized)
+@Suite("a suspension checked in its own turn", .serialized)
 struct SameTurnConfirmationTests {
     @Test("P1: a process forked after the turn's scan is stopped before the suspension is confirmed")
     func P1_processForkedAfterTheTurnsScanIsStoppedBeforeConfirmation() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("runway-r15-\(getpid())").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("runway-sameturn-\(getpid())").path
         unlink(file)
         defer { unlink(file) }
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.signal)
         )
-        let app: AppID = "com.test.r15.sameturn"
+        let app: AppID = "com.test.sameturn"
         // On SIGUSR1 the app starts `setsid sleep 1000` (a new session and group: the group's SIGSTOP misses it).
         let script = "trap 'setsid sleep 1000 & echo $! > \(file)' USR1; " + ProcessTestSupport.idleLoop
         try scheduler.register(process: ProcessTestSupport.shell(app, script))

@@ -9,9 +9,9 @@ import Testing
 import Glibc
 #endif
 
-/// Decision 189: a `CLONE_VM` child shares this process's descriptor table until its first step, then keeps only the
+/// A `CLONE_VM` child shares this process's descriptor table until its first step, then keeps only the
 /// spawn slots; it gets its 0-2 (and 3) from them and nothing else, however many descriptors this process holds.
-@Suite("Spawn through the descriptor slots (Decision 189)", .serialized)
+@Suite("Spawn through the descriptor slots", .serialized)
 struct SharedDescriptorSpawnTests {
     @Test("With 300 descriptors open here, none close-on-exec, the child shares the table and keeps only 0-2")
     func childKeepsOnlyItsOwnDescriptors() throws {
@@ -57,17 +57,4 @@ struct SharedDescriptorSpawnTests {
         child.closeOutput()
         DirectChild.close(loop)
     }
-}
-
-/// Records a child's output lines (`out:` and `err:` prefixed) and its exit.
-final class LineRecorder: ChildProcessDelegate {
-    var lines: [String] = []
-    var exit: ProcessExit?
-    func child(_ child: ChildProcess, printed line: String, isError: Bool, truncated: Bool) {
-        self.lines.append((isError ? "err:" : "out:") + line)
-    }
-    func child(_ child: ChildProcess, throttledOutput isError: Bool, pauses: Int) {}
-    func child(_ child: ChildProcess, sent frame: LineFramer.Frame) {}
-    func childClosedChannel(_ child: ChildProcess, status: Int32) {}
-    func child(_ child: ChildProcess, exited exit: ProcessExit) { self.exit = exit }
 }

@@ -3,9 +3,9 @@ import Testing
 
 @testable import Runway
 
-/// Decision 198: a supervisor's children read into one shared buffer; each read is consumed before the next, so
+/// A supervisor's children read into one shared buffer; each read is consumed before the next, so
 /// lines of children printing at the same time stay whole and with their own app.
-@Suite("Children's reads share one buffer (Decision 198)", .serialized)
+@Suite("Children's reads share one buffer", .serialized)
 struct SharedReadBufferTests {
     @Test("Two apps printing 3,000 lines each at once: one buffer, every line whole, in order, under its own app")
     func concurrentOutputStaysApart() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Runway
 
-/// Issue 17, item 4: the answer to a protocol app's last `endBackgroundTask` is written before the core suspends
+/// The answer to a protocol app's last `endBackgroundTask` is written before the core suspends
 /// the app (B5), and the freeze waits (at most `ProcessOptions.suspendDrainTimeout`) until the app has read it and
 /// gone idle, so the call returns before the app is frozen, as on iOS.
 @Suite("B5: the answer to the last endBackgroundTask reaches a protocol app before it is frozen", .serialized)
@@ -52,12 +52,12 @@ struct SuspendDrainTests {
 
     @Test(
         "B5: a protocol app logs the answer to its last endBackgroundTask while it is frozen, not after a resume",
-        arguments: ProcessProtocolTests.Sample.allCases
+        arguments: ProtocolApps.Sample.allCases
     )
-    func B5_theAnswerToTheLastEndBackgroundTaskIsReadBeforeTheFreeze(sample: ProcessProtocolTests.Sample) async throws {
+    func B5_theAnswerToTheLastEndBackgroundTaskIsReadBeforeTheFreeze(sample: ProtocolApps.Sample) async throws {
         // The sample begins a task on didEnterBackground and ends it 0.1 s later; the end suspends it at once (B5).
         // It prints "ended ..." when the answer has arrived (the Python sample prints the answer itself).
-        let run = try await ProcessProtocolTests.HomeRun(sample, AppID("com.test.drain.\(sample)"), taskSeconds: "0.1")
+        let run = try await ProtocolApps.HomeRun(sample, AppID("com.test.drain.\(sample)"), taskSeconds: "0.1")
         let suspended = try #require(await run.watcher.first { $0.app == run.app && $0.to == .suspended })
         #expect(suspended.cause == .noOutstandingTasks)
         // The kernel shows the app frozen (or stopped): from now on it can print nothing until it is resumed.

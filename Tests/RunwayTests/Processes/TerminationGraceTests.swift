@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// L4 with a real protocol child (issue 17, item 5): the whole termination from `willTerminate` on fits in one
+/// L4 with a real protocol child: the whole termination from `willTerminate` on fits in one
 /// `TerminationGrace`; an app that ignores `willTerminate` (and SIGTERM) no longer lives twice the grace.
 @Suite("Process apps: one termination grace (L4)", .serialized)
 struct TerminationGraceTests {

@@ -40,7 +40,7 @@ struct UnattributedProcessTests {
         let descriptor = Self.scrubber(app, count: count, environmentBytes: environmentBytes, pidFile: pidFile)
         try scheduler.register(process: descriptor)
         try scheduler.perform(.launch, on: app)
-        let pids = await HostileProcessTests.pids(in: pidFile, count: count)
+        let pids = await Escapees.pids(in: pidFile, count: count)
         #expect(pids.count == count)
         // Another suite's supervisor closing meanwhile may end them: it cannot tell whose they are.
         #expect(
@@ -62,7 +62,7 @@ struct UnattributedProcessTests {
 
     @Test("A child's environment is read once in its life, however many scans look at it")
     func childEnvironmentIsReadOncePerProcess() async throws {
-        let file = HostileProcessTests.temporaryFile()
+        let file = TemporaryPaths.file()
         defer { unlink(file) }
         let count = 16
         let (scheduler, pids) = try await Self.launchScrubber(

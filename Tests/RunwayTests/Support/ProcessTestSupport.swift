@@ -72,6 +72,17 @@ enum ProcessTestSupport {
 
     static var freezerAvailable: Bool { Self.freezerUnavailableReason == nil }
 
+    /// The suspension mechanisms this machine offers: signals always, the freezer where cgroup v2 allows it.
+    static let mechanisms: [SuspensionMechanism] = Self.freezerAvailable ? [.signal, .freezer] : [.signal]
+
+    /// True when this process's cgroup v2 directory does not offer `controller` (a ceiling that needs it cannot be
+    /// written there).
+    static func controllerMissing(_ controller: String) -> Bool {
+        guard case .success(let hierarchy) = CgroupHierarchy.discover() else { return true }
+        let offered = (SystemFiles.read("\(hierarchy.ownDirectory)/cgroup.controllers") ?? "").split(separator: " ")
+        return !offered.contains { $0.trimmingCharacters(in: .whitespacesAndNewlines) == controller }
+    }
+
     static func processState(_ pid: Int32) -> Character? { ProcFS.stat(pid)?.state }
 
     /// SIGSTOP reached the whole process group: every member shows `T`, but for a shell blocked in vfork()

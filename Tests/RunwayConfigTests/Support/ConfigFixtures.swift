@@ -29,9 +29,10 @@ func loadOneApp(_ keys: String, settings: String = "") throws -> RunwayConfigura
     return try ConfigLoader.load(directory: config.path)
 }
 
-/// The shipped `Config/` directory: this file is `<root>/Tests/RunwayConfigTests/ConfigFixtures.swift`.
+/// The shipped `Config/` directory: this file is `<root>/Tests/RunwayConfigTests/Support/ConfigFixtures.swift`.
 func shippedConfigDirectory() -> String {
     URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -31,10 +31,12 @@ struct RunwayBinaryError: Error, CustomStringConvertible {
 }
 
 enum RunwayBinary {
-    /// The repository root: this file is `<root>/Tests/RunwayCLITests/RunwayBinary.swift`.
-    static func repositoryRoot(filePath: String = #filePath) -> URL {
-        URL(fileURLWithPath: filePath)
+    /// The repository root: this file is `<root>/Tests/RunwayCLITests/Support/RunwayBinary.swift`.
+    static func repositoryRoot() -> URL {
+        // `#filePath` in the body names this file (as a default argument it would name the caller's).
+        URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // RunwayBinary.swift
+            .deletingLastPathComponent()  // Support
             .deletingLastPathComponent()  // RunwayCLITests
             .deletingLastPathComponent()  // Tests
     }
@@ -169,6 +171,23 @@ enum RunwayBinary {
 
     static func run(_ arguments: String...) throws -> RunResult {
         try self.run(arguments)
+    }
+
+    /// One JSON error line on standard output, nothing on standard error, the same exit status as without --json.
+    static func jsonError(_ result: RunResult) throws -> (code: String, message: String, suggestions: [String]?) {
+        #expect(result.stderr.isEmpty, "\(result)")
+        #expect(result.stdoutLines.count == 1, "\(result)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result)"
+        )
+        #expect(object["ok"] as? Bool == false, "\(result)")
+        #expect(object["v"] as? Int == 1, "\(result)")
+        let error = try #require(object["error"] as? [String: Any], "\(result)")
+        return (
+            try #require(error["code"] as? String), try #require(error["message"] as? String),
+            error["suggestions"] as? [String]
+        )
     }
 }
 

@@ -9,20 +9,19 @@ import Testing
 import Glibc
 #endif
 
-/// Review r18: attacks on Decision 199 (the main process's stat from its pidfd's wait), 200 (SA_NOCLDSTOP on
-/// SIGCHLD) and 202 (the descriptor table grown at registration). Decision 201's kept cgroup files are in
-/// `KeptDescriptorTests`: see the review section in Docs/Decisions.md.
-@Suite("Review r18: the main process by its wait, SA_NOCLDSTOP, the reserved descriptor table", .serialized)
-struct ReviewR18Tests {
+/// The main process's stop as its pidfd's wait reports it, when someone else interferes: a SIGCONT, a host's own
+/// wait, a zombie leader, a tracer; and SA_NOCLDSTOP on SIGCHLD across supervisors.
+@Suite("Process apps: the main process's stop report under interference", .serialized)
+struct MainStopReportTests {
     /// One signal-mode `sleep 1000` app, launched, with its main process's identity read.
     static func launchedOne(_ name: String) async throws -> (RunwayScheduler, AppID, Int32) {
-        let (scheduler, apps) = try ProcessFloorTests.launched(1, .signal)
-        try await MainStateByWaitTests.waitForIdentities(scheduler, apps)
+        let (scheduler, apps) = try LaunchedApps.launched(1, .signal)
+        try await LaunchedApps.waitForIdentities(scheduler, apps)
         let pid = try #require(scheduler.processes()[apps[0]]?.pid)
         return (scheduler, apps[0], pid)
     }
 
-    @Test("P1 (199): SIGCONT from someone else between the SIGSTOP and the look: the suspension is not confirmed")
+    @Test("P1: SIGCONT from someone else between the SIGSTOP and the look: the suspension is not confirmed")
     func P1_continuedBeforeTheLookIsNotConfirmed() async throws {
         let (scheduler, app, pid) = try await Self.launchedOne("sigcont")
         // On the loop thread, so that no confirmation tick runs between the signal and the SIGCONT.
@@ -39,7 +38,7 @@ struct ReviewR18Tests {
         await scheduler.shutdown()
     }
 
-    @Test("P1 (199): a host that consumes the stop report (waitid WSTOPPED without WNOWAIT): confirmed through /proc")
+    @Test("P1: a host that consumes the stop report (waitid WSTOPPED without WNOWAIT): confirmed through /proc")
     func P1_consumedStopReportFallsBackToProc() async throws {
         let (scheduler, app, pid) = try await Self.launchedOne("consumed")
         let report: ChildProcess.WaitReport? = scheduler.bridge.sync { driver in
@@ -56,9 +55,9 @@ struct ReviewR18Tests {
         await scheduler.shutdown()
     }
 
-    @Test("P1 (199): a main whose leader thread exited (a zombie leader, a live thread): read, stopped, confirmed")
+    @Test("P1: a main whose leader thread exited (a zombie leader, a live thread): read, stopped, confirmed")
     func P1_zombieLeaderWithALiveThread() async throws {
-        let app = AppID("com.test.r18.zombieleader")
+        let app = AppID("com.test.zombieleader")
         // The second thread starts a child, then the main thread exits alone (SYS_exit, not exit_group).
         let script =
             "import ctypes, subprocess, threading, time\n"
@@ -68,8 +67,8 @@ struct ReviewR18Tests {
             + "threading.Thread(target=run).start()\n"
             + "time.sleep(0.05)\n"
             + "ctypes.CDLL(None).syscall(60, 0)\n"
-        let (scheduler, main) = try MainStateByWaitTests.launchedPython(app, script)
-        try await MainStateByWaitTests.waitForIdentities(scheduler, [app])
+        let (scheduler, main) = try LaunchedApps.launchedPython(app, script)
+        try await LaunchedApps.waitForIdentities(scheduler, [app])
         var child: Int32?
         let deadline = ContinuousClock.now + .seconds(10)
         while (child == nil || ProcFS.stat(main)?.state != "Z") && ContinuousClock.now < deadline {
@@ -84,7 +83,7 @@ struct ReviewR18Tests {
         }
         #expect(stat??.state == "R" && stat??.threads == 2, "running for the wait, two threads")
         #expect(scheduler.perform(UserAction.home.command, onEach: [app]).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(scheduler, 1)
+        try await LaunchedApps.waitUntilConfirmed(scheduler, 1)
         #expect(ProcFS.stat(sleeper)?.state == "T", "the live thread's child is stopped")
         let threads = SystemFiles.entries(of: "/proc/\(main)/task").compactMap { Int32($0) }.filter { $0 != main }
         let states = threads.compactMap { SystemFiles.read("/proc/\(main)/task/\($0)/stat") }
@@ -94,109 +93,20 @@ struct ReviewR18Tests {
         await scheduler.shutdown()
     }
 
-    @Test("200: SA_NOCLDSTOP holds with two supervisors, when one closes, and for a supervisor made after both")
+    @Test("SA_NOCLDSTOP holds with two supervisors, when one closes, and for a supervisor made after both")
     func noStopSignalsAcrossSupervisors() async throws {
-        let (first, _) = try ProcessFloorTests.launched(1, .signal)
+        let (first, _) = try LaunchedApps.launched(1, .signal)
         #expect(runway_sigchld_skips_stops() == 1)
-        let (second, _) = try ProcessFloorTests.launched(1, .signal)
+        let (second, _) = try LaunchedApps.launched(1, .signal)
         #expect(runway_sigchld_skips_stops() == 1)
         await first.shutdown()
         #expect(runway_sigchld_skips_stops() == 1, "the other supervisor's watcher keeps libuv's handler and the flag")
         await second.shutdown()
-        let (third, apps) = try ProcessFloorTests.launched(1, .signal)
+        let (third, apps) = try LaunchedApps.launched(1, .signal)
         #expect(runway_sigchld_skips_stops() == 1, "libuv installed its handler again; the flag is added again")
         #expect(third.perform(UserAction.home.command, onEach: apps).isEmpty)
-        try await ResumptionByWaitTests.waitUntilConfirmed(third, 1)
+        try await LaunchedApps.waitUntilConfirmed(third, 1)
         await third.shutdown()
-    }
-
-    @Test("202: a reservation above RLIMIT_NOFILE, a full top slot, closed 0-2: nothing opened or left, errors kept")
-    func reservationEdges() throws {
-        var limit = rlimit()
-        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-        let soft = Int32(clamping: limit.rlim_cur)
-        #expect(runway_reserve_descriptors(soft + 1) == -EINVAL)
-        // The last slot taken: nothing free from there up.
-        let open = KeptDescriptorTests.openDescriptors()
-        #expect(dup2(2, soft - 1) == soft - 1)
-        #expect(runway_reserve_descriptors(soft) == -EMFILE)
-        close(soft - 1)
-        #expect(KeptDescriptorTests.openDescriptors() == open)
-        // 0, 1 and 2 closed (a host that closed them): the reservation's own descriptor is duplicated, and both closed.
-        let wanted = Int32(min(Int(soft), 2 * KeptDescriptorTests.fdSize()))
-        let saved = (0..<3).map { fcntl($0, F_DUPFD_CLOEXEC, 100) }
-        for fd in Int32(0)..<3 { close(fd) }
-        let status = runway_reserve_descriptors(wanted)
-        let closed = (Int32(0)..<3).map { fcntl($0, F_GETFD) }
-        for (fd, copy) in saved.enumerated() {
-            dup2(copy, Int32(fd))
-            close(copy)
-        }
-        #expect(status == 0)
-        #expect(closed == [-1, -1, -1], "0-2 stay closed")
-        #expect(KeptDescriptorTests.openDescriptors() == open)
-        #expect(KeptDescriptorTests.fdSize() >= Int(wanted))
-    }
-
-    @Test("202: with RLIMIT_NOFILE below the reservation, registering reserves up to the limit and opens nothing")
-    func reservationWithinALowLimit() async throws {
-        var limit = rlimit()
-        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-        let saved = limit
-        defer {
-            var restored = saved
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restored)
-        }
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.signal)
-        )
-        let open = KeptDescriptorTests.openDescriptors()
-        try #require(open < 200 && limit.rlim_cur >= 300)
-        limit.rlim_cur = 300
-        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-        _ = try ProcessFloorTests.registerSleepers(scheduler, "com.test.r18.low", 100)
-        #expect(scheduler.bridge.sync { $0.processSupervisor().reservedDescriptors } == 300, "capped at the limit")
-        #expect(KeptDescriptorTests.openDescriptors() == open)
-        await scheduler.shutdown()
-    }
-
-    /// True when another process can take a write lock on `path` now (`lockf` without waiting).
-    static func othersCanLock(_ path: String) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c", "import fcntl, sys; fcntl.lockf(open(sys.argv[1], 'r+'), fcntl.LOCK_EX | fcntl.LOCK_NB)",
-            path,
-        ]
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-
-    @Test("202: a host's POSIX lock on the file its descriptor 0 names survives a reservation")
-    func reservationKeepsTheHostsRecordLocks() throws {
-        let path = HostileProcessTests.temporaryFile()
-        defer { unlink(path) }
-        try #require(FileManager.default.createFile(atPath: path, contents: Data("pid\n".utf8)))
-        // A daemonized host: 0 closed, then its pid file opened (so it is descriptor 0) and locked with fcntl.
-        let saved = fcntl(0, F_DUPFD_CLOEXEC, 100)
-        defer {
-            dup2(saved, 0)
-            close(saved)
-        }
-        let file = Glibc.open(path, O_RDWR)
-        try #require(file >= 0 && dup2(file, 0) == 0)
-        close(file)
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        try #require(fcntl(0, F_SETLK, &lock) == 0)
-        try #require(try !Self.othersCanLock(path), "the host holds the lock")
-        #expect(runway_reserve_descriptors(64) == 0)
-        #expect(try !Self.othersCanLock(path), "a close of a copy of descriptor 0 released the host's lock")
     }
 
     /// A tracer (a debugger of the daemon's uid) that seizes `pid`, delivers its SIGSTOP and then resumes it from the
@@ -213,7 +123,7 @@ struct ReviewR18Tests {
         + "    if os.WIFEXITED(status) or os.WIFSIGNALED(status): break\n"
         + "    libc.ptrace(7, pid, None, None if status >> 16 == 128 else ctypes.c_void_p(os.WSTOPSIG(status)))\n"
 
-    @Test("P1 (199): a tracer resumes the main process from its group-stop: the wait still reports it stopped")
+    @Test("P1: a tracer resumes the main process from its group-stop: the wait still reports it stopped")
     func P1_tracerResumedMainIsNotConfirmed() async throws {
         let (scheduler, app, pid) = try await Self.launchedOne("traced")
         let tracer = Process()
@@ -239,8 +149,7 @@ struct ReviewR18Tests {
         }
         try #require(resumed == true, "the tracer resumed the main process while the wait reports it stopped")
         try await Task.sleep(for: .milliseconds(300))
-        withKnownIssue("Decision 199 takes the wait's stop for the main thread's; left open (review r18, Decision 204)")
-        {
+        withKnownIssue("the wait's stop is taken for the main thread's, which a tracer may have resumed; left open") {
             #expect(scheduler.processes()[app]?.suspensionConfirmed != true, "confirmed while the main process runs")
         }
         await scheduler.shutdown()

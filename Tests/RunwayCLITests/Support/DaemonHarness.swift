@@ -105,7 +105,7 @@ final class DaemonProcess {
         if self.process.isRunning {
             kill(self.process.processIdentifier, SIGKILL)
             // Bounded, not waitUntilExit: Foundation sees the exit only once every copy of a socket it gave the
-            // daemon is closed, and a process that inherited one from it (issue 13, item 9) would hang the test.
+            // daemon is closed, and a process that inherited one from it would hang the test.
             try? waitUntil("the daemon to exit after SIGKILL", timeout: .seconds(10)) { !self.process.isRunning }
         }
         self.config.remove()

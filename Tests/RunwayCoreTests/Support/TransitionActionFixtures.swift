@@ -12,6 +12,8 @@ import Testing
 
 let protocolApp: AppDescriptor = process(mail, speaksProtocol: true)
 let plainApp: AppDescriptor = process(mail, speaksProtocol: false)
+/// The apps that await their messages: embedded, and a process that speaks the protocol.
+let awaitingApps: [AppDescriptor] = [AppDescriptor(id: mail), protocolApp]
 
 /// A scheduler on `settings` with `descriptors` registered in order.
 func makeScheduler(

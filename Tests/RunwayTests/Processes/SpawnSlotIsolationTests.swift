@@ -10,10 +10,11 @@ import Testing
 import Glibc
 #endif
 
-/// Review r17: attacks on Decision 189 (a `CLONE_VM` child shares the descriptor table until its first step, then
-/// keeps only the spawn slots) and Decision 190 (a launch reads its child's identity on the next loop turn).
-@Suite("Review r17: spawn slots and the deferred launch identity", .serialized)
-struct ReviewR17Tests {
+/// A `CLONE_VM` child shares the descriptor table until its first step, then keeps only the spawn slots: whatever
+/// this process holds or opens meanwhile, the child's program gets descriptors 0-2 (and 3, the protocol channel)
+/// only, and a failed spawn leaves nothing behind.
+@Suite("Spawn slots: a child's descriptors under a busy parent", .serialized)
+struct SpawnSlotIsolationTests {
     /// Starts `arguments` as a signal-mode child on `loop` and runs the loop until it exits and its output closes.
     static func run(
         _ arguments: [String],
@@ -22,7 +23,7 @@ struct ReviewR17Tests {
         workingDirectory: String? = nil
     ) throws -> (child: ChildProcess, recorder: LineRecorder) {
         let recorder = LineRecorder()
-        let child = ChildProcess(app: "com.test.r17", loop: loop, options: ProcessOptions())
+        let child = ChildProcess(app: "com.test.slots.isolation", loop: loop, options: ProcessOptions())
         child.delegate = recorder
         try DirectChild.start(child, arguments, workingDirectory: workingDirectory, protocol: speaksProtocol)
         DirectChild.run(loop, pause: 500) { recorder.exit != nil && recorder.lines.contains("err:end") }
@@ -51,7 +52,7 @@ struct ReviewR17Tests {
         return result
     }
 
-    @Test("189: with 300 inheritable descriptors here and a thread opening more, a child holds 0-2 (3) only")
+    @Test("with 300 inheritable descriptors here and a thread opening more, a child holds 0-2 (3) only")
     func childDescriptorsWhileAnotherThreadOpens() throws {
         let loop = try DirectChild.makeLoop()
         // The slots opened again, in holes among inheritable descriptors: those below the slots' end are in the table
@@ -136,13 +137,13 @@ struct ReviewR17Tests {
         DirectChild.close(loop)
     }
 
-    @Test("189: an exec or chdir that fails in slot mode is reported with its step and leaves no descriptor here")
+    @Test("an exec or chdir that fails in slot mode is reported with its step and leaves no descriptor here")
     func failedSlotSpawnsReportAndLeakNothing() throws {
         let loop = try DirectChild.makeLoop()
         let warm = try Self.run(["/bin/sh", "-c", "echo end >&2"], loop: loop)
         warm.child.closeOutput()
         for _ in 0..<50 { uv_run(loop, UV_RUN_NOWAIT) }
-        let directory = try ProcessStateFileTests.temporaryDirectory()
+        let directory = try TemporaryPaths.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let garbage = directory + "/not-a-program"
         try Data([0x7f, 0x00, 0x01, 0x02, 0x03]).write(to: URL(fileURLWithPath: garbage))
@@ -156,7 +157,7 @@ struct ReviewR17Tests {
             (["/bin/true"], directory + "/missing", true),
             ([directory + "/absent"], nil, true),
         ] {
-            let child = ChildProcess(app: "com.test.r17.fail", loop: loop, options: ProcessOptions())
+            let child = ChildProcess(app: "com.test.slots.fail", loop: loop, options: ProcessOptions())
             do {
                 try DirectChild.start(child, arguments, workingDirectory: cwd, protocol: speaks)
                 outcomes.append("started")
@@ -184,7 +185,7 @@ struct ReviewR17Tests {
     }
 
     @Test(
-        "189: with this process's stdin closed before the first spawn, slots sit from 4 up; a child's 0 is /dev/null"
+        "with this process's stdin closed before the first spawn, slots sit from 4 up; a child's 0 is /dev/null"
     )
     func slotsWithStandardInputClosed() throws {
         let loop = try DirectChild.makeLoop()
@@ -212,7 +213,7 @@ struct ReviewR17Tests {
         DirectChild.close(loop)
     }
 
-    @Test("189: running out of descriptors at the first spawn does not turn the slots off for good")
+    @Test("running out of descriptors at the first spawn does not turn the slots off for good")
     func slotsSurviveDescriptorExhaustionAtTheFirstSpawn() throws {
         let loop = try DirectChild.makeLoop()
         ChildProcess.resetSpawnSlots()  // As in a daemon that has not spawned yet.
@@ -232,7 +233,7 @@ struct ReviewR17Tests {
         limit.rlim_cur = rlim_t(number)
         try #require(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
         var outcome = "started"
-        let starved = ChildProcess(app: "com.test.r17.emfile", loop: loop, options: ProcessOptions())
+        let starved = ChildProcess(app: "com.test.slots.emfile", loop: loop, options: ProcessOptions())
         do {
             try DirectChild.start(starved, ["/bin/true"])
         } catch {
@@ -249,100 +250,6 @@ struct ReviewR17Tests {
         next.child.closeOutput()
         if starved.pid > 0 { starved.closeOutput() }
         DirectChild.close(loop)
-    }
-
-    @Test("190: a suspension and a terminate in the launch's own turn reach the new main process and what it forks")
-    func suspendAndTerminateInTheLaunchTurn() async throws {
-        let directory = try ProcessStateFileTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.signal)
-        )
-        let suspended = AppID("com.test.r17.suspended")
-        let terminated = AppID("com.test.r17.terminated")
-        for app in [suspended, terminated] {
-            let script = "sleep 1000 & echo $! > \(directory)/\(app.bundleIdentifier); " + ProcessTestSupport.idleLoop
-            try scheduler.register(process: ProcessTestSupport.shell(app, script))
-        }
-        let mains =
-            scheduler.bridge.sync { driver -> [AppID: Int32] in
-                try? driver.command(.launch, for: suspended)
-                try? driver.command(.launch, for: terminated)
-                let supervisor = driver.processSupervisor()
-                supervisor.suspend(suspended)
-                supervisor.terminate(terminated)
-                return [
-                    suspended: supervisor.apps[suspended]?.child?.pid ?? 0,
-                    terminated: supervisor.apps[terminated]?.child?.pid ?? 0,
-                ]
-            } ?? [:]
-        let suspendedMain = try #require(mains[suspended].flatMap { $0 > 0 ? $0 : nil })
-        let terminatedMain = try #require(mains[terminated].flatMap { $0 > 0 ? $0 : nil })
-        var confirmed = false
-        var tracked: Set<ProcessIdentity> = []
-        var terminatedExited = false
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            (confirmed, tracked, terminatedExited) =
-                scheduler.bridge.sync { driver in
-                    let apps = driver.processSupervisor().apps
-                    return (
-                        apps[suspended]?.confirmation?.isConfirmed ?? false, apps[suspended]?.tracked ?? [],
-                        apps[terminated]?.child?.hasExited ?? false
-                    )
-                } ?? (false, [], false)
-            if confirmed && terminatedExited { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(confirmed, "the suspension made in the launch's turn is confirmed")
-        // `D`: the shell was stopped in a vfork() for `sleep`, whose child is stopped before its exec (P1).
-        #expect(
-            ["T", "D"].contains(ProcFS.stat(suspendedMain)?.state),
-            "\(String(describing: ProcFS.stat(suspendedMain)))"
-        )
-        let forked =
-            Int32(
-                (try? String(contentsOfFile: directory + "/" + suspended.bundleIdentifier, encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            ) ?? 0
-        // Stopped right after its exec, the shell has usually not forked yet; what it forked is stopped too.
-        #expect(forked == 0 || ProcFS.stat(forked)?.state == "T", "the forked sleep is stopped too")
-        #expect(tracked.contains { $0.pid == suspendedMain }, "the main process is tracked: \(tracked)")
-        #expect(terminatedExited, "the terminate in the launch's turn ended the app")
-        #expect(ProcFS.stat(terminatedMain) == nil || ProcFS.stat(terminatedMain)?.state == "Z")
-        await scheduler.shutdown()
-    }
-
-    @Test("190: a state file written in the launches' own turn lists every main process with its start time")
-    func stateFileInTheLaunchTurnListsEveryMain() async throws {
-        let directory = try ProcessStateFileTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = ProcessTestSupport.options(.signal)
-        options.stateFile = directory + "/state.processes"
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
-        let apps = (0..<6).map { AppID("com.test.r17.state.\($0)") }
-        for app in apps {
-            try scheduler.register(
-                process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
-            )
-        }
-        // The launches and a write of the state file in one hop: one loop turn, as a daemon killed right after.
-        let pids =
-            scheduler.bridge.sync { driver -> [Int32] in
-                for app in apps { try? driver.command(.launch, for: app) }
-                let supervisor = driver.processSupervisor()
-                supervisor.flushState()
-                return apps.compactMap { supervisor.apps[$0]?.child?.pid }
-            } ?? []
-        #expect(pids.count == apps.count)
-        let file = ProcessStateFile(path: directory + "/state.processes")
-        let listed = Set((try? file.read().get())?.entries.map(\.process) ?? [])
-        for pid in pids {
-            let stat = try #require(ProcFS.stat(pid))
-            #expect(listed.contains(ProcessIdentity(pid: pid, startTime: stat.startTime)), "main \(pid) listed")
-        }
-        await scheduler.shutdown()
     }
 }
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import RunwayControl
 
-/// The run history file a daemon writes is one it reads back (attack review of issue 14): the read limit follows
+/// The run history file a daemon writes is one it reads back: the read limit follows
 /// from the configuration (apps x `RunHistoryLimit` x the largest run), where a fixed 64 MiB refused the history
 /// of four apps at `RunHistoryLimit` 1000 with ordinary output, and moved it aside at the next start.
 @Suite("Run history file bound")
