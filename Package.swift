@@ -33,7 +33,7 @@ let package = Package(
         // The I/O-free core: state machines, budgets, the deadline queue. Standard library only.
         .target(name: "RunwayCore"),
         // Plist loading and validation with Foundation's PropertyListDecoder; hands the core value types.
-        .target(name: "RunwayConfig", dependencies: ["RunwayCore"]),
+        .target(name: "RunwayConfig", dependencies: ["RunwayCore", "RunwayLoop", "RunwayProcesses"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
         .target(name: "RunwayTestKit", dependencies: ["RunwayCore"]),
         // The app protocol's lines (A4): Codable types over Foundation's JSON coders, shared by the daemon and
@@ -45,11 +45,31 @@ let package = Package(
         .executableTarget(name: "RunwaySampleApp", dependencies: ["RunwayClient"], path: "Examples/SampleApp"),
         // libuv, found through pkg-config; Debian's libuv1-dev provides it.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-        // The edge: a libuv loop on its own thread that runs the core's actions under real time.
+        // The loop primitives the embedder's scheduler and the process supervisor share: `EventLoopThread` (one
+        // libuv loop on its own thread, its inbox and timerfd wake-up), `LoopTimer`, `LoopHandles`, `StreamWrite`,
+        // `LoopThreadPriority`. A module of its own so that the supervisor does not import the embedding API.
+        .target(name: "RunwayLoop", dependencies: ["RunwayCore", "CLibUV"]),
+        // Linux process apps: `ProcessSupervisor` (spawn, suspend, confirm, reap, the protocol channel), the apps'
+        // captured output (`AppLogs/`) and `MemoryPressureMonitor`. `package` except `ProcessOptions` and what it
+        // holds, which `Runway` re-exports for the embedder.
+        .target(
+            name: "RunwayProcesses",
+            dependencies: [
+                "RunwayCore",
+                "RunwayLoop",
+                "RunwayProtocol",
+                "CLibUV",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The embedder's library: `RunwayScheduler`, `RunwayApplication` and the driver that runs the core's actions
+        // on the loop, for embedded apps and (through RunwayProcesses) process apps.
         .target(
             name: "Runway",
             dependencies: [
                 "RunwayCore",
+                "RunwayLoop",
+                "RunwayProcesses",
                 "RunwayProtocol",
                 "CLibUV",
                 .product(name: "Logging", package: "swift-log"),
@@ -65,6 +85,8 @@ let package = Package(
                 "Runway",
                 "RunwayConfig",
                 "RunwayCore",
+                "RunwayLoop",
+                "RunwayProcesses",
                 .product(name: "Logging", package: "swift-log"),
                 // The metrics endpoint (MetricsServer.swift): Prometheus text over NIO's HTTP/1 server.
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -92,6 +114,8 @@ let package = Package(
                 "RunwayTestKit",
                 "RunwayControl",
                 "Runway",
+                "RunwayLoop",
+                "RunwayProcesses",
                 // `runway bench-child`, the protocol app of `runway bench --processes`.
                 "RunwayClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -103,13 +127,22 @@ let package = Package(
         ),
         .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
-        .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
-        .testTarget(name: "RunwayCLITests", dependencies: ["CLibUV", "RunwayCLI", "RunwayControl", "RunwayTestKit"]),
+        .testTarget(
+            name: "RunwayConfigTests",
+            dependencies: ["RunwayConfig", "RunwayCore", "RunwayProcesses", "RunwayTestKit"]
+        ),
+        .testTarget(
+            name: "RunwayCLITests",
+            dependencies: ["CLibUV", "RunwayCLI", "RunwayControl", "RunwayProcesses", "RunwayTestKit"]
+        ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [
                 "Runway",
+                "RunwayControl",
                 "RunwayCore",
+                "RunwayLoop",
+                "RunwayProcesses",
                 "RunwayProtocol",
                 "RunwayTestKit",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -41,7 +41,7 @@ package final class ActionRunner {
     /// actions in and allocates nothing once the queue has grown.
     private var pending = FIFO<Action>()
     /// The buffer the core's hot events write their actions into (`Scheduler+Buffered.swift`); copied into `pending`
-    /// at once, so no array is allocated per event (issue 15).
+    /// at once, so no array is allocated per event.
     private var buffer: [Action] = []
     private var running = false
     /// The process apps, for picking a host without reading the core for every action.

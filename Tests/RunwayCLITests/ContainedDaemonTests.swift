@@ -1,6 +1,7 @@
 import CLibUV
 import Foundation
 import RunwayControl
+import RunwayProcesses
 import RunwayTestKit
 import Testing
 

@@ -1,6 +1,7 @@
 import CLibUV
 import Foundation
 import RunwayControl
+import RunwayProcesses
 import Testing
 
 /// Issue 13, item 3: after `kill -9` of a real daemon, a restarted daemon ends every process the killed one

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Runway
+@testable import RunwayControl
 
 /// The bytes waiting for one control-socket client (issue 13 item 11b, K1): counted whole, written in bounded
 /// chunks, and dropped only at line boundaries.

@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayProcesses
 
 /// Decision 190: a launch does not read its child's `/proc/PID/stat` in its own loop turn (the read would wait for the
 /// exec in progress); the main process joins the tracked processes, with its start time, on the next turn.
