@@ -125,7 +125,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
+        // AppContainmentTests checks RunwayProcesses' AppContainment, a pure value beside the core's AppUser.
+        .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayProcesses", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(
             name: "RunwayConfigTests",
