@@ -126,11 +126,15 @@ def check(root):
     public = []
     for path in source_files(root, embedder):
         previous = ""
+        outer_is_spi = False  # a type nested in an `@_spi` type is as hidden as its parent
         for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+            spi = bool(SPI.match(line) or SPI.match(previous))
+            if line[:1].isalpha():
+                outer_is_spi = spi
             match = PUBLIC_TYPE.match(line)
-            if match and not SPI.match(line) and not SPI.match(previous):
+            if match and not spi and not (line[:1].isspace() and outer_is_spi):
                 public.append(f"{path.relative_to(root)}:{number}: {match.group(1)}")
-            if line.strip():
+            if line.strip() and not line.lstrip().startswith("///"):
                 previous = line
     if len(public) > PUBLIC_TYPE_LIMIT:
         problems.append(
@@ -156,6 +160,7 @@ def self_test():
     broken["Sources/Core/Up.swift"] = "import Edge\n"
     broken["Sources/Core/Long.swift"] = "\n".join(["// line"] * (LINE_LIMIT + 1)) + "\n"
     broken["Sources/Core/Many.swift"] = "".join(f"public enum E{index} {{}}\n" for index in range(PUBLIC_TYPE_LIMIT))
+    broken["Sources/Core/Hidden.swift"] = "@_spi(X)\n/// Doc.\npublic struct H {\n    public struct Inner {}\n}\n"
     broken["Sources/Stray/C.swift"] = "\n"
     broken["Tests/CoreTests/ReviewR16Tests.swift"] = "struct FloorTests {}\n"
     broken["Tests/CoreTests/Names.swift"] = '@Suite("issue 13")\nstruct Pass4Tests {}\n'
