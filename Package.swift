@@ -7,7 +7,8 @@ let package = Package(
     // Library products are what an embedder or app author imports: the scheduler (Runway) with its core value
     // types, the test kit for driving it on a manual clock, and the client for Swift process apps. RunwayConfig,
     // RunwayProtocol and RunwayControl serve only the `runway` CLI, the daemon and this package's tests: they
-    // are targets with `package` access, not products.
+    // are targets with `package` access, not products. RunwayLoop and RunwayProcesses are `package` too, below
+    // Runway, which re-exports their few public types. Docs/Architecture.md has who uses each and what it may import.
     products: [
         .library(name: "Runway", targets: ["Runway"]),
         .library(name: "RunwayCore", targets: ["RunwayCore"]),
