@@ -85,6 +85,15 @@ c-check: deps
 		$(C_CHECK_CC) $(C_CHECK_FLAGS) $$(pkg-config --cflags libuv) -ISources/CLibUV -x c -fsyntax-only -
 	@echo "c-check: Sources/CRunwayProcess and Sources/CLibUV/shim.h compile without a warning ($(C_CHECK_CC))"
 
+# The tree against the module table of Docs/Architecture.md (Scripts/check-architecture.py): every import of a
+# Sources/ or Examples/ folder is one its row allows, no Swift, C or header file is over 300 lines, no test file,
+# type or suite is named after a review, pass, issue or regression, and Runway with RunwayCore show an embedder at
+# most 40 public types. `--self-test` first: the script must fail on a tree that breaks each rule. Under a second.
+.PHONY: arch-check
+arch-check:
+	python3 Scripts/check-architecture.py --self-test
+	python3 Scripts/check-architecture.py
+
 # README.md's embedding example, unchanged, built by a package of its own in a temporary directory outside the
 # repository that depends on Runway by path (Scripts/example-check.sh). Its build folder is .build-example: about a
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
@@ -122,12 +131,12 @@ man: deps
 docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
-# `make lint` (about 2 s), the README snippet and rule-id checks, `make c-check` and `make example-check` (about a
+# `make lint` (about 2 s), the README snippet and rule-id checks, `make c-check`, `make arch-check` and `make example-check` (about a
 # minute on a new clone) first, so that the test runner's summary is the last thing printed. Serial: the real-loop tests
 # run delegate calls on the shared cooperative pool, and CPU-heavy property tests in parallel could delay them past
 # their (short) budgets. The whole suite takes about 90 s of real time (525 tests, most of it real daemons and
 # children).
-test: deps lint snippet-check refs-check c-check example-check
+test: deps lint snippet-check refs-check c-check arch-check example-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel

@@ -7,7 +7,8 @@ let package = Package(
     // Library products are what an embedder or app author imports: the scheduler (Runway) with its core value
     // types, the test kit for driving it on a manual clock, and the client for Swift process apps. RunwayConfig,
     // RunwayProtocol and RunwayControl serve only the `runway` CLI, the daemon and this package's tests: they
-    // are targets with `package` access, not products.
+    // are targets with `package` access, not products. RunwayLoop and RunwayProcesses are `package` too, below
+    // Runway, which re-exports their few public types. Docs/Architecture.md has who uses each and what it may import.
     products: [
         .library(name: "Runway", targets: ["Runway"]),
         .library(name: "RunwayCore", targets: ["RunwayCore"]),
@@ -33,7 +34,7 @@ let package = Package(
         // The I/O-free core: state machines, budgets, the deadline queue. Standard library only.
         .target(name: "RunwayCore"),
         // Plist loading and validation with Foundation's PropertyListDecoder; hands the core value types.
-        .target(name: "RunwayConfig", dependencies: ["RunwayCore"]),
+        .target(name: "RunwayConfig", dependencies: ["RunwayCore", "RunwayLoop", "RunwayProcesses"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
         .target(name: "RunwayTestKit", dependencies: ["RunwayCore"]),
         // The app protocol's lines (A4): Codable types over Foundation's JSON coders, shared by the daemon and
@@ -49,11 +50,32 @@ let package = Package(
         // calls. Its warnings (-Wall -Wextra) are checked by `make c-check`: unsafeFlags would refuse the package
         // to every embedder that depends on it by URL.
         .target(name: "CRunwayProcess"),
-        // The edge: a libuv loop on its own thread that runs the core's actions under real time.
+        // The loop primitives the embedder's scheduler and the process supervisor share: `EventLoopThread` (one
+        // libuv loop on its own thread, its inbox and timerfd wake-up), `LoopTimer`, `LoopHandles`, `StreamWrite`,
+        // `LoopThreadPriority`. A module of its own so that the supervisor does not import the embedding API.
+        .target(name: "RunwayLoop", dependencies: ["RunwayCore", "CLibUV"]),
+        // Linux process apps: `ProcessSupervisor` (spawn, suspend, confirm, reap, the protocol channel), the apps'
+        // captured output (`AppLogs/`) and `MemoryPressureMonitor`. `package` except `ProcessOptions` and what it
+        // holds, which `Runway` re-exports for the embedder.
+        .target(
+            name: "RunwayProcesses",
+            dependencies: [
+                "RunwayCore",
+                "RunwayLoop",
+                "RunwayProtocol",
+                "CLibUV",
+                "CRunwayProcess",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The embedder's library: `RunwayScheduler`, `RunwayApplication` and the driver that runs the core's actions
+        // on the loop, for embedded apps and (through RunwayProcesses) process apps.
         .target(
             name: "Runway",
             dependencies: [
                 "RunwayCore",
+                "RunwayLoop",
+                "RunwayProcesses",
                 "RunwayProtocol",
                 "CLibUV",
                 "CRunwayProcess",
@@ -70,6 +92,8 @@ let package = Package(
                 "Runway",
                 "RunwayConfig",
                 "RunwayCore",
+                "RunwayLoop",
+                "RunwayProcesses",
                 .product(name: "Logging", package: "swift-log"),
                 // The metrics endpoint (MetricsServer.swift): Prometheus text over NIO's HTTP/1 server.
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -96,6 +120,8 @@ let package = Package(
             dependencies: [
                 "RunwayCore",
                 "Runway",
+                "RunwayLoop",
+                "RunwayProcesses",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -123,24 +149,33 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
+        // AppContainmentTests checks RunwayProcesses' AppContainment, a pure value beside the core's AppUser.
+        .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayProcesses", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
-        .testTarget(name: "RunwayConfigTests", dependencies: ["RunwayConfig", "RunwayCore", "RunwayTestKit"]),
+        .testTarget(
+            name: "RunwayConfigTests",
+            dependencies: ["RunwayConfig", "RunwayCore", "RunwayProcesses", "RunwayTestKit"]
+        ),
         .testTarget(
             name: "RunwayCLITests",
-            dependencies: ["CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayTestKit"]
+            dependencies: [
+                "CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayProcesses", "RunwayTestKit",
+            ]
         ),
         // RunwayControl's units without the `runway` binary: run history, state directory, config mapping.
         .testTarget(
             name: "RunwayControlTests",
-            dependencies: ["Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayTestKit"]
+            dependencies: ["Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayLoop", "RunwayProcesses", "RunwayTestKit"]
         ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [
                 "Runway",
                 "CRunwayProcess",
+                "RunwayControl",
                 "RunwayCore",
+                "RunwayLoop",
+                "RunwayProcesses",
                 "RunwayProtocol",
                 "RunwayTestKit",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

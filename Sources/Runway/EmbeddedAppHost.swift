@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayLoop
 
 /// The `AppHost` of embedded apps: runs their delegate methods on the cooperative pool and holds, releases or
 /// cancels their executors (Behaviour.md A1, A2). Loop thread only, like the `ActionRunner` that calls it.

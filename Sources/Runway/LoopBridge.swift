@@ -1,5 +1,6 @@
 import Dispatch
 import RunwayCore
+import RunwayLoop
 import Synchronization
 
 /// Calls into the loop-thread driver from any thread and waits for the answer.
@@ -7,12 +8,12 @@ import Synchronization
 /// On the loop thread (for example inside an expiration handler) the call runs inline. Elsewhere it is sent
 /// through the loop's inbox and the caller blocks until the loop has run it: a few microseconds when the
 /// loop is idle. The loop thread never waits on other threads, so this cannot deadlock.
-struct LoopBridge: Sendable {
-    let loop: EventLoopThread
-    let driver: LoopDriver
+package struct LoopBridge: Sendable {
+    package let loop: EventLoopThread
+    package let driver: LoopDriver
 
     /// Runs `body` on the loop thread and returns its result, or nil if the loop has stopped.
-    func sync<T: Sendable>(_ body: @escaping @Sendable (LoopDriver) -> T) -> T? {
+    package func sync<T: Sendable>(_ body: @escaping @Sendable (LoopDriver) -> T) -> T? {
         if self.loop.inEventLoop { return body(self.driver) }
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -28,7 +29,7 @@ struct LoopBridge: Sendable {
     }
 
     /// `sync` for calls that throw `SchedulerError`; a stopped loop throws `stopping`.
-    func syncThrowing<T: Sendable>(
+    package func syncThrowing<T: Sendable>(
         app: AppID?,
         _ body: @escaping @Sendable (LoopDriver) throws(SchedulerError) -> T
     ) throws(SchedulerError) -> T {

@@ -4,7 +4,7 @@ extension LoopDriver {
     /// `ProcessSupervisorDelegate`: the kernel confirmed a suspension or resumption of `app` (P1). Calls every
     /// confirmation observer with a fresh clock reading: the instant the supervisor's check saw the state, which is
     /// up to `ProcessOptions.confirmationPollMilliseconds` after the kernel reached it. Loop thread only.
-    func processSuspensionConfirmed(_ app: AppID, suspended: Bool) {
+    package func processSuspensionConfirmed(_ app: AppID, suspended: Bool) {
         self.assertOnLoop()
         guard !self.confirmationObservers.isEmpty else { return }
         let now = self.loop.now()

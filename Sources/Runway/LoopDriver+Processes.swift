@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayProcesses
 import RunwayProtocol
 
 /// The `AppHost` of process apps: hands the core's actions to the `ProcessSupervisor`. Loop thread only.
@@ -42,7 +43,7 @@ extension LoopDriver {
 
     /// The process supervisor, created at the first call. Creating it ends what a predecessor left when
     /// `ProcessOptions.stateFile` is set (`ProcessSupervisor+StateFile.swift`).
-    func processSupervisor() -> ProcessSupervisor {
+    package func processSupervisor() -> ProcessSupervisor {
         self.assertOnLoop()
         if let supervisor = self.supervisor { return supervisor }
         let made = ProcessSupervisor(loop: self.loop, options: self.processOptions, logger: self.logger)
@@ -55,10 +56,7 @@ extension LoopDriver {
 
     func processStatus() -> [AppID: ProcessStatus] {
         self.assertOnLoop()
-        guard let supervisor = self.supervisor else { return [:] }
-        var result: [AppID: ProcessStatus] = [:]
-        for app in supervisor.apps.keys { result[app] = supervisor.status(of: app) }
-        return result
+        return self.supervisor?.statusOfEveryApp() ?? [:]
     }
 
     /// Starts sampling memory pressure if configured (P3). Called once, on the loop, after init.
@@ -85,24 +83,24 @@ extension LoopDriver {
 }
 
 extension LoopDriver: ProcessSupervisorDelegate {
-    func processExited(_ app: AppID, exit: ProcessExit) {
+    package func processExited(_ app: AppID, exit: ProcessExit) {
         self.runner.run { $0.processExited(app, exit: exit, now: $1) }
     }
 
-    func processFailedToStart(_ app: AppID, error: String) {
+    package func processFailedToStart(_ app: AppID, error: String) {
         self.logger.info("process app failed to start", metadata: ["app": "\(app)", "error": "\(error)"])
         self.runner.run { $0.spawnFailed(app, error: error, now: $1) }
     }
 
-    func processViolatedProtocol(_ app: AppID, reason: String) {
+    package func processViolatedProtocol(_ app: AppID, reason: String) {
         self.runner.run { $0.protocolViolated(by: app, now: $1) }
     }
 
-    func processAcknowledged(_ token: MessageToken, app: AppID) {
+    package func processAcknowledged(_ token: MessageToken, app: AppID) {
         self.messageReturned(token, from: app)
     }
 
-    func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void) {
+    package func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void) {
         switch request {
         case .ack(let token):
             self.processAcknowledged(MessageToken(rawValue: token), app: app)

@@ -48,7 +48,7 @@ extension LoopDriver {
 
 extension LoopDriver {
     /// A protocol app's `backgroundWakeCompleted` or `scheduleRefresh` (W4, W7). The reply is written before the
-    /// actions run, as for `endBackgroundTask` (Decision 62): completing the last wake-up suspends the app at once.
+    /// actions run, as for `endBackgroundTask`: completing the last wake-up suspends the app at once.
     func processRequestedWake(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void) {
         guard let number = request.request else { return }
         do throws(SchedulerError) {

@@ -1,5 +1,7 @@
 import Logging
 import RunwayCore
+import RunwayLoop
+import RunwayProcesses
 import RunwayProtocol
 
 /// Runs the scheduler core on an `EventLoopThread` through an `ActionRunner`: feeds it events with the loop's
@@ -10,7 +12,7 @@ import RunwayProtocol
 /// loop thread: the driver is reached only through `EventLoopThread.execute` closures, the loop's wake-up
 /// callback, or calls made from those (expiration handlers run on the loop thread). `assertOnLoop()` checks
 /// it at each entry point; `releaseAfterLoopStopped()` runs after the loop thread has been joined.
-final class LoopDriver: @unchecked Sendable {
+package final class LoopDriver: @unchecked Sendable {
     let loop: EventLoopThread
     let logger: Logger
     let metrics: RunwayMetrics
@@ -20,7 +22,7 @@ final class LoopDriver: @unchecked Sendable {
     let runner: ActionRunner
     private let embedded: EmbeddedAppHost
     /// Runs process apps; created when the first one registers.
-    var supervisor: ProcessSupervisor?
+    package var supervisor: ProcessSupervisor?
     /// Samples memory pressure (P3) when `processOptions.memoryPressure` is set.
     var memoryMonitor: MemoryPressureMonitor?
     private var armedWakeup: Instant?
@@ -129,7 +131,11 @@ final class LoopDriver: @unchecked Sendable {
 
     /// Begins a task (B1); the grant's refusal says why its id is `.invalid`. A refused name is logged cut to
     /// 256 bytes (it may be far over `TaskNameByteLimit`).
-    func beginTask(name: String, app: AppID, handler: (@Sendable (BackgroundTaskID) -> Void)?) -> TaskGrant {
+    package func beginTask(
+        name: String,
+        app: AppID,
+        handler: (@Sendable (BackgroundTaskID) -> Void)?
+    ) -> TaskGrant {
         self.assertOnLoop()
         let grant = self.runner.beginTask(name: name, app: app, handler: handler)
         if let refusal = grant.refusal {
@@ -148,7 +154,11 @@ final class LoopDriver: @unchecked Sendable {
     /// `endBackgroundTask`; `beforeActions` runs once the core accepted it and before its actions run. A refusal is
     /// thrown to the caller and logged: `alreadyEnded` at debug (the expected race of work that outlived its task,
     /// ended by its expiration handler, a suspension or a termination), the others at info.
-    func endTask(_ id: BackgroundTaskID, app: AppID, beforeActions: () -> Void = {}) throws(SchedulerError) {
+    package func endTask(
+        _ id: BackgroundTaskID,
+        app: AppID,
+        beforeActions: () -> Void = {}
+    ) throws(SchedulerError) {
         self.assertOnLoop()
         do {
             try self.runner.endTask(id, app: app, beforeActions: beforeActions)
@@ -183,7 +193,9 @@ final class LoopDriver: @unchecked Sendable {
 
     /// Feeds the core one operator event (Scheduler+Overrides.swift) with this turn's instant and runs its
     /// actions.
-    func override(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError) {
+    package func override(
+        _ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]
+    ) throws(SchedulerError) {
         self.assertOnLoop()
         try self.runner.attempt(event)
     }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import RunwayCore
+import RunwayProcesses
 
 /// The scheduler's metrics (swift-metrics). Labels and dimensions are bounded: reasons and causes are
 /// reported by kind, never with free-form values such as exit statuses.

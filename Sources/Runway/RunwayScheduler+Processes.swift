@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayProcesses
 
 extension RunwayScheduler {
     /// Registers a process app (`AppKind.process`) in `notRunning`; `launch` starts its program (Behaviour.md section
@@ -26,12 +27,7 @@ extension RunwayScheduler {
     ///   when there was nothing to end.
     @discardableResult
     public func endProcessesLeftByPreviousRun() -> [(pid: Int32, app: String)] {
-        self.bridge.sync { driver in
-            let supervisor = driver.processSupervisor()
-            let ended = supervisor.endedAtStart.map { (pid: $0.process.pid, app: $0.app) }
-            supervisor.endedAtStart = []
-            return ended
-        } ?? []
+        self.bridge.sync { driver in driver.processSupervisor().takeEndedAtStart() } ?? []
     }
 
     /// What the driver knows of each process app: pid, suspension mechanism and its confirmation, cgroup,

@@ -1,6 +1,8 @@
 import Logging
 import Metrics
 import RunwayCore
+import RunwayLoop
+import RunwayProcesses
 import ServiceLifecycle
 import Synchronization
 
@@ -11,7 +13,7 @@ import Synchronization
 /// method may be called from any thread or task and hops to the loop (waiting microseconds for the answer).
 /// Deadlines have nanosecond resolution: the loop wakes through a `timerfd`, never early, typically a few
 /// microseconds late (see Docs/Performance.md); libuv's millisecond timers are not used for expiration.
-/// `loopPriority` and `wakeupSpin` trade privilege and CPU for a shorter tail and median (Decisions 53 and 55).
+/// `loopPriority` and `wakeupSpin` trade privilege and CPU for a shorter tail and median; both are off by default.
 ///
 /// Lifecycle: the loop starts in `init`. Call `shutdown()` (or run the scheduler as a `Service` in a
 /// `ServiceGroup`) to terminate every app and stop the loop; a scheduler that is never shut down keeps its
@@ -20,9 +22,9 @@ import Synchronization
 /// Signals: the scheduler installs no signal handler. In a `ServiceGroup`, ServiceLifecycle owns SIGTERM and
 /// SIGINT (`gracefulShutdownSignals`) and its graceful shutdown stops the scheduler: one owner per signal.
 public final class RunwayScheduler: Sendable {
-    let bridge: LoopBridge
+    package let bridge: LoopBridge
     let events: EventBroadcaster
-    let logger: Logger
+    package let logger: Logger
     /// What the loop thread got for the `loopPriority` given to `init`: SCHED_FIFO, or why not.
     public let loopPriorityOutcome: LoopThreadPriorityOutcome
     /// Tasks waiting in `waitUntilStopped`, or nil once the scheduler has stopped.
@@ -126,6 +128,18 @@ public final class RunwayScheduler: Sendable {
     /// Sends `didReceiveMemoryWarning` to every running app (P3).
     public func memoryWarning() {
         _ = self.bridge.sync { $0.memoryWarning() }
+    }
+
+    /// Sends `didReceiveMemoryWarning` to one running app (P3; `runway memory-warning APP`), at most one pending.
+    /// Blocks the calling thread until the loop has queued it (any thread; on the loop thread it runs inline).
+    ///
+    /// - Throws: `unknownApp`; `notRunning` when the app is not running, suspended or terminating; `stopping`.
+    public func memoryWarning(for app: AppID) throws(SchedulerError) {
+        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
+            try driver.override { core, now throws(SchedulerError) in
+                try core.memoryWarningRaised(for: app, now: now)
+            }
+        }
     }
 
     /// Purges one app under memory pressure (P3): the longest-suspended first. Returns it, or nil.

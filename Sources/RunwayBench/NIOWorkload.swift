@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 @_spi(Benchmarks) import Runway
 import RunwayCore
+@_spi(Benchmarks) import RunwayLoop
 
 /// What the swift-nio half of `runway bench --compare nio` measured.
 package struct NIORunResult: Sendable {

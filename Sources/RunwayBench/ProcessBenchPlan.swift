@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayProcesses
 
 /// How `runway bench --processes` suspends its apps (`ProcessOptions.suspensionMechanism`).
 package enum BenchSuspension: String, Sendable, CaseIterable {

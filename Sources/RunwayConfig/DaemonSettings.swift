@@ -1,5 +1,7 @@
 @_spi(Benchmarks) import RunwayCore
 
+@_spi(Benchmarks) import RunwayLoop
+import RunwayProcesses
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

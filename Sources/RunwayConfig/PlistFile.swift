@@ -50,8 +50,8 @@ struct PlistFile {
     /// The file's bytes. Only a regular file is read, and never more than `maximumBytes`: anything else (a FIFO,
     /// a device, a socket, a directory) is refused by name before it is opened, and once more on the opened
     /// descriptor (fstat) in case it was swapped in between. The open is non-blocking, so that no file, whatever
-    /// it is, can make the read wait for a writer (issue 13 item 7: a FIFO in `Apps/` once hung `validate` and a
-    /// reload for ever).
+    /// it is, can make the read wait for a writer (a FIFO in `Apps/` would otherwise hang `validate` and a reload
+    /// for ever).
     private static func readBytes(path: String) throws(ConfigError) -> Data {
         var info = stat()
         guard stat(path, &info) == 0 else { throw Self.unreadable(path: path, errno: errno) }

@@ -2,6 +2,7 @@ import Foundation
 import Runway
 import RunwayConfig
 import RunwayCore
+import RunwayProcesses
 
 // Where the daemon registers configured apps and reads what the process driver knows about them.
 

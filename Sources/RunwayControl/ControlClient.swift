@@ -7,7 +7,7 @@ import Glibc
 
 /// A blocking client of the control socket, for the CLI and tests. Not thread-safe: one user at a time.
 ///
-/// It trusts nothing for being at the socket's path (issue 13 item 4): right after connect, before a byte is
+/// It trusts nothing for being at the socket's path: right after connect, before a byte is
 /// sent, it reads the listening process's uid with SO_PEERCRED and refuses unless that uid is its own or root's,
 /// so that another user who took the path first can neither read its commands nor forge its replies.
 package final class ControlClient {

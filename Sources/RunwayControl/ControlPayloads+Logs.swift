@@ -2,6 +2,7 @@
 // the lines streamed to a follower.
 
 import Runway
+import RunwayProcesses
 
 /// One captured line: `{"line": "...", "stream": "stdout", "time": "2026-11-23T12:10:41.123Z"}`.
 package struct AppLogLinePayload: Codable, Hashable, Sendable {

@@ -2,6 +2,7 @@
 // reload changes.
 
 import RunwayCore
+import RunwayProcesses
 
 package struct DaemonInfo: Codable, Hashable, Sendable {
     package var pid: Int32

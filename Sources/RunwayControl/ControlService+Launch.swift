@@ -14,7 +14,8 @@ extension ControlService {
     }
 
     /// The `spawnFailed` error reply when `status` (the app's, read after a command that may have started it: a
-    /// launch, a wake-up) shows a spawn that failed in that same loop step, or nil (Decision 81).
+    /// launch, a wake-up) shows a spawn that failed in that same loop step, or nil: the command ran, but every
+    /// client must learn that its program did not start.
     func spawnFailureReply(_ app: AppID, status: AppStatus?, id: Int?) -> ControlReply? {
         guard let status, status.state == .notRunning, case .spawnFailed(let reason)? = status.lastTermination
         else { return nil }

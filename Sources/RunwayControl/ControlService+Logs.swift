@@ -1,5 +1,6 @@
 import Runway
 import RunwayCore
+import RunwayProcesses
 
 // The `logs` command: a process app's captured stdout and stderr (`AppLogStore` in Runway), and `follow`, which
 // streams the app's new lines to the connection. Loop thread only, like the rest of `ControlService`'s request

@@ -225,46 +225,6 @@ final class ControlService: @unchecked Sendable {
         return reply
     }
 
-    /// A user action without an app: device-wide; the reply lists the apps it reached.
-    private func deviceEventReply(_ action: UserAction, command: String, id: Int?) -> ControlReply {
-        guard let event = DeviceEvent(rawValue: action.rawValue) else {
-            return .failure("invalidRequest", "field 'app': command '\(command)' needs an app", id: id)
-        }
-        var reply = ControlReply(id: id, ok: true)
-        reply.reached = self.scheduler.perform(event).map(\.bundleIdentifier)
-        return reply
-    }
-
-    private func beginTaskReply(name: String, app: AppID, id: Int?) -> ControlReply {
-        let state = { self.scheduler.status(taskLimit: 0).first { $0.app == app }?.state.rawValue }
-        switch self.scheduler.requestBackgroundTask(withName: name, for: app) {
-        case .success(let task):
-            var reply = ControlReply(id: id, ok: true)
-            reply.task = task.rawValue
-            reply.state = state()
-            return reply
-        case .failure(let refusal):
-            // A limit is its own code (tooManyTasks, nameTooLong); any other refusal is taskRefused.
-            let limit: Bool
-            switch refusal {
-            case .tooManyTasks, .nameTooLong: limit = true
-            default: limit = false
-            }
-            return .failure(
-                limit ? refusal.code : "taskRefused",
-                "beginBackgroundTask returned invalid for \(app) in state \(state() ?? "unregistered") (see B1): "
-                    + refusal.description,
-                id: id
-            )
-        case nil:
-            return .failure(
-                "stopping",
-                "stopping: the scheduler has stopped; the request for \(app) was refused",
-                id: id
-            )
-        }
-    }
-
     private func statusReply(app: AppID?, history: Bool, allTasks: Bool, id: Int?) -> ControlReply {
         let statuses = self.scheduler.status(taskLimit: allTasks ? .max : Self.statusTaskLimit)
         let rows = processRows(of: self.scheduler)

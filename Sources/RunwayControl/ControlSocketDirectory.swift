@@ -1,4 +1,4 @@
-// The directory of the default control socket (K1; issue 13 item 4; Docs/Security.md).
+// The directory of the default control socket (K1; Docs/Security.md).
 //
 // The default socket (`DaemonSettings.defaultControlSocketPath`) is always in a directory of its own:
 // `/run/runway`, `$XDG_RUNTIME_DIR/runway` or `/tmp/runway-<uid>`. The daemon creates that directory with mode 0700
@@ -10,6 +10,7 @@
 // here; the CLI's SO_PEERCRED check (`ControlClient`) protects every path.
 
 import Runway
+import RunwayConfig
 import RunwayCore
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Runway
+import RunwayProcesses
 
 /// The run history on disk: `<state file name>.history.json` in the state directory, one per control socket like
 /// the process state file (StateDirectory.swift). Replaced whole on each write (a temporary file beside it, mode

@@ -1,6 +1,7 @@
 import Foundation
 import Runway
 import RunwayCore
+import RunwayProcesses
 
 /// Wall-clock times for the scheduler's instants (the timeline, `events`, `status` and the run history): the
 /// current wall time minus how long ago the instant was on the scheduler's monotonic clock. A wall-clock step

@@ -34,7 +34,7 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     ///
     /// `indirect` (the event is boxed): a `TransitionEvent` is several times larger than every other case's
     /// payload, and inline it made every action that size, copied by `memcpy` each time an action moved (an
-    /// eighth of an expiry's instructions, callgrind, issue 15). Transitions are rare beside deliveries.
+    /// eighth of an expiry's instructions, measured with callgrind). Transitions are rare beside deliveries.
     indirect case publish(TransitionEvent)
 
     /// The action and its arguments on one line, for simulation logs and test failures:

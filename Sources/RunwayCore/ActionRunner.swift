@@ -15,25 +15,27 @@
 /// expiration messages go to the app's host like any message.
 ///
 /// - Note: Not thread-safe: one thread (the loop thread) owns it, its hosts and every closure it calls.
-package final class ActionRunner {
-    package private(set) var core: Scheduler
+public final class ActionRunner {
+    /// The scheduler the runner feeds; read it between events, change it only through the runner.
+    public private(set) var core: Scheduler
     /// The wake-up the actions asked for (the core's earliest deadline once the queue is empty).
-    package private(set) var wakeup: Instant?
-    /// Hosts by kind of app; the process host may be set when the first process app registers.
-    package var embeddedHost: (any AppHost)?
-    package var processHost: (any AppHost)?
+    public private(set) var wakeup: Instant?
+    /// The host of embedded apps (`AppKind.embedded`).
+    public var embeddedHost: (any AppHost)?
+    /// The host of process apps (`AppKind.process`); may be set when the first process app registers.
+    public var processHost: (any AppHost)?
     /// Called for every action before it is performed (simulation logs).
-    package var onAction: (Action) -> Void = { _ in }
+    public var onAction: (Action) -> Void = { _ in }
     /// Called for every transition, after the app's host.
-    package var onTransition: (TransitionEvent) -> Void = { _ in }
+    public var onTransition: (TransitionEvent) -> Void = { _ in }
     /// Called for every message handed to a host, with the instant.
-    package var onMessage: (AppID, Message, Instant) -> Void = { _, _, _ in }
+    public var onMessage: (AppID, Message, Instant) -> Void = { _, _, _ in }
     /// Called each time an expiration handler held here runs.
-    package var onHandlerCalled: () -> Void = {}
+    public var onHandlerCalled: () -> Void = {}
     /// Called when the queue is empty and the wake-up changed.
-    package var onWakeupChanged: (Instant?) -> Void = { _ in }
+    public var onWakeupChanged: (Instant?) -> Void = { _ in }
     /// Called whenever the queue has been drained.
-    package var onDrained: () -> Void = {}
+    public var onDrained: () -> Void = {}
 
     private let now: () -> Instant
     private var handlers: [BackgroundTaskID: (BackgroundTaskID) -> Void] = [:]
@@ -41,17 +43,19 @@ package final class ActionRunner {
     /// actions in and allocates nothing once the queue has grown.
     private var pending = FIFO<Action>()
     /// The buffer the core's hot events write their actions into (`Scheduler+Buffered.swift`); copied into `pending`
-    /// at once, so no array is allocated per event (issue 15).
+    /// at once, so no array is allocated per event.
     private var buffer: [Action] = []
     private var running = false
     /// The process apps, for picking a host without reading the core for every action.
     private var processApps = Set<AppID>()
     private var announcedWakeup: Instant?
 
+    /// A runner over `core`; set the hosts before the first event.
+    ///
     /// - Parameters:
     ///   - core: the scheduler, usually with its apps not yet registered.
     ///   - now: the driver's clock reading for the current turn; read once per event.
-    package init(core: Scheduler, now: @escaping () -> Instant) {
+    public init(core: Scheduler, now: @escaping () -> Instant) {
         self.core = core
         self.now = now
         self.processApps = Set(core.appIDs.filter { core.isProcess($0) })
@@ -60,26 +64,26 @@ package final class ActionRunner {
     // MARK: Events
 
     /// Registers an app in `notRunning` (`Scheduler.register`).
-    package func register(_ descriptor: AppDescriptor) throws(SchedulerError) {
+    public func register(_ descriptor: AppDescriptor) throws(SchedulerError) {
         try self.core.register(descriptor)
         if descriptor.isProcess { self.processApps.insert(descriptor.id) }
     }
 
     /// Feeds one event to the core with the current instant and runs its actions.
-    package func run(_ event: (inout Scheduler, Instant) -> [Action]) {
+    public func run(_ event: (inout Scheduler, Instant) -> [Action]) {
         self.perform(event(&self.core, self.now()))
     }
 
     /// Feeds one event that returns a value beside its actions (a purge, a notification) and runs the actions.
     @discardableResult
-    package func runReturning<Result>(_ event: (inout Scheduler, Instant) -> (Result, [Action])) -> Result {
+    public func runReturning<Result>(_ event: (inout Scheduler, Instant) -> (Result, [Action])) -> Result {
         let (result, actions) = event(&self.core, self.now())
         self.perform(actions)
         return result
     }
 
     /// Feeds one event that may be refused; nothing runs when it throws.
-    package func attemptReturning<Result>(
+    public func attemptReturning<Result>(
         _ event: (inout Scheduler, Instant) throws(SchedulerError) -> (Result, [Action])
     ) throws(SchedulerError) -> Result {
         let (result, actions) = try event(&self.core, self.now())
@@ -88,15 +92,14 @@ package final class ActionRunner {
     }
 
     /// Feeds one event that may be refused and returns only actions.
-    package func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError)
-    {
+    public func attempt(_ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action]) throws(SchedulerError) {
         let actions = try event(&self.core, self.now())
         self.perform(actions)
     }
 
     /// Feeds one event that may be refused; `beforeActions` runs once the core accepted it and before its actions
     /// run (a process app's answer is written before the suspension the event may cause).
-    package func attemptBefore(
+    public func attemptBefore(
         _ event: (inout Scheduler, Instant) throws(SchedulerError) -> [Action],
         beforeActions: () -> Void
     ) throws(SchedulerError) {
@@ -108,14 +111,14 @@ package final class ActionRunner {
     /// The driver's wake-up fired (its one-shot timer is now disarmed) at `now`: fires the core's due deadlines.
     /// The wake-up is announced again after the queue drains even when the core's earliest deadline did not
     /// change, because a deadline re-armed at the instant that just fired (a zero grace) still needs a wake-up.
-    package func wakeupFired(at now: Instant) {
+    public func wakeupFired(at now: Instant) {
         self.announcedWakeup = nil
         self.core.clockAdvanced(to: now, into: &self.buffer)
         self.performBuffer()
     }
 
     /// A message delivered to `app` returned (`Scheduler.messageReturned`), with the current instant.
-    package func messageReturned(_ token: MessageToken, from app: AppID) {
+    public func messageReturned(_ token: MessageToken, from app: AppID) {
         self.core.messageReturned(token, from: app, now: self.now(), into: &self.buffer)
         self.performBuffer()
     }
@@ -124,7 +127,7 @@ package final class ActionRunner {
     /// for the task's `backgroundTaskWillExpire` (B4), with the task's id (also when it runs before this returns,
     /// for a task begun after the warning instant). The grant's actions have run when this returns; its `actions`
     /// is empty.
-    package func beginTask(name: String, app: AppID, handler: ((BackgroundTaskID) -> Void)?) -> TaskGrant {
+    public func beginTask(name: String, app: AppID, handler: ((BackgroundTaskID) -> Void)?) -> TaskGrant {
         let grant = self.core.backgroundTaskRequested(name: name, by: app, now: self.now(), into: &self.buffer)
         if grant.refusal == nil, let handler { self.handlers[grant.id] = handler }
         self.performBuffer()
@@ -133,7 +136,7 @@ package final class ActionRunner {
 
     /// `endBackgroundTask` (B8); drops the task's handler. `beforeActions` runs once the core accepted the end and
     /// before its actions run (a process app's answer is written before the suspension it may cause).
-    package func endTask(
+    public func endTask(
         _ id: BackgroundTaskID,
         app: AppID,
         beforeActions: () -> Void = {}
@@ -146,7 +149,7 @@ package final class ActionRunner {
 
     /// Forgets the hosts, handlers and closures (which may refer back to the driver), so that a stopped driver
     /// can be freed.
-    package func release() {
+    public func release() {
         self.embeddedHost = nil
         self.processHost = nil
         self.handlers = [:]
@@ -195,7 +198,7 @@ package final class ActionRunner {
     }
 
     /// True for a process app. O(1), without reading the core.
-    package func isProcess(_ app: AppID) -> Bool {
+    public func isProcess(_ app: AppID) -> Bool {
         self.processApps.contains(app)
     }
 

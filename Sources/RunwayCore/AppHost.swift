@@ -5,7 +5,7 @@
 /// Threading: every method is called on the runner's thread (the loop thread), in action order, while the
 /// runner drains its queue. A host may feed the runner new events from inside a call (an immediate return);
 /// the runner queues their actions behind the current ones.
-package protocol AppHost: AnyObject {
+public protocol AppHost: AnyObject {
     /// `.deliver`: give `message` to the app. Apps that await messages report the return with
     /// `ActionRunner.run { $0.messageReturned(token, from: app, now: $1) }`; nothing else reaches the app until
     /// then (L2).
@@ -29,6 +29,8 @@ package protocol AppHost: AnyObject {
 }
 
 extension AppHost {
-    package func setOOMScoreAdjust(_ value: Int, for app: AppID) {}
-    package func transitioned(_ event: TransitionEvent) {}
+    /// Does nothing: a host whose apps have no `oom_score_adj` (embedded apps, a simulation) ignores it.
+    public func setOOMScoreAdjust(_ value: Int, for app: AppID) {}
+    /// Does nothing: a host that keeps no per-state bookkeeping ignores transitions.
+    public func transitioned(_ event: TransitionEvent) {}
 }

@@ -68,8 +68,8 @@ enum Lifecycle {
     /// running or is suspended.
     ///
     /// The payload is moved out (`consume self`), changed and moved back: no copy of the case's data and no
-    /// retain or release of its references (the `.modifying` placeholder this used to store cost an outlined copy
-    /// and destroy of the whole payload per call, measured with callgrind, issue 15).
+    /// retain or release of its references (storing a placeholder case meanwhile costs an outlined copy and
+    /// destroy of the whole payload per call, measured with callgrind).
     mutating func withRunning<R>(_ body: (inout RunningApp) -> R) -> R? {
         switch consume self {
         case .foreground(let mode, var running):
@@ -118,7 +118,7 @@ struct RunningApp {
     /// moves of `Lifecycle.withRunning`, and a change is made in place whenever the storage is not shared.
     ///
     /// `@exclusivity(unchecked)`: without it every access to these two properties (several per begin, end and
-    /// expiry) calls the runtime's dynamic exclusivity check, about 80 instructions each (callgrind, issue 15).
+    /// expiry) calls the runtime's dynamic exclusivity check, about 80 instructions each (measured with callgrind).
     /// It is safe because a `Storage` is reached only through one `RunningApp` value's `outbox` and `tasks`
     /// accessors: `_modify` makes the storage unique first, so a modification never touches a storage another value
     /// shares, and two accesses through the same value are ordered by the static exclusivity of that value.

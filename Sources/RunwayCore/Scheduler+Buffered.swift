@@ -1,4 +1,4 @@
-// The hot events without an array per call (issue 15): each writes its actions into a buffer the caller keeps.
+// The hot events without an array per call: each writes its actions into a buffer the caller keeps.
 
 extension Scheduler {
     // Each `[Action]`-returning event gives the caller a new array: one allocation per call that produces an

@@ -45,7 +45,7 @@ public struct Scheduler {
     var actions: [Action] = []
     /// The app the last event named and its index (apps are never removed, so an index stays valid): a driver
     /// usually sends several events for one app in a row, and comparing two `AppID`s costs far less than hashing
-    /// one (about 350 instructions, callgrind, issue 15).
+    /// one (about 350 instructions, measured with callgrind).
     var lastLookup: (id: AppID, index: Int)?
 
     /// A scheduler with no app registered, at `Instant.origin` (the first input may be at any instant).
@@ -157,7 +157,7 @@ public struct Scheduler {
     }
 
     /// Empties `actions`, keeping its capacity. One `removeLast()` per element: a call leaves one or two actions,
-    /// and `removeAll(keepingCapacity:)` costs more than that for so few (callgrind, issue 15).
+    /// and `removeAll(keepingCapacity:)` costs more than that for so few (measured with callgrind).
     private static func clear(_ actions: inout [Action]) {
         while !actions.isEmpty { actions.removeLast() }
     }

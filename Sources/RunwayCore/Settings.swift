@@ -6,17 +6,6 @@ public enum OverrunPolicy: String, Hashable, Sendable, CaseIterable {
     case suspend
 }
 
-/// How a process app is suspended (P1). The core only says "suspend" and never reads this: the setting is
-/// `ProcessOptions.suspensionMechanism` of the driver (`SuspensionMechanism` in `Runway.plist`).
-public enum SuspensionMechanism: String, Hashable, Sendable, CaseIterable {
-    /// The cgroup v2 freezer where the scheduler may use it, otherwise SIGSTOP.
-    case auto
-    /// The cgroup v2 freezer only (`cgroup.freeze`).
-    case freezer
-    /// SIGSTOP and SIGCONT only.
-    case signal
-}
-
 /// How an app with `UIApplicationExitsOnSuspend` leaves the foreground (E1).
 public enum ExitsOnSuspendStyle: String, Hashable, Sendable, CaseIterable {
     /// Runway's default: the app enters the background, may finish background tasks under the normal

@@ -1,6 +1,7 @@
 import CRunwayProcess
 import Foundation
 import RunwayControl
+import RunwayProcesses
 import RunwayTestKit
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import RunwayConfig
 import RunwayCore
+import RunwayProcesses
 import RunwayTestKit
 import Testing
 

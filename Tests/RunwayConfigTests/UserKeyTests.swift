@@ -1,5 +1,6 @@
 import RunwayConfig
 import RunwayCore
+import RunwayProcesses
 import RunwayTestKit
 import Testing
 

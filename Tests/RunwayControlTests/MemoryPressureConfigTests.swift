@@ -1,6 +1,7 @@
 import Runway
 import RunwayConfig
 import RunwayCore
+import RunwayProcesses
 import RunwayTestKit
 import Testing
 

@@ -1,4 +1,5 @@
 import RunwayCore
+import RunwayProcesses
 import Testing
 
 /// The containment rule (Docs/Security.md, containment): a cgroup of its own, a uid other than root and the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Runway
+@testable import RunwayControl
 
 /// The bytes waiting for one control-socket client (K1): counted whole, written in bounded
 /// chunks, and dropped only at line boundaries.

@@ -2,6 +2,8 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayControl
+@testable import RunwayLoop
 
 @Suite("EventLoopThread.shutdown")
 struct EventLoopThreadShutdownTests {

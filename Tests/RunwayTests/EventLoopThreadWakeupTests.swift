@@ -4,6 +4,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 
 @Suite("EventLoopThread.setWakeup")
 struct EventLoopThreadWakeupTests {

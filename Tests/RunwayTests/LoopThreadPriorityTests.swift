@@ -5,6 +5,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 
 #if canImport(Glibc)
 import Glibc

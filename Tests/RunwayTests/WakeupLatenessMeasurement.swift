@@ -4,6 +4,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 
 /// Not a test: measures how late `setWakeup` delivers. Run with
 /// `RUNWAY_MEASURE=1 swift test --filter WakeupLatenessMeasurement`.

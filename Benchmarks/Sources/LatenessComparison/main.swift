@@ -36,6 +36,7 @@ import NIOCore
 import NIOPosix
 @_spi(Benchmarks) import Runway
 @_spi(Benchmarks) import RunwayCore
+@_spi(Benchmarks) import RunwayLoop
 @_spi(Benchmarks) import RunwayTestKit
 import Synchronization
 

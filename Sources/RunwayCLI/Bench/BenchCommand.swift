@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import RunwayBench
 @_spi(Benchmarks) import RunwayCore
+@_spi(Benchmarks) import RunwayLoop
+import RunwayProcesses
 
 /// `runway bench`: a synthetic background-task workload on the real loop, with lateness histograms.
 struct BenchCommand: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Runway
+import RunwayLoop
+import RunwayProcesses
 
 /// A swift-log handler that writes one JSON object per line, for log aggregators (`LogFormat json`,
 /// `runway run --log-format json`): `{"time":"2026-11-23T12:00:00.123456Z","level":"info","label":"runway",

@@ -1,4 +1,5 @@
 import Runway
+import RunwayLoop
 
 /// The daemon's notifications to systemd on its event loop: `READY=1` and `STOPPING=1` (retried while the
 /// receiver's queue is full), and `WATCHDOG=1` every half `WatchdogSec` (Docs/Deployment.md).

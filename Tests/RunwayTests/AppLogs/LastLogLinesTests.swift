@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import Runway
+@testable import RunwayControl
 
 /// The run history's log lines: `RunwayScheduler.lastLogLines(of:count:)` called from a transition
 /// observer when a run ends has that run's last lines; the next launch moves them to the previous ring.

@@ -3,6 +3,8 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayControl
+@testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

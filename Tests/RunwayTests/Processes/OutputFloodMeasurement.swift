@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Runway
 import RunwayCore
+import RunwayProcesses
 import Synchronization
 import Testing
 

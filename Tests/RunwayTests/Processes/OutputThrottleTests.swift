@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Runway
+@testable import RunwayControl
 
 /// A5, B9: a child's output costs the loop a bounded slice of each turn
 /// (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`), so that a child flooding stdout neither holds the

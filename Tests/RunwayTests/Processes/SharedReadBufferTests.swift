@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayProcesses
 
 /// A supervisor's children read into one shared buffer; each read is consumed before the next, so
 /// lines of children printing at the same time stay whole and with their own app.

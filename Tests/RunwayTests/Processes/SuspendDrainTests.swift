@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayProcesses
 
 /// The answer to a protocol app's last `endBackgroundTask` is written before the core suspends
 /// the app (B5), and the freeze waits (at most `ProcessOptions.suspendDrainTimeout`) until the app has read it and

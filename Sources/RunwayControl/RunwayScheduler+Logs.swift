@@ -1,4 +1,6 @@
+import Runway
 import RunwayCore
+import RunwayProcesses
 
 // The captured output of process apps (`AppLogStore`), for the daemon's `logs` control command and its run
 // history. Like the other package methods, each may be called from any thread: it hops to the loop thread and

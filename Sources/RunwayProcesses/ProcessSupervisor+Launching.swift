@@ -15,7 +15,7 @@ extension ProcessSupervisor {
     /// `.spawn`: starts the program. Reports `processFailedToStart` when it cannot: the required freezer is
     /// unavailable, a cgroup ceiling cannot be enforced (P5), the program is not found, or the spawn fails
     /// (`ChildProcess.start`: the step and errno, an exec failure or a refused resource limit included).
-    func spawn(_ app: AppID) {
+    package func spawn(_ app: AppID) {
         guard var managed = self.apps[app] else { preconditionFailure("spawn of unregistered process app \(app)") }
         precondition(managed.child == nil || managed.child!.hasExited, "spawn of \(app) while its child runs")
         let spec = managed.spec

@@ -8,8 +8,8 @@ import CLibUV
 /// callable from any thread. `EventLoopThread.execute` makes that call only while holding the inbox lock and
 /// only while the inbox is open; the loop thread closes `async` only after it has seen the inbox closed
 /// under that same lock, so no send can reach a closed or freed handle.
-struct LoopHandles: @unchecked Sendable {
-    let loop: UnsafeMutablePointer<uv_loop_t>
+package struct LoopHandles: @unchecked Sendable {
+    package let loop: UnsafeMutablePointer<uv_loop_t>
     /// Wakes the loop to drain the inbox.
     let async: UnsafeMutablePointer<uv_async_t>
     /// Watches `timerFD` for readability (= the wake-up deadline has passed).

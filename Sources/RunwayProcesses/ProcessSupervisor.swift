@@ -2,6 +2,7 @@ import CLibUV
 import CRunwayProcess
 import Logging
 import RunwayCore
+import RunwayLoop
 import RunwayProtocol
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Musl
 #endif
 
 /// What the supervisor reports to the driver, on the loop thread. The driver feeds these to the core.
-protocol ProcessSupervisorDelegate: AnyObject {
+package protocol ProcessSupervisorDelegate: AnyObject {
     func processExited(_ app: AppID, exit: ProcessExit)
     func processFailedToStart(_ app: AppID, error: String)
     func processViolatedProtocol(_ app: AppID, reason: String)
@@ -51,7 +52,7 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// libuv timer that runs only while something is pending, up to `confirmationTimeout` and `orphanReapTimeout`;
 /// this process's children are checked every `descendantScanInterval` while an app runs. Only `init`, with a
 /// state file, reads the monotonic clock: it waits up to `orphanReapTimeout` for what a predecessor left to die.
-final class ProcessSupervisor: ChildProcessDelegate {
+package final class ProcessSupervisor: ChildProcessDelegate {
     /// One registered process app.
     struct Managed {
         var spec: ProcessSpec
@@ -95,7 +96,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     let loop: EventLoopThread
     let options: ProcessOptions
     let logger: Logger
-    weak var delegate: (any ProcessSupervisorDelegate)?
+    package weak var delegate: (any ProcessSupervisorDelegate)?
 
     /// Every registered app. Written only by the supervisor's own files.
     var apps: [AppID: Managed] = [:]
@@ -142,7 +143,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// The processes a predecessor left that `init` ended.
     var endedAtStart: [ProcessStateSnapshot.Entry] = []
     /// Every app's captured stdout and stderr (`AppLogStore`).
-    let logs: AppLogStore
+    package let logs: AppLogStore
     /// This process and its session; the boot the start times count from.
     let ownIdentity: ProcessIdentity
     let ownSession: Int32
@@ -152,7 +153,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Starts the supervisor's handles, becomes a child subreaper (`reapsOrphans`) and, with a state file,
     /// ends what a predecessor left before returning.
-    init(loop: EventLoopThread, options: ProcessOptions, logger: Logger) {
+    package init(loop: EventLoopThread, options: ProcessOptions, logger: Logger) {
         self.loop = loop
         self.options = options
         self.logger = logger
@@ -188,7 +189,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs
     /// no mkdir. The cgroup is kept across runs (thawed after each exit) and removed when the supervisor closes.
-    func register(_ app: AppID, spec: ProcessSpec) {
+    package func register(_ app: AppID, spec: ProcessSpec) {
         var managed = Managed(spec: spec, policer: self.makePolicer())
         self.prepareMechanism(app, &managed)
         self.apps[app] = managed
@@ -228,7 +229,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     }
 
     /// What the supervisor knows of one app (K2 status rows); nil when it is not registered.
-    func status(of app: AppID) -> ProcessStatus? {
+    package func status(of app: AppID) -> ProcessStatus? {
         guard let managed = self.apps[app] else { return nil }
         var status = ProcessStatus(
             pid: managed.child.flatMap { $0.hasExited ? nil : $0.pid },
@@ -243,7 +244,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     }
 
     /// The resident bytes of every running app's processes (the `rss` pressure source, P3).
-    func residentBytes() -> UInt64 {
+    package func residentBytes() -> UInt64 {
         var total: UInt64 = 0
         for managed in self.apps.values {
             guard let child = managed.child, !child.hasExited else { continue }
@@ -260,7 +261,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     ///
     /// - Parameters:
     ///   - value: Within -1000...1000 (the kernel's range).
-    func setOOMScoreAdjust(_ value: Int, for app: AppID) {
+    package func setOOMScoreAdjust(_ value: Int, for app: AppID) {
         precondition((-1000...1000).contains(value), "oom_score_adj \(value) for \(app) is outside -1000...1000")
         self.deferOOMScoreAdjust(value, for: app)
     }
@@ -269,7 +270,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Calls `body` once every process an app left behind is reaped (or forgotten, `orphanReapTimeout` after
     /// the exit), then closes the supervisor (its cgroups are removed). Called when the scheduler stops (P4).
-    func finish(then body: @escaping () -> Void) {
+    package func finish(then body: @escaping () -> Void) {
         self.refreshTracking()
         self.finishWaiters.append(body)
         self.finishIfSettled()

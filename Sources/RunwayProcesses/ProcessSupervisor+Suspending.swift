@@ -13,13 +13,13 @@ extension ProcessSupervisor {
     /// the confirmation is first checked on the next loop turn, then polled by the tick until confirmed or
     /// `options.confirmationTimeout` has passed. A protocol app that has not read what was written to it is
     /// suspended once it has, within `options.suspendDrainTimeout` (`+Draining`).
-    func suspend(_ app: AppID) {
+    package func suspend(_ app: AppID) {
         if self.holdsSuspensionForUnreadBytes(app) { return }
         self.setSuspended(true, app)
     }
 
     /// `.resume`: thaw or SIGCONT; confirmed as `suspend` is.
-    func resume(_ app: AppID) {
+    package func resume(_ app: AppID) {
         self.cancelDrain(app)
         self.setSuspended(false, app)
     }

@@ -1,3 +1,5 @@
+import RunwayCore
+
 /// Bounds of the event loop's options, in one place for the runtime (`RunwayScheduler(loopPriority:wakeupSpin:)`
 /// in Runway) and the config loader (`LoopRealtimePriority`, `LoopWakeupSpin` in RunwayConfig), which do not
 /// depend on each other. Not part of the embedding API (an embedder reads `LoopThreadPriority.realtimePriorities`

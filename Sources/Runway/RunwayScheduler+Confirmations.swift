@@ -1,14 +1,6 @@
 import RunwayCore
 
 extension RunwayScheduler {
-    /// The scheduler's loop, for measurement tools of this package (`runway bench`): its clock (`now()`, the
-    /// clock of `TransitionEvent.at`), `execute` to run a probe on the loop thread, and `idleTime()`.
-    ///
-    /// - Note: Not public. Callers must not arm its wake-up or replace `onWakeup`: the scheduler owns them.
-    package var eventLoop: EventLoopThread { self.bridge.loop }
-}
-
-extension RunwayScheduler {
     /// Calls `observer` each time the kernel confirms a process app's suspension (`suspended` true: every process
     /// stopped, or the cgroup frozen) or resumption (false), synchronously on the loop thread, with the instant the
     /// supervisor's check saw it (a fresh reading of the loop's clock, the clock of `TransitionEvent.at`; checks run

@@ -54,7 +54,7 @@ package final class EventLoopThread: Sendable {
     package let wakeupSpinNanoseconds: UInt64
     /// CLOCK_MONOTONIC at `init`, in nanoseconds: the origin of this loop's instants.
     let originNanoseconds: UInt64
-    let handles: LoopHandles
+    package let handles: LoopHandles
     let inbox: Mutex<Inbox>
     let loopState: LoopThreadState
     /// `pthread_self()` of the loop thread while it runs, 0 before and after. Written only by the loop

@@ -10,7 +10,7 @@ extension ProcessSupervisor {
     /// `.deliver` to a protocol child: one `message` line, remembered as the child's `messageInFlight` until it
     /// is acknowledged. A child whose channel is closed cannot answer, so the message is acknowledged at once
     /// (as for a plain process) and logged; so is the one in flight when the channel closes on the app's side.
-    func deliver(_ message: Message, token: MessageToken, to app: AppID) {
+    package func deliver(_ message: Message, token: MessageToken, to app: AppID) {
         guard let child = self.apps[app]?.child, !child.hasExited else {
             self.delegate?.processAcknowledged(token, app: app)
             return

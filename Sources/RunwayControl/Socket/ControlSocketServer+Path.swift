@@ -1,9 +1,10 @@
-// What is at the control socket's path before bind, and removing the socket file afterwards (K1; issue 13
-// item 6): only a socket file is ever removed, and only when nobody accepts connections on it. Anything else at
-// the path (a regular file, a directory, a symbolic link, a FIFO) is an error naming it, and nothing is deleted.
+// What is at the control socket's path before bind, and removing the socket file afterwards (K1): only a socket
+// file is ever removed, and only when nobody accepts connections on it. Anything else at the path (a regular
+// file, a directory, a symbolic link, a FIFO) is an error naming it, and nothing is deleted.
 
 import CLibUV
 import Glibc
+import RunwayConfig
 import RunwayCore
 
 extension ControlSocketServer {

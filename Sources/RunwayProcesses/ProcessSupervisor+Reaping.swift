@@ -14,7 +14,7 @@ import Musl
 extension ProcessSupervisor {
     /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4): its cgroup's, or its process group and
     /// every other process tracked for it.
-    func terminate(_ app: AppID) {
+    package func terminate(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         if managed.choice?.mechanism == .freezer, let pids = managed.cgroup?.processes, !pids.isEmpty {
             for pid in pids { _ = runway_kill(pid, SIGTERM) }
@@ -24,7 +24,7 @@ extension ProcessSupervisor {
     }
 
     /// `.kill`: SIGKILL to every process of the app, frozen or stopped ones included, without thawing (P2).
-    func kill(_ app: AppID) {
+    package func kill(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         managed.cgroup?.killAll()
         // What is already known dies first, so the /proc scan is not on the kill's path (B6: the budget is a

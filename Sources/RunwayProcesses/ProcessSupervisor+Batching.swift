@@ -38,7 +38,7 @@ extension ProcessSupervisor {
     /// Writes the pending `oom_score_adj` values: each to the child it was meant for, if that child is still the
     /// app's and has not exited (its pid is not reaped, so it names that process). Called by `LoopDriver` when
     /// the runner has drained an event's actions.
-    func flushOOMScores() {
+    package func flushOOMScores() {
         guard !self.batch.pendingOOMScores.isEmpty else { return }
         let pending = self.batch.pendingOOMScores
         self.batch.pendingOOMScores = [:]

@@ -1,5 +1,6 @@
 import CLibUV
 import RunwayCore
+import RunwayLoop
 
 #if canImport(Glibc)
 import Glibc

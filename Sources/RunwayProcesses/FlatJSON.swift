@@ -1,3 +1,5 @@
+import RunwayLoop
+
 /// One-line JSON objects whose values are strings or unsigned integers: all the state file needs, without
 /// Foundation (the `Runway` module does not import it).
 enum FlatJSON {

@@ -35,17 +35,17 @@ public struct MemoryPressureOptions: Sendable, Hashable {
 /// Samples memory pressure on a libuv timer, every `pollInterval`, and reports each reading to `onSample`
 /// (the driver feeds it to `Scheduler.memoryPressureSampled`). It keeps no level and decides nothing: the
 /// warning and purge decisions are the core's (P3). Loop thread only.
-final class MemoryPressureMonitor {
+package final class MemoryPressureMonitor {
     let options: MemoryPressureOptions
     let logger: Logger
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var unreadableLogged = false
     /// Reads the current resident bytes of the apps (for `.rss`).
-    var residentBytes: () -> UInt64 = { 0 }
+    package var residentBytes: () -> UInt64 = { 0 }
     /// Receives every reading, `.unreadable` included, on the loop thread.
-    var onSample: (MemoryPressureSample) -> Void = { _ in }
+    package var onSample: (MemoryPressureSample) -> Void = { _ in }
 
-    init(options: MemoryPressureOptions, loop: UnsafeMutablePointer<uv_loop_t>, logger: Logger) {
+    package init(options: MemoryPressureOptions, loop: UnsafeMutablePointer<uv_loop_t>, logger: Logger) {
         self.options = options
         self.logger = logger
         let status = uv_timer_init(loop, self.timer)
@@ -53,7 +53,7 @@ final class MemoryPressureMonitor {
         self.timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    func start() {
+    package func start() {
         let milliseconds = UInt64(max(1, self.options.pollInterval.nanoseconds / 1_000_000))
         uv_timer_start(
             self.timer,
@@ -67,7 +67,7 @@ final class MemoryPressureMonitor {
         )
     }
 
-    func stop() {
+    package func stop() {
         uv_timer_stop(self.timer)
         uv_close(runway_timer_as_handle(self.timer)) { $0?.deallocate() }
     }

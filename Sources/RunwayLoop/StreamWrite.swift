@@ -7,7 +7,7 @@ import CLibUV
 ///   - completion: Runs when the write completes; it must call `releaseWriteCopy` on the request. The default
 ///     only does that.
 /// - Returns: 0, or the `uv_write` status when nothing was queued (the stream is closing or broken).
-func writeCopy(
+package func writeCopy(
     of bytes: [UInt8],
     terminator: UInt8? = nil,
     to stream: UnsafeMutablePointer<uv_stream_t>,
@@ -29,7 +29,7 @@ func writeCopy(
 }
 
 /// Frees a request made by `writeCopy` and its copy of the bytes.
-func releaseWriteCopy(_ request: UnsafeMutablePointer<uv_write_t>) {
+package func releaseWriteCopy(_ request: UnsafeMutablePointer<uv_write_t>) {
     request.pointee.data?.deallocate()
     request.deallocate()
 }

@@ -24,6 +24,7 @@
 import CLibUV
 import Glibc
 import RunwayCore
+import RunwayLoop
 
 /// A line-based Unix socket server on an `EventLoopThread` (K1).
 ///

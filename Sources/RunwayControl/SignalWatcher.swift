@@ -1,4 +1,5 @@
 import CLibUV
+import RunwayLoop
 
 /// Unix signals delivered as callbacks on an `EventLoopThread` (`uv_signal_t`), for the daemon: SIGINT and
 /// SIGTERM stop it, SIGHUP reloads its configuration. One owner per signal (A3): a process that uses this must

@@ -1,4 +1,6 @@
+import Runway
 import RunwayCore
+import RunwayLoop
 
 // What the daemon and its control socket need beyond the embedding API, at `package` access: background tasks
 // held on an app's behalf (scenarios, operators), the operator overrides of a budget, the loop's clock for
@@ -32,7 +34,8 @@ extension RunwayScheduler {
     /// On the loop thread it runs inline; from another thread it blocks until the loop thread answered.
     ///
     /// The task's expiration handler is the scheduler's own: at the warning (B4) it logs one info line,
-    /// "expiration warning for a task held on the app's behalf", and the app is not told (Decisions 51).
+    /// "expiration warning for a task held on the app's behalf", and the app is not told:
+    /// the task is the daemon's, though it counts against the app's budget like the app's own.
     package func requestBackgroundTask(
         withName name: String,
         for app: AppID
@@ -78,18 +81,6 @@ extension RunwayScheduler {
         try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
             try driver.override { core, now throws(SchedulerError) in
                 try core.budgetExpiredByOperator(for: app, now: now)
-            }
-        }
-    }
-
-    /// Sends `didReceiveMemoryWarning` to one running app (P3; `runway memory-warning APP`), at most one pending.
-    /// Blocks the calling thread until the loop has queued it (any thread; on the loop thread it runs inline).
-    ///
-    /// - Throws: `unknownApp`; `notRunning` when the app is not running, suspended or terminating; `stopping`.
-    public func memoryWarning(for app: AppID) throws(SchedulerError) {
-        try self.bridge.syncThrowing(app: app) { driver throws(SchedulerError) in
-            try driver.override { core, now throws(SchedulerError) in
-                try core.memoryWarningRaised(for: app, now: now)
             }
         }
     }

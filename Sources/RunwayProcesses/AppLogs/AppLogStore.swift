@@ -9,7 +9,7 @@ import RunwayCore
 ///
 /// Threading: loop thread only (the supervisor's callbacks and `RunwayScheduler`'s hops); not thread-safe.
 /// Time: each line is stamped with the wall clock (`WallTime.now()`) when it is appended.
-final class AppLogStore {
+package final class AppLogStore {
     struct Logs {
         var current: AppLogRing
         var previous: AppLogRing?
@@ -25,7 +25,7 @@ final class AppLogStore {
     let problem: (AppID, String) -> Void
     /// Called for each line that has an output file but was not written to it (the file could not be opened, a
     /// write failed, or the file is at its limit with rotation blocked); the line is still in the ring.
-    var lineRefused: (AppID, AppLogStream) -> Void = { _, _ in }
+    package var lineRefused: (AppID, AppLogStream) -> Void = { _, _ in }
     private var logs: [AppID: Logs] = [:]
     private var observers: [(AppID, AppLogLine) -> Void] = []
     private var formatter = WallTimeFormatter()
@@ -92,19 +92,19 @@ final class AppLogStore {
 
     /// The current (or last) run's ring, or the previous run's (`previous`); nil for an app not registered here
     /// or, with `previous`, when it has not run twice.
-    func ring(of app: AppID, previous: Bool) -> AppLogRing? {
+    package func ring(of app: AppID, previous: Bool) -> AppLogRing? {
         guard let entry = self.logs[app] else { return nil }
         return previous ? entry.previous : entry.current
     }
 
     /// The last `count` lines of `app`'s current (or last) run, formatted as `runway logs` prints them
     /// (`2026-11-23T12:10:41.123Z stderr text`), oldest first; empty for an app not registered here.
-    func lastLines(of app: AppID, count: Int) -> [String] {
+    package func lastLines(of app: AppID, count: Int) -> [String] {
         self.logs[app]?.current.last(count).map(\.formatted) ?? []
     }
 
     /// Calls `observer` for every line appended from now on, on the loop thread.
-    func observe(_ observer: @escaping (AppID, AppLogLine) -> Void) {
+    package func observe(_ observer: @escaping (AppID, AppLogLine) -> Void) {
         self.observers.append(observer)
     }
 

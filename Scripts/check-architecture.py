@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""`make arch-check`: the tree against the module table of Docs/Architecture.md and the size rules of the house.
+
+Fails, naming file and line, on
+- an `import X` in a folder of the table (`Sources/...`, `Examples/...`) that its row's "may import" cell does not
+  list (the backticked names of that cell are the allowed modules; nothing else is implied);
+- a Swift, C or header file under Sources/, Tests/, Examples/ or Benchmarks/ longer than 300 lines;
+- a test file, type or suite named after how a bug was found (a review, pass, issue, regression or "floor") instead
+  of the behaviour it checks;
+- more than 40 public types, nested ones included, in the modules an embedder sees with `import Runway` and
+  `import RunwayCore` (the rows whose "who uses it" cell says "the embedder": those two and the modules Runway
+  re-exports). `@_spi` types are not counted: only a client that names the SPI sees them.
+
+`--self-test` builds a small tree in a temporary folder that breaks each rule once and checks that every break is
+reported, then a clean one that passes. Python 3, standard library only; well under a second.
+"""
+
+import pathlib
+import re
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LINE_LIMIT = 300
+PUBLIC_TYPE_LIMIT = 40
+SIZE_FOLDERS = ("Sources", "Tests", "Examples", "Benchmarks")
+SOURCE_SUFFIXES = (".swift", ".c", ".h")
+
+IMPORT = re.compile(
+    r"^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+"
+    r"(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?([A-Za-z_]\w*)"
+)
+# How a bug was found is not what a test checks: "ReviewR16Tests", "RegressionTests", "ProcessFloorTests",
+# "Issue13Tests", "Pass4Tests".
+HISTORY_NAME = re.compile(r"(?i)review|regression|floor|issue[ _-]?\d|pass[ _-]?\d|(?<![a-z])r\d{1,3}(?![a-z\d])")
+TEST_TYPE = re.compile(r"^\s*(?:@\w+\s+)*(?:final\s+)?(?:struct|class|enum)\s+(\w+)")
+SUITE_TITLE = re.compile(r"@Suite\(\s*\"([^\"]*)\"")
+PUBLIC_TYPE = re.compile(r"^\s*(?:@\w+\s+)*public\s+(?:final\s+)?(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)")
+SPI = re.compile(r"^\s*@_spi\(")
+
+
+def module_table(architecture):
+    """Rows of the table whose header has "folder" and "may import": {folder: (module, who, allowed, line)}."""
+    rows = {}
+    columns = None
+    for number, line in enumerate(architecture.read_text(encoding="utf-8").split("\n"), start=1):
+        if not line.startswith("|"):
+            columns = None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if columns is None:
+            names = [cell.lower() for cell in cells]
+            if "folder" in names and "may import" in names:
+                columns = {name: index for index, name in enumerate(names)}
+            continue
+        if set(line) <= set("|-: "):
+            continue
+        folder = cells[columns["folder"]].strip("`").rstrip("/")
+        module = cells[columns["module"]].strip("`") if "module" in columns else folder.split("/")[-1]
+        who = cells[columns["who uses it"]] if "who uses it" in columns else ""
+        allowed = set(re.findall(r"`([^`]+)`", cells[columns["may import"]]))
+        rows[folder] = (module, who, allowed, number)
+    return rows
+
+
+def source_files(root, folders):
+    for folder in folders:
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            relative = path.relative_to(root)
+            if any(part.startswith(".") for part in relative.parts):
+                continue
+            if path.is_file() and path.suffix in SOURCE_SUFFIXES:
+                yield path
+
+
+def check(root):
+    problems = []
+    architecture = root / "Docs" / "Architecture.md"
+    rows = module_table(architecture)
+    if not rows:
+        return [f"{architecture.relative_to(root)}: no module table (a header with `folder` and `may import`)"]
+
+    # Imports: every file of a listed folder against its row.
+    for folder, (module, _, allowed, row) in sorted(rows.items()):
+        for path in source_files(root, [folder]):
+            if path.suffix != ".swift":
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+                match = IMPORT.match(line)
+                if match and match.group(1) not in allowed and match.group(1) != module:
+                    problems.append(
+                        f"{path.relative_to(root)}:{number}: imports {match.group(1)}, which {module} may not "
+                        f"import (Docs/Architecture.md:{row} allows {', '.join(sorted(allowed)) or 'nothing'})"
+                    )
+    for path in source_files(root, ["Sources"]):
+        folder = "/".join(path.relative_to(root).parts[:2])
+        if folder not in rows:
+            problems.append(f"{path.relative_to(root)}: its folder {folder} has no row in the module table")
+            rows[folder] = ("", "", set(), 0)
+
+    # Sizes.
+    for path in source_files(root, SIZE_FOLDERS):
+        count = len(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        if count > LINE_LIMIT:
+            problems.append(f"{path.relative_to(root)}:{count}: {count} lines, over {LINE_LIMIT}: split it")
+
+    # Test names.
+    for path in source_files(root, ["Tests"]):
+        relative = path.relative_to(root)
+        if HISTORY_NAME.search(path.stem):
+            problems.append(f"{relative}:1: file named after how a bug was found; name it after what it checks")
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+            for pattern, what in ((TEST_TYPE, "type"), (SUITE_TITLE, "suite")):
+                match = pattern.search(line)
+                if match and HISTORY_NAME.search(match.group(1)):
+                    problems.append(
+                        f"{relative}:{number}: {what} {match.group(1)!r} named after how a bug was found; "
+                        "name it after what it checks"
+                    )
+
+    # The embedder's surface.
+    embedder = [folder for folder, (_, who, _, _) in rows.items() if "the embedder" in who]
+    public = []
+    for path in source_files(root, embedder):
+        previous = ""
+        outer_is_spi = False  # a type nested in an `@_spi` type is as hidden as its parent
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+            spi = bool(SPI.match(line) or SPI.match(previous))
+            if line[:1].isalpha():
+                outer_is_spi = spi
+            match = PUBLIC_TYPE.match(line)
+            if match and not spi and not (line[:1].isspace() and outer_is_spi):
+                public.append(f"{path.relative_to(root)}:{number}: {match.group(1)}")
+            if line.strip() and not line.lstrip().startswith("///"):
+                previous = line
+    if len(public) > PUBLIC_TYPE_LIMIT:
+        problems.append(
+            f"{len(public)} public types in {', '.join(sorted(embedder))}, over {PUBLIC_TYPE_LIMIT}:\n  "
+            + "\n  ".join(public)
+        )
+    return problems
+
+
+def self_test():
+    table = (
+        "| folder | module | access | who uses it | may import |\n|---|---|---|---|---|\n"
+        "| `Sources/Core` | `Core` | public | the embedder | the standard library only |\n"
+        "| `Sources/Edge` | `Edge` | package | the daemon | `Core`, `Glibc` |\n"
+    )
+    clean = {
+        "Docs/Architecture.md": table,
+        "Sources/Core/A.swift": "public struct A {}\n",
+        "Sources/Edge/B.swift": "import Core\n@_spi(X) import Glibc\n",
+        "Tests/CoreTests/ATests.swift": '@Suite("A holds")\nstruct ATests {}\n',
+    }
+    broken = dict(clean)
+    broken["Sources/Core/Up.swift"] = "import Edge\n"
+    broken["Sources/Core/Long.swift"] = "\n".join(["// line"] * (LINE_LIMIT + 1)) + "\n"
+    broken["Sources/Core/Many.swift"] = "".join(f"public enum E{index} {{}}\n" for index in range(PUBLIC_TYPE_LIMIT))
+    broken["Sources/Core/Hidden.swift"] = "@_spi(X)\n/// Doc.\npublic struct H {\n    public struct Inner {}\n}\n"
+    broken["Sources/Stray/C.swift"] = "\n"
+    broken["Tests/CoreTests/ReviewR16Tests.swift"] = "struct FloorTests {}\n"
+    broken["Tests/CoreTests/Names.swift"] = '@Suite("issue 13")\nstruct Pass4Tests {}\n'
+    expected = [
+        "Sources/Core/Up.swift:1: imports Edge",
+        "Sources/Core/Long.swift:301:",
+        "41 public types",
+        "Sources/Stray/C.swift: its folder",
+        "Tests/CoreTests/ReviewR16Tests.swift:1: file",
+        "ReviewR16Tests.swift:1: type 'FloorTests'",
+        "Names.swift:1: suite 'issue 13'",
+        "Names.swift:2: type 'Pass4Tests'",
+    ]
+    failures = []
+    for files, wanted in ((clean, []), (broken, expected)):
+        with tempfile.TemporaryDirectory() as directory:
+            root = pathlib.Path(directory)
+            for name, text in files.items():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                (root / name).write_text(text, encoding="utf-8")
+            problems = check(root)
+            for fragment in wanted:
+                if not any(fragment in problem for problem in problems):
+                    failures.append(f"not reported: {fragment}")
+            if len(problems) != len(wanted):
+                failures.append(f"{len(wanted)} problems expected, got {len(problems)}:\n" + "\n".join(problems))
+    if failures:
+        sys.exit("arch-check --self-test failed:\n" + "\n".join(failures))
+    print("arch-check --self-test: every rule fails its broken tree and the clean tree passes")
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return
+    problems = check(ROOT)
+    if problems:
+        print("\n".join(problems))
+        sys.exit(f"arch-check: {len(problems)} problems (Docs/Architecture.md, section 1, has the module table)")
+    print("arch-check: imports follow the module table; files, test names and the public surface are in bounds")
+
+
+if __name__ == "__main__":
+    main()
