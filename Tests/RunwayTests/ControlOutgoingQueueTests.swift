@@ -2,6 +2,8 @@ import Testing
 
 @testable import Runway
 @testable import RunwayControl
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// The bytes waiting for one control-socket client (K1): counted whole, written in bounded
 /// chunks, and dropped only at line boundaries.

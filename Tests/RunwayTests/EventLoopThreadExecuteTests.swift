@@ -3,6 +3,7 @@ import Testing
 
 @testable import Runway
 @testable import RunwayLoop
+@testable import RunwayProcesses
 
 @Suite("EventLoopThread.execute")
 struct EventLoopThreadExecuteTests {

@@ -4,6 +4,7 @@ import Testing
 @testable import Runway
 @testable import RunwayControl
 @testable import RunwayLoop
+@testable import RunwayProcesses
 
 @Suite("EventLoopThread.shutdown")
 struct EventLoopThreadShutdownTests {

@@ -1,10 +1,12 @@
 import CLibUV
+import CRunwayProcess
 import RunwayCore
 @_spi(Benchmarks) import RunwayTestKit
 import Testing
 
 @testable import Runway
 @testable import RunwayLoop
+@testable import RunwayProcesses
 
 @Suite("EventLoopThread.setWakeup")
 struct EventLoopThreadWakeupTests {

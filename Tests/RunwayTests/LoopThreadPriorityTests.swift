@@ -1,4 +1,5 @@
 import CLibUV
+import CRunwayProcess
 import Dispatch
 import Foundation
 import RunwayCore
@@ -6,6 +7,7 @@ import Testing
 
 @testable import Runway
 @testable import RunwayLoop
+@testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

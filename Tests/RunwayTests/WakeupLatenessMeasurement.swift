@@ -5,6 +5,7 @@ import Testing
 
 @testable import Runway
 @testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// Not a test: measures how late `setWakeup` delivers. Run with
 /// `RUNWAY_MEASURE=1 swift test --filter WakeupLatenessMeasurement`.

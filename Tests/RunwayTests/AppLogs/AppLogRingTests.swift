@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 /// `AppLogRing`, the bounded memory of one run of an app's output.

@@ -4,6 +4,8 @@ import Testing
 
 @testable import Runway
 @testable import RunwayControl
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// The run history's log lines: `RunwayScheduler.lastLogLines(of:count:)` called from a transition
 /// observer when a run ends has that run's last lines; the next launch moves them to the previous ring.

@@ -3,6 +3,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 /// A launch's environment is merged into this process's, kept sorted once per loop turn; the result

@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 @Suite("P2: leftovers of an app are waited for up to ProcessOptions.orphanReapTimeout")

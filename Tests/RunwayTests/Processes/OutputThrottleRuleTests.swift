@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 /// A5: `OutputThrottle`, the rule that bounds the output work of one stream per loop turn.

@@ -6,6 +6,8 @@ import Testing
 
 @testable import Runway
 @testable import RunwayControl
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// A5, B9: a child's output costs the loop a bounded slice of each turn
 /// (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`), so that a child flooding stdout neither holds the

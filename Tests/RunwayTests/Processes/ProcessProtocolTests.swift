@@ -2,6 +2,8 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

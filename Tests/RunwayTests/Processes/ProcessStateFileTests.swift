@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 #if canImport(Glibc)

@@ -1,8 +1,10 @@
 import CLibUV
+import CRunwayProcess
 import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 #if canImport(Glibc)

@@ -3,6 +3,8 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 /// Not a test: measures what an app's resource limits add to its launch. Run with

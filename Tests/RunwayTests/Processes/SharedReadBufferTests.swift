@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 /// A supervisor's children read into one shared buffer; each read is consumed before the next, so

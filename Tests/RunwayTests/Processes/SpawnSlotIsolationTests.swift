@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 #if canImport(Glibc)

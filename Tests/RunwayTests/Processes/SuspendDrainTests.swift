@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 /// The answer to a protocol app's last `endBackgroundTask` is written before the core suspends

@@ -2,6 +2,7 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 @Suite("P1: a suspend or resume is confirmed by the kernel or times out (SuspensionConfirmation)")

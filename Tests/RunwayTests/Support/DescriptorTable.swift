@@ -1,4 +1,6 @@
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// This process's descriptor table, read from /proc.
 enum DescriptorTable {

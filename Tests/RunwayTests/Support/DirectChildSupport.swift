@@ -3,6 +3,7 @@ import CRunwayProcess
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
 @testable import RunwayProcesses
 
 #if canImport(Glibc)

@@ -2,6 +2,8 @@ import Foundation
 import RunwayCore
 
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

@@ -1,9 +1,12 @@
 import CLibUV
+import CRunwayProcess
 import Foundation
 import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

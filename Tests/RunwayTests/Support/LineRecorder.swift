@@ -1,6 +1,8 @@
 import RunwayCore
 
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// Records a child's output lines (`out:` and `err:` prefixed) and its exit.
 final class LineRecorder: ChildProcessDelegate {

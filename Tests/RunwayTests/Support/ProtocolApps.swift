@@ -2,6 +2,8 @@ import RunwayCore
 import Testing
 
 @testable import Runway
+@testable import RunwayLoop
+@testable import RunwayProcesses
 
 /// The sample protocol apps (Swift and Python), budgets they can meet on a busy machine, and a run sent Home.
 enum ProtocolApps {
