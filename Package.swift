@@ -77,8 +77,6 @@ let package = Package(
                 "RunwayLoop",
                 "RunwayProcesses",
                 "RunwayProtocol",
-                "CLibUV",
-                "CRunwayProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -159,13 +157,17 @@ let package = Package(
         .testTarget(
             name: "RunwayCLITests",
             dependencies: [
-                "CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayProcesses", "RunwayTestKit",
+                "CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayProcesses",
+                "RunwayTestKit",
             ]
         ),
         // RunwayControl's units without the `runway` binary: run history, state directory, config mapping.
         .testTarget(
             name: "RunwayControlTests",
-            dependencies: ["Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayLoop", "RunwayProcesses", "RunwayTestKit"]
+            dependencies: [
+                "Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayLoop", "RunwayProcesses",
+                "RunwayTestKit",
+            ]
         ),
         .testTarget(
             name: "RunwayTests",

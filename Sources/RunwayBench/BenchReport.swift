@@ -1,6 +1,6 @@
 import RunwayCore
 
-/// The result of `runway bench`, as printed by `--json`. Every field is documented in README.md ("`runway
+/// The result of `runway bench`, as printed by `--json`. Every field is documented in Docs/Benchmarking.md ("`runway
 /// bench`"); `schemaVersion` changes when a field is removed or changes meaning (adding one does not).
 package struct BenchReport: Codable, Sendable {
     package static let currentSchemaVersion = 1

@@ -2,7 +2,7 @@ import RunwayCore
 
 /// The result of `runway bench --processes`, as printed by `--json`: the same metadata, `figures`, `baseline`,
 /// `passed` and `failures` as `BenchReport`, with `workload: "processes"` and a `processes` section instead of
-/// `runway`. Every field is documented in README.md ("`runway bench --processes`"). Threading: a value.
+/// `runway`. Every field is documented in Docs/Benchmarking.md ("`runway bench --processes`"). Threading: a value.
 package struct ProcessBenchReport: Codable, Sendable {
     package var schemaVersion = BenchReport.currentSchemaVersion
     /// `processes`: what tells this report from an embedded-app `BenchReport` (which has no `workload`).

@@ -11,7 +11,7 @@ struct RunwayCommand: AsyncParsableCommand {
         discussion: """
             Apps move between notRunning, inactive, active, background and suspended. In the background an app \
             may ask for extra time (background tasks) under a budget; the scheduler warns through expiration \
-            handlers and suspends or terminates the app when time runs out. See README.md and Docs/.
+            handlers and suspends or terminates the app when time runs out. See README.md and Docs/Commands.md.
 
             The daemon: `runway run --config DIR` in one terminal; `runway status`, `runway events`, the app \
             commands and `runway reload` in another (they find the control socket through --config or --socket).

@@ -19,7 +19,7 @@ package final class ControlClient {
     /// Longest reply line accepted: 256 MiB. A `status` reply is at most about apps x (1 KiB + TaskLimitPerApp x
     /// (80 + 6 x TaskNameByteLimit)) bytes (a name of control characters is escaped six-fold), 1.6 MB per app at
     /// the default limits, so this admits 160 apps that all hold every task they may with the worst names
-    /// (Docs/Decisions.md).
+    /// (Docs/Decisions/0064-a-status-reply-is-one-line-bounded-by-the-limits.md).
     package static let maxReplyBytes = 256 << 20
 
     /// Connects to the daemon's socket.

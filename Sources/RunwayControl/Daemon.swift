@@ -144,7 +144,8 @@ package enum Daemon {
             stateDirectory: stateDirectory,
             socket: socketPath
         )
-        // A run's last words (Docs/Decisions.md, the run history): read from the app's log ring when it ends.
+        // A run's last words, read from the app's log ring when it ends: the history keeps why a run ended beside
+        // what it printed last (Docs/Decisions/0091-the-run-history-reads-the-last-lines-through.md).
         history.setOutputSource { app in scheduler.lastLogLines(of: app, count: RunHistory.outputLineLimit) }
 
         let started = ContinuousClock.now

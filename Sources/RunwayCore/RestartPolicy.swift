@@ -1,5 +1,5 @@
 // KeepAlive (launchd's key): which exits of an app Runway restarts, and the exponential backoff between restarts
-// (Docs/Decisions.md, "Autostart, restart and history"). Pure values; the scheduler applies them in
+// (Docs/Decisions/0099 to 0102). Pure values; the scheduler applies them in
 // Scheduler+Restart.swift.
 
 /// When an app that ended on its own is restarted (`KeepAlive` in its Info.plist), and how soon.

@@ -1,5 +1,5 @@
 // KeepAlive: restarting an app after an exit Runway did not cause, with exponential backoff and a crash-loop state
-// (RestartPolicy.swift; Docs/Decisions.md, "Autostart, restart and history").
+// (RestartPolicy.swift; Docs/Decisions/0099 to 0102).
 //
 // The rules, all on the scheduler's clock:
 // - An app with a `RestartPolicy` that reaches `notRunning` for a reason the policy names (never one of Runway's

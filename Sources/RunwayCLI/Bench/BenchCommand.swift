@@ -151,7 +151,7 @@ struct BenchCommand: AsyncParsableCommand {
     /// `--threshold` when not given: 10%, what Benchmarks/README.md calls noise on the project's shared machine.
     static let defaultThreshold = BenchThreshold(percent: 10)
 
-    @Flag(help: "Print the report as JSON (schema in README.md) instead of a table.")
+    @Flag(help: "Print the report as JSON (schema in Docs/Benchmarking.md) instead of a table.")
     var json = false
 
     @Flag(help: "Run the plan on real child processes that speak the app protocol (see below).")
