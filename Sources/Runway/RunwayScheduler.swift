@@ -30,7 +30,7 @@ public final class RunwayScheduler: Sendable {
     /// Tasks waiting in `waitUntilStopped`, or nil once the scheduler has stopped.
     private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
-    /// Starts the loop thread.
+    /// Starts the loop thread. Process apps (the `Processes` SPI) get the default `ProcessOptions`.
     ///
     /// - Parameters:
     ///   - settings: Budgets, graces and policies (`Config/Runway.plist`, or built in code).
