@@ -36,7 +36,7 @@ HISTORY_NAME = re.compile(r"(?i)review|regression|floor|issue[ _-]?\d|pass[ _-]?
 TEST_TYPE = re.compile(r"^\s*(?:@\w+\s+)*(?:final\s+)?(?:struct|class|enum)\s+(\w+)")
 SUITE_TITLE = re.compile(r"@Suite\(\s*\"([^\"]*)\"")
 PUBLIC_TYPE = re.compile(r"^\s*(?:@\w+\s+)*public\s+(?:final\s+)?(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)")
-SPI = re.compile(r"^\s*@_spi\(")
+SPI = re.compile(r"^\s*@_spi\((?!.*\bimport\s)")  # an attribute of a declaration; `@_spi(X) import` is not one
 
 
 def module_table(architecture):
@@ -161,13 +161,15 @@ def self_test():
     broken["Sources/Core/Long.swift"] = "\n".join(["// line"] * (LINE_LIMIT + 1)) + "\n"
     broken["Sources/Core/Many.swift"] = "".join(f"public enum E{index} {{}}\n" for index in range(PUBLIC_TYPE_LIMIT))
     broken["Sources/Core/Hidden.swift"] = "@_spi(X)\n/// Doc.\npublic struct H {\n    public struct Inner {}\n}\n"
+    broken["Sources/Core/AfterImport.swift"] = "@_spi(X) import Glibc\n\n/// Doc.\npublic struct I {}\n"
     broken["Sources/Stray/C.swift"] = "\n"
     broken["Tests/CoreTests/ReviewR16Tests.swift"] = "struct FloorTests {}\n"
     broken["Tests/CoreTests/Names.swift"] = '@Suite("issue 13")\nstruct Pass4Tests {}\n'
     expected = [
         "Sources/Core/Up.swift:1: imports Edge",
+        "Sources/Core/AfterImport.swift:1: imports Glibc",
         "Sources/Core/Long.swift:301:",
-        "41 public types",
+        "42 public types",
         "Sources/Stray/C.swift: its folder",
         "Tests/CoreTests/ReviewR16Tests.swift:1: file",
         "ReviewR16Tests.swift:1: type 'FloorTests'",

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import RunwayLoop
 
 /// The `AppHost` of embedded apps: runs their delegate methods on the cooperative pool and holds, releases or

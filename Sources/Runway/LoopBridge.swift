@@ -1,5 +1,5 @@
 import Dispatch
-import RunwayCore
+@_spi(Processes) @_spi(Driver) import RunwayCore
 import RunwayLoop
 import Synchronization
 

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayProcesses
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 import RunwayProtocol
 
 /// The `AppHost` of process apps: hands the core's actions to the `ProcessSupervisor`. Loop thread only.

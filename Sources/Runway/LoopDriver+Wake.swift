@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import RunwayProtocol
 
 // Background wake-ups and scheduled refresh requests (Behaviour.md W1-W9) on the loop: each feeds the core one event

@@ -1,7 +1,7 @@
 import Logging
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import RunwayLoop
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 import RunwayProtocol
 
 /// Runs the scheduler core on an `EventLoopThread` through an `ActionRunner`: feeds it events with the loop's

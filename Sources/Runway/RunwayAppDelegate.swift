@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// The lifecycle callbacks of an embedded app, named as in UIKit (Behaviour.md A1).
 ///

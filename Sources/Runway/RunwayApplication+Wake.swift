@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // The app's side of background wake-ups (Behaviour.md W4, W7): completing a wake-up and asking for a scheduled
 // refresh. Callable from any thread or task; each hops to the scheduler's loop thread and waits (inline in an

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// One embedded app's handle: UIKit's `UIApplication` for that app. Returned by
 /// `RunwayScheduler.register(_:delegate:)` and passed to every delegate method.

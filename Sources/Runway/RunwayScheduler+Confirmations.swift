@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 extension RunwayScheduler {
     /// Calls `observer` each time the kernel confirms a process app's suspension (`suspended` true: every process
@@ -8,6 +8,7 @@ extension RunwayScheduler {
     /// not reported. Used by `runway bench --processes` and `Benchmarks/Sources/ProcessLifecycle`, and by any
     /// embedder that must know when an app is really stopped; same rules as `observeTransitions`: quick, never
     /// blocking, no synchronous call back into the scheduler.
+    @_spi(Processes)
     public func observeSuspensionConfirmations(_ observer: @escaping @Sendable (AppID, Bool, Instant) -> Void) {
         _ = self.bridge.sync { $0.addConfirmationObserver(observer) }
     }

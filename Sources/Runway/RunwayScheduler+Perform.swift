@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // One verb for everything asked of an app: `perform(_:on:)` takes a `Command` (Behaviour.md section 2) or a
 // `UserAction` (section 4), `perform(_:onEach:)` does the same for many apps in one hop, and `perform(_:)` takes a

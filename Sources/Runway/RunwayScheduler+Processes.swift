@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayProcesses
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 extension RunwayScheduler {
     /// Registers a process app (`AppKind.process`) in `notRunning`; `launch` starts its program (Behaviour.md section
@@ -12,6 +12,7 @@ extension RunwayScheduler {
     /// A protocol app (`RunwayProtocol = 1`) gets the app protocol on descriptor 3 (`RUNWAY_FD`, A4).
     ///
     /// - Throws: `duplicateApp`; `unsupportedApp` for an embedded app; `stopping` after shutdown began.
+    @_spi(Processes)
     public func register(process descriptor: AppDescriptor) throws(SchedulerError) {
         try self.bridge.syncThrowing(app: descriptor.id) { driver throws(SchedulerError) in
             try driver.register(process: descriptor)
@@ -26,12 +27,14 @@ extension RunwayScheduler {
     /// - Returns: The processes ended, as `(pid, app)` (app "" when unattributed); empty after shutdown or
     ///   when there was nothing to end.
     @discardableResult
+    @_spi(Processes)
     public func endProcessesLeftByPreviousRun() -> [(pid: Int32, app: String)] {
         self.bridge.sync { driver in driver.processSupervisor().takeEndedAtStart() } ?? []
     }
 
     /// What the driver knows of each process app: pid, suspension mechanism and its confirmation, cgroup,
     /// last exit. Empty after shutdown or when no process app is registered.
+    @_spi(Processes)
     public func processes() -> [AppID: ProcessStatus] {
         self.bridge.sync { $0.processStatus() } ?? [:]
     }

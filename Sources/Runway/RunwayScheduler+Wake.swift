@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // Background wake-ups of the embedding API (Behaviour.md W1-W6): the host wakes an app for a background fetch or a
 // remote notification. Like every public method, callable from any thread; it hops to the loop thread and waits.

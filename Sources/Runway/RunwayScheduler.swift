@@ -1,8 +1,8 @@
 import Logging
 import Metrics
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import RunwayLoop
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 import ServiceLifecycle
 import Synchronization
 
@@ -30,7 +30,7 @@ public final class RunwayScheduler: Sendable {
     /// Tasks waiting in `waitUntilStopped`, or nil once the scheduler has stopped.
     private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
-    /// Starts the loop thread.
+    /// Starts the loop thread. Process apps (the `Processes` SPI) get the default `ProcessOptions`.
     ///
     /// - Parameters:
     ///   - settings: Budgets, graces and policies (`Config/Runway.plist`, or built in code).
@@ -44,13 +44,35 @@ public final class RunwayScheduler: Sendable {
     ///     (0 to 1 ms; default 0, no spin). Deadlines are then served about that much less late (down to under a
     ///     microsecond when the thread wakes within the spin), for up to that much CPU per wake-up, during which
     ///     other loop work waits. Never early either way.
-    ///   - processOptions: How process apps are started and controlled (used once one is registered).
     /// - Throws: An error whose description says what failed (`EventLoopError`, package access) if libuv, the
     ///   timerfd or the thread cannot be created, if a real-time priority is outside
     ///   `LoopThreadPriority.realtimePriorities`, or `wakeupSpin` is outside 0 ... 1 ms.
+    public convenience init(
+        settings: SchedulerSettings = SchedulerSettings(),
+        logger: Logger = Logger(label: "runway"),
+        metricsFactory: (any MetricsFactory)? = nil,
+        name: String = "runway",
+        loopPriority: LoopThreadPriority = .inherited,
+        wakeupSpin: TimeSpan = .zero
+    ) throws {
+        try self.init(
+            settings: settings,
+            processOptions: ProcessOptions(),
+            logger: logger,
+            metricsFactory: metricsFactory,
+            name: name,
+            loopPriority: loopPriority,
+            wakeupSpin: wakeupSpin
+        )
+    }
+
+    /// Starts the loop thread, with `processOptions` for process apps (used once one is registered); the other
+    /// parameters are those of `init(settings:logger:metricsFactory:name:loopPriority:wakeupSpin:)`.
+    /// `processOptions` has no default, so that a call without it names the public initializer alone.
+    @_spi(Processes)
     public init(
         settings: SchedulerSettings = SchedulerSettings(),
-        processOptions: ProcessOptions = ProcessOptions(),
+        processOptions: ProcessOptions,
         logger: Logger = Logger(label: "runway"),
         metricsFactory: (any MetricsFactory)? = nil,
         name: String = "runway",

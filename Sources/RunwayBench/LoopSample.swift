@@ -1,6 +1,6 @@
 import Dispatch
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Processes) import RunwayCore
 import Synchronization
 
 /// How busy an event loop was over a window: `busyFraction = 1 - idle / wall`, where idle is the time the loop

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 /// How `runway bench --processes` suspends its apps (`ProcessOptions.suspensionMechanism`).
 package enum BenchSuspension: String, Sendable, CaseIterable {

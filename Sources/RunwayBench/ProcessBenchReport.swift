@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// The result of `runway bench --processes`, as printed by `--json`: the same metadata, `figures`, `baseline`,
 /// `passed` and `failures` as `BenchReport`, with `workload: "processes"` and a `processes` section instead of

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Driver) @_spi(Processes) import RunwayCore
 
 /// What one run of `runway bench --processes` measured.
 package struct ProcessRunResult: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// An embedded app whose delegate methods all return at once: the bench measures the scheduler, not apps.
 package final class BenchApp: RunwayAppDelegate {}

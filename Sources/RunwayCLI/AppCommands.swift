@@ -1,6 +1,6 @@
 import ArgumentParser
 import RunwayControl
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// One command the CLI sends for an app: its name on the command line, its protocol command, its help.
 protocol AppVerb {

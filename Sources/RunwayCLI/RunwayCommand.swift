@@ -1,6 +1,6 @@
 import ArgumentParser
 import RunwayConfig
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// The `runway` command-line tool.
 @main

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RunwayConfig
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// `runway validate --config DIR`: loads and checks every file, prints a summary and the warnings.
 struct ValidateCommand: ParsableCommand {

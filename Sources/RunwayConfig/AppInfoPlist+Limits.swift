@@ -1,5 +1,5 @@
 import Foundation
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 
 #if canImport(Glibc)
 import Glibc

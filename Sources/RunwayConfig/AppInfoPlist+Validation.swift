@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 // The checks of `AppInfoPlist.load(_:)` for the keys that need more than a type and a choice: the bundle
 // identifier, the process keys and `UIBackgroundModes`.

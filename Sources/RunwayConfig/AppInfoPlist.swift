@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// One app's Info.plist (`Apps/<name>.plist`) as `PropertyListDecoder` reads it (C1). Keys are decoded, and so
 /// checked, in declaration order, `CFBundleIdentifier` first.

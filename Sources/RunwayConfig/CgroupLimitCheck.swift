@@ -1,6 +1,6 @@
 import Foundation
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 /// What `validate` can tell in advance about an app's cgroup ceilings (`MemoryMax`, `TasksMax`, `CPUWeight`). The
 /// daemon writes a ceiling to the app's own cgroup v2 (freezer mode, the controller on cgroup v2) or else to a leaf

@@ -17,7 +17,7 @@
 // - Nothing here reaches the core except `SchedulerSettings` and `AppDescriptor`, whose invariants (non-negative
 //   finite durations, non-empty program arguments, a queue limit >= 1) are established before they are built.
 import Foundation
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// Loads and validates a Runway configuration directory (C1, C2).
 ///

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 extension ConfiguredApp {
     /// The app with `user` (the daemon-wide `AppUserName`) when it is a process app without a `UserName` of its

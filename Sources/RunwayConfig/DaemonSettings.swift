@@ -1,7 +1,7 @@
-@_spi(Benchmarks) import RunwayCore
+@_spi(Processes) @_spi(Benchmarks) import RunwayCore
 
 @_spi(Benchmarks) import RunwayLoop
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,6 @@
-@_spi(Benchmarks) import RunwayCore
+@_spi(Processes) @_spi(Benchmarks) import RunwayCore
 @_spi(Benchmarks) import RunwayLoop
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 
 // The keys of `Runway.plist`: each with the words its errors use for what was expected.
 

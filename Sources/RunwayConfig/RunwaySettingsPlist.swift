@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RunwayCore
-import RunwayProcesses
+@_spi(Driver) @_spi(Processes) @_spi(Benchmarks) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 /// `Runway.plist` as `PropertyListDecoder` reads it (C1). Every key is optional; absent keys take the defaults
 /// of `SchedulerSettings.init` and `DaemonSettings.init`. Keys are decoded, and so checked, in declaration order.

@@ -1,8 +1,8 @@
 import Foundation
-import Runway
+@_spi(Processes) import Runway
 import RunwayConfig
-import RunwayCore
-import RunwayProcesses
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 // Where the daemon registers configured apps and reads what the process driver knows about them.
 

@@ -1,7 +1,7 @@
 import Foundation
 import Runway
 import RunwayConfig
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // RunAtLoad (Docs/Configuration.md) and the run history's setup, for `runway run` (Daemon.swift) and reloads
 // (ConfigReload.swift).

@@ -1,7 +1,7 @@
 import Dispatch
-import Runway
+@_spi(Processes) import Runway
 import RunwayConfig
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 
 /// What reloading `new` over the running `current` configuration changes (C3). The loader has validated every
 /// file of `new` already, so nothing here can fail.

@@ -1,8 +1,8 @@
 // The larger payloads of control replies (Docs/ControlProtocol.md): the daemon and its apps in `status`, and what a
 // reload changes.
 
-import RunwayCore
-import RunwayProcesses
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 
 package struct DaemonInfo: Codable, Hashable, Sendable {
     package var pid: Int32

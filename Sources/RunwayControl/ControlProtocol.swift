@@ -2,7 +2,7 @@
 // object per line. Docs/ControlProtocol.md is the reference; keep the two in step.
 
 import Foundation
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// Protocol constants.
 package enum ControlProtocol {

@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 extension ControlService {
     /// The `spawnFailed` error reply for a `launch` or `launchInBackground` whose program could not be started, or

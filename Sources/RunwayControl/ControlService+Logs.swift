@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import RunwayProcesses
 
 // The `logs` command: a process app's captured stdout and stderr (`AppLogStore` in Runway), and `follow`, which

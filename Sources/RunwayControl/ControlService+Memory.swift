@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // The control commands about notifications and memory: `notify` (N1), `memoryWarning` and `purge` (P3).
 // Loop thread only, like the rest of `ControlService`'s request handling.

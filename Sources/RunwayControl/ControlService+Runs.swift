@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // What `status` shows of restarts and runs beyond the core's snapshot: times relative to now, wall times, and
 // the run history (RunHistory.swift).

@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // The control commands that act on the scheduler without an app's own request: device-wide user actions and
 // background tasks held on an app's behalf. Loop thread only, like the rest of `ControlService`'s request handling.

@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // The control command `wake` (Behaviour.md W1): a background fetch or a remote notification for one app. Loop thread
 // only, like the rest of `ControlService`'s request handling.

@@ -1,6 +1,6 @@
 import Foundation
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Processes) @_spi(Driver) import RunwayCore
 
 /// Answers control requests (Docs/ControlProtocol.md) on the scheduler's loop thread: decodes each line,
 /// runs it against the scheduler, encodes the reply; streams transitions to `events` subscribers.

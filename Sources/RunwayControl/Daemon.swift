@@ -15,9 +15,9 @@
 
 import Foundation
 import Logging
-import Runway
+@_spi(Processes) import Runway
 import RunwayConfig
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 
 /// What `runway run` was asked to do.
 package struct DaemonOptions: Sendable {

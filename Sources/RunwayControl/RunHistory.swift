@@ -1,6 +1,6 @@
 import Foundation
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Processes) @_spi(Driver) import RunwayCore
 import Synchronization
 
 /// One run of an app in the history (`status APP`, `status --json`, Docs/ControlProtocol.md): from a transition

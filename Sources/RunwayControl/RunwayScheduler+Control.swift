@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import RunwayLoop
 
 // What the daemon and its control socket need beyond the embedding API, at `package` access: background tasks

@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import RunwayProcesses
 
 // The captured output of process apps (`AppLogStore`), for the daemon's `logs` control command and its run

@@ -1,6 +1,6 @@
 import Foundation
 import RunwayConfig
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// A scripted list of timed actions (Behaviour.md K3), read from a JSON Lines file: one JSON object per line, blank
 /// lines and lines starting with `#` ignored. Format reference: Docs/Scenarios.md.

@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Synchronization
 
 /// Plays a `Scenario` against a running scheduler in real time and reports the steps that failed (a refused

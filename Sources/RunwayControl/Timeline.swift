@@ -1,6 +1,6 @@
 import Foundation
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// The daemon's live timeline on standard output: one line per transition, scenario step and daemon event,
 /// prefixed with the scheduler's clock (seconds since the daemon started) and the app, in columns.

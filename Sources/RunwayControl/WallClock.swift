@@ -1,6 +1,6 @@
 import Foundation
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import RunwayProcesses
 
 /// Wall-clock times for the scheduler's instants (the timeline, `events`, `status` and the run history): the

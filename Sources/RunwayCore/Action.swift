@@ -2,6 +2,7 @@
 /// the driver keeps its own resources (uv handles, processes, expiration-handler closures) keyed by id.
 ///
 /// The driver runs the actions of one call in order, before it feeds the scheduler its next event.
+@_spi(Driver)
 public enum Action: Hashable, Sendable, CustomStringConvertible {
     /// Deliver `message` to the app. For apps that await messages (embedded apps and protocol processes),
     /// report its return with `messageReturned(_:from:now:)`, passing `token`; nothing else is sent to that

@@ -15,6 +15,7 @@
 /// expiration messages go to the app's host like any message.
 ///
 /// - Note: Not thread-safe: one thread (the loop thread) owns it, its hosts and every closure it calls.
+@_spi(Driver)
 public final class ActionRunner {
     /// The scheduler the runner feeds; read it between events, change it only through the runner.
     public private(set) var core: Scheduler

@@ -5,6 +5,7 @@
 /// Threading: every method is called on the runner's thread (the loop thread), in action order, while the
 /// runner drains its queue. A host may feed the runner new events from inside a call (an immediate return);
 /// the runner queues their actions behind the current ones.
+@_spi(Driver)
 public protocol AppHost: AnyObject {
     /// `.deliver`: give `message` to the app. Apps that await messages report the return with
     /// `ActionRunner.run { $0.messageReturned(token, from: app, now: $1) }`; nothing else reaches the app until

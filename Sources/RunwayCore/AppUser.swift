@@ -1,6 +1,7 @@
 /// The user a process app runs as (launchd's `UserName`, `GroupName`, `InitGroups`), resolved to ids when the
 /// configuration is loaded. The daemon switches to it in the child before the program starts; nil in a
 /// `ProcessSpec` means the daemon's own user.
+@_spi(Processes)
 public struct AppUser: Hashable, Sendable {
     /// The name as configured (`UserName`), for messages; the ids are what is used.
     public var name: String

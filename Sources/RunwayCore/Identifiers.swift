@@ -45,6 +45,7 @@ public struct BackgroundTaskID: Hashable, Comparable, Sendable, CustomStringConv
 }
 
 /// Identifies one message delivery, so that a late acknowledgement of an abandoned message is recognised.
+@_spi(Driver)
 public struct MessageToken: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The number: 1, 2, ... in the order the scheduler sent the deliveries, never reused.
     public var rawValue: UInt64

@@ -21,6 +21,7 @@ public enum MemoryPressureLevel: Int, Hashable, Sendable, Comparable, CustomStri
 }
 
 /// One reading of memory pressure, taken by the driver (P3). The driver only reads; the core decides.
+@_spi(Driver)
 public enum MemoryPressureSample: Hashable, Sendable, CustomStringConvertible {
     /// A PSI file's `some avg10` value, in percent (`/proc/pressure/memory` or a cgroup's `memory.pressure`).
     case psi(percent: Double)
@@ -67,7 +68,7 @@ public struct MemoryPressurePolicy: Hashable, Sendable {
     ///
     /// PSI: critical at or above `criticalPercent`, warning at or above `warningPercent`. RSS: critical at or
     /// above the ceiling, warning at or above 90 % of it. Pure; no clock.
-    public func level(of sample: MemoryPressureSample) -> MemoryPressureLevel? {
+    @_spi(Driver) public func level(of sample: MemoryPressureSample) -> MemoryPressureLevel? {
         switch sample {
         case .psi(let percent):
             if percent >= self.criticalPercent { return .critical }

@@ -4,6 +4,7 @@
 ///
 /// The setrlimit values apply to the program from its exec on and are inherited by what it starts; the cgroup
 /// ceilings apply to the app's cgroup, so to everything the app starts together.
+@_spi(Processes)
 public struct ProcessLimits: Hashable, Sendable {
     /// A value that means "no limit": `RLIM_INFINITY` for setrlimit, `max` in a cgroup file.
     public static let unlimited = UInt64.max

@@ -1,6 +1,7 @@
 /// Where a process app's stdout and stderr lines are also appended, besides the daemon's in-memory ring
 /// (`StandardOutPath`, `StandardErrorPath`, `LogFileSizeLimit`, `LogFileCount` of its Info.plist). Plain data for
 /// the edge, which writes the files; the core never reads it. Any thread (a value).
+@_spi(Processes)
 public struct ProcessOutputFiles: Hashable, Sendable {
     /// Bounds of `fileSizeLimit`: 64 KiB (more than the longest output line with its stamp) to 1 GiB.
     public static let fileSizeLimits = 65_536...(1 << 30)

@@ -20,6 +20,7 @@
 ///   decrease between calls; the scheduler never reads a clock. Deadlines are exact: a timer fires in the
 ///   first `clockAdvanced(to:)` whose `now` reaches it, never before (B9), and timers with equal deadlines
 ///   fire in the order they were armed (B10).
+@_spi(Driver)
 public struct Scheduler {
     /// The settings given to `init`; fixed for the scheduler's lifetime.
     public private(set) var settings: SchedulerSettings

@@ -198,6 +198,7 @@ public enum TaskRefusal: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The answer to `backgroundTaskRequested`: an id, or `.invalid` with the reason.
+@_spi(Driver)
 public struct TaskGrant: Hashable, Sendable {
     /// The new task's id, or `.invalid`.
     public var id: BackgroundTaskID

@@ -162,10 +162,11 @@ public enum AppKind: Hashable, Sendable {
     /// A child process started from `ProgramArguments`. With `speaksProtocol` (plist `RunwayProtocol = 1`)
     /// messages are sent over the protocol channel and awaited; without it the process is a plain one that
     /// gets only signals, and messages are recorded but never waited for (L2, A4).
-    case process(ProcessSpec)
+    @_spi(Processes) case process(ProcessSpec)
 }
 
 /// What the driver needs to start a process app (C1). The core never starts it itself.
+@_spi(Processes)
 public struct ProcessSpec: Hashable, Sendable {
     /// `ProgramArguments`: the executable path and its arguments; never empty.
     public var arguments: [String]

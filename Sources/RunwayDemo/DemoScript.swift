@@ -1,6 +1,6 @@
 import RunwayConfig
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 
 /// The demo's script: which app plays which role, the timed actions, and the checks of the outcome.
 package struct DemoScript {

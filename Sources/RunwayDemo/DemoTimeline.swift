@@ -1,6 +1,6 @@
 import RunwayControl
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 
 /// Formats a simulated driver's log as a readable timeline: transitions, tasks, expiration warnings and
 /// what was done to processes. Routine message deliveries are shown inside their transition.

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// Whether a process app is contained: whether the scheduler, not the app, decides when it stops running. Only an
 /// app in a cgroup of its own (the freezer) that runs as a user other than root and the daemon's, in groups other
@@ -6,6 +6,7 @@ import RunwayCore
 /// thaw itself), signal the daemon's other children, ptrace them; one with group 0 or the daemon's group (its gid
 /// or a supplementary group) has that group's rights on the daemon's files (other apps' logs, the state
 /// directory); under signal suspension any app may leave its process group (`setsid`) and escape SIGSTOP.
+@_spi(Processes)
 public enum AppContainment: Hashable, Sendable {
     /// A cgroup of its own, a user other than root and the daemon's, and no group of theirs.
     case contained

@@ -1,6 +1,6 @@
 import CLibUV
 import CRunwayProcess
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Synchronization
 
 #if canImport(Glibc)

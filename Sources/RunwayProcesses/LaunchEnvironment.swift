@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import RunwayProtocol
 
 /// A child's environment built from this process's, read once per loop turn (Decision 167) and kept sorted by key

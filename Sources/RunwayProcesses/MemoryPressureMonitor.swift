@@ -1,9 +1,10 @@
 import CLibUV
 import Logging
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 
 /// Where memory pressure is read from and how often (Behaviour.md P3). The thresholds are the core's:
 /// `SchedulerSettings.memoryPressure` (a `MemoryPressurePolicy`).
+@_spi(Processes)
 public struct MemoryPressureOptions: Sendable, Hashable {
     /// What a reading of memory pressure measures.
     public enum Source: Sendable, Hashable {

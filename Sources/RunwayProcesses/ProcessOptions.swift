@@ -1,6 +1,7 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// How a `RunwayScheduler` starts and controls process apps (Behaviour.md section 5, A4, A5).
+@_spi(Processes)
 public struct ProcessOptions: Sendable {
     /// Relative `ProgramArguments[0]` paths (with a `/`) and relative `WorkingDirectory`s are resolved
     /// against this directory (the daemon passes its configuration directory). Default: the current directory.
@@ -140,6 +141,7 @@ public struct ProcessOptions: Sendable {
 }
 
 /// The suspension mechanism a process app actually uses (P1).
+@_spi(Processes)
 public enum ResolvedSuspensionMechanism: String, Hashable, Sendable, CustomStringConvertible {
     /// cgroup v2 `cgroup.freeze`, confirmed by `frozen 1` in `cgroup.events`.
     case freezer
@@ -151,6 +153,7 @@ public enum ResolvedSuspensionMechanism: String, Hashable, Sendable, CustomStrin
 }
 
 /// What the driver knows about one process app (K2 status rows).
+@_spi(Processes)
 public struct ProcessStatus: Hashable, Sendable {
     /// The running child's pid; nil when not running.
     public var pid: Int32?

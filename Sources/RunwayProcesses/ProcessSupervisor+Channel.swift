@@ -1,5 +1,5 @@
 import CLibUV
-import RunwayCore
+@_spi(Processes) @_spi(Driver) import RunwayCore
 import RunwayProtocol
 
 /// The protocol channel and output: `.deliver` to a protocol child, the lines it sends (A4), their policing

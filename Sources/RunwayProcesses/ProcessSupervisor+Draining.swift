@@ -1,6 +1,6 @@
 import CLibUV
 import CRunwayProcess
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// Draining: a `.suspend` of a protocol app with unread bytes on its channel waits until the app has read them
 /// (`SuspensionDrain`, `ProcessOptions.suspendDrainTimeout`), so that the answer to its last `endBackgroundTask`

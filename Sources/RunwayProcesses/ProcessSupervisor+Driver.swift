@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 // What the driver in `Runway` reads of the supervisor as a whole, in the shapes it reports, so that the
 // supervisor's own bookkeeping (`Managed`, `ProcessStateSnapshot`) stays inside this module.

@@ -1,6 +1,6 @@
 import CRunwayProcess
 import Logging
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import RunwayProtocol
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// Resource limits at launch: the cgroup ceilings are written here, before the spawn; the setrlimit values and the
 /// cgroup v1 leaves to join go to the child with the spawn request (`ResourceLimitRequest`). Loop thread only.

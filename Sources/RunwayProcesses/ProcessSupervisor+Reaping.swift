@@ -1,5 +1,5 @@
 import CRunwayProcess
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 #if canImport(Glibc)
 import Glibc

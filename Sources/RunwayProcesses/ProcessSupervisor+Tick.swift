@@ -1,5 +1,5 @@
 import CLibUV
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// The housekeeping tick: one libuv timer, on the next loop turn after a suspend or resume and then every
 /// `options.confirmationPollMilliseconds` (1 ms), that checks

@@ -1,6 +1,6 @@
 import CLibUV
 import CRunwayProcess
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import RunwayProtocol
 
 #if canImport(Glibc)

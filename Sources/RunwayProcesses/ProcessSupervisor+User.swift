@@ -1,5 +1,5 @@
 import Logging
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Synchronization
 
 #if canImport(Glibc)

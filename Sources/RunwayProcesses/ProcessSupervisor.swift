@@ -1,7 +1,7 @@
 import CLibUV
 import CRunwayProcess
 import Logging
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import RunwayLoop
 import RunwayProtocol
 

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// The suspension mechanism one process app uses, and why not the freezer when `auto` fell back to signals (P1).
 struct SuspensionMechanismChoice: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// The apps of a `SimulatedDriver`, as an `AppHost` for every kind of app: it acknowledges messages as
 /// scripted, ends tasks in expiration handlers, plays processes that exit on SIGTERM or ignore it, and keeps the
@@ -103,6 +103,7 @@ public struct FiredTimer: Hashable, Sendable {
     public var firedAt: Instant
 }
 
+@_spi(Driver)
 extension Scheduler {
     /// `clockAdvanced(to:)` that also appends the deadlines it consumed to `firings`, in firing order. For tests
     /// of deadline instants on a bare scheduler.

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 extension SimulatedDriver {
     /// How an app answers a message.
@@ -27,7 +27,7 @@ extension SimulatedDriver {
         /// Ends the app's oldest outstanding task begun through this driver.
         case endOldestTask(AppID)
         case processExit(AppID, ProcessExit)
-        case acknowledge(AppID, MessageToken)
+        @_spi(Driver) case acknowledge(AppID, MessageToken)
         case post(name: String, payload: String, AppID)
         case memoryWarning
         case purge
@@ -37,7 +37,7 @@ extension SimulatedDriver {
     /// One line of the log: what happened at which instant.
     public struct Entry: Hashable, Sendable, CustomStringConvertible {
         public enum What: Hashable, Sendable {
-            case action(Action)
+            @_spi(Driver) case action(Action)
             case refused(String)
             case taskBegan(AppID, BackgroundTaskID, String)
             case taskRefused(AppID, TaskRefusal)

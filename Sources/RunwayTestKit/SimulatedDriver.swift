@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// A driver for the scheduler core on a `ManualClock`: the core's actions run through the same `ActionRunner`
 /// as on the real loop, with `SimulatedApps` playing the apps (acknowledging messages, ending tasks in their
@@ -16,6 +16,7 @@ public struct SimulatedDriver {
     private let runner: ActionRunner
     private let apps: SimulatedApps
 
+    @_spi(Driver)
     public init(scheduler: Scheduler, clock: ManualClock = ManualClock()) {
         let apps = SimulatedApps(clock: clock)
         let runner = ActionRunner(core: scheduler, now: { apps.now })
@@ -27,6 +28,7 @@ public struct SimulatedDriver {
     }
 
     /// The core, as it is now (a copy).
+    @_spi(Driver)
     public var scheduler: Scheduler { self.runner.core }
     public var clock: ManualClock { self.apps.clock }
     public var log: [Entry] { self.apps.log }
@@ -243,6 +245,7 @@ public struct SimulatedDriver {
     }
 
     /// Every action with its instant, for exact ordering assertions.
+    @_spi(Driver)
     public var actions: [(at: Instant, action: Action)] {
         self.log.compactMap {
             if case .action(let action) = $0.what { return ($0.at, action) }

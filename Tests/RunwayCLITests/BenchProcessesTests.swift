@@ -1,5 +1,5 @@
 import Foundation
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Testing
 
 @testable import RunwayBench

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Testing
 
 @testable import RunwayBench

@@ -1,6 +1,6 @@
 import Foundation
 import RunwayControl
-import RunwayTestKit
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// C3 against a real `runway run`: `runway reload` validates every file before it applies anything, and applies

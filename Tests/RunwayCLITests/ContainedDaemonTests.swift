@@ -1,7 +1,7 @@
 import CRunwayProcess
 import Foundation
 import RunwayControl
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 import RunwayTestKit
 import Testing
 

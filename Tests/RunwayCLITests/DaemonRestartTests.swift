@@ -1,7 +1,7 @@
 import CRunwayProcess
 import Foundation
 import RunwayControl
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 import Testing
 
 /// After `kill -9` of a real daemon, a restarted daemon ends every process the killed one

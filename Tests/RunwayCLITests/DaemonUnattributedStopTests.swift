@@ -1,7 +1,7 @@
 import CLibUV
 import Foundation
 import RunwayControl
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 import Testing
 
 /// A real daemon in signal mode whose app's processes double-fork out of its session with `RUNWAY_APP` cleared:

@@ -1,6 +1,6 @@
 import Foundation
 import RunwayControl
-import RunwayTestKit
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
 import RunwayConfig
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import RunwayTestKit
 import Testing
 

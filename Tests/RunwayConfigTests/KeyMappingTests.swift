@@ -1,7 +1,7 @@
 import Foundation
 import RunwayConfig
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 import RunwayTestKit
 import Testing
 

@@ -1,7 +1,7 @@
 import RunwayConfig
-import RunwayCore
-import RunwayProcesses
-import RunwayTestKit
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 #if canImport(Glibc)

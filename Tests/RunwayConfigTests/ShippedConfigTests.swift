@@ -1,5 +1,6 @@
 import RunwayConfig
-import RunwayCore
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 import Testing
 
 @Suite("C1: the shipped Config/ directory")

@@ -1,6 +1,6 @@
 import RunwayConfig
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 import RunwayTestKit
 import Testing
 

@@ -1,7 +1,7 @@
-import RunwayTestKit
+@_spi(Driver) import RunwayTestKit
 import Testing
 
-@testable import RunwayCore
+@_spi(Driver) @testable import RunwayCore
 
 /// The one runner of actions (`ActionRunner`), with recording hosts: it sends each action to the host of the
 /// app's kind, serves expiration handlers itself, queues re-entrant events behind the current actions and

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 import Testing
 
 /// The containment rule (Docs/Security.md, containment): a cgroup of its own, a uid other than root and the

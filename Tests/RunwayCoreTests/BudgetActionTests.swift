@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
 /// B4, B5, B6 (expiration warning, suspension at the last task's end, the deadline) and E1 (exits on suspend)

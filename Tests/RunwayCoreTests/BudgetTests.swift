@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// Rules B1–B10 of Behaviour.md section 3. Defaults: budget 30 s, warning lead 5 s.

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// The `into:` forms of the hot events (`Scheduler+Buffered.swift`) against the `[Action]`-returning forms:

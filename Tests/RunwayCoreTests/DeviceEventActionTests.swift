@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// Device-wide user events (S7, S8, S10 on the whole device): an opening event (lock, offerShutdown, alert) reaches

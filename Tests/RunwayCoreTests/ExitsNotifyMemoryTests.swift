@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// E1 (exits on suspend), N1 (notifications), P3 (memory) and P4 (shutdown) on the core.

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// The `enterForeground` rows of the table of Behaviour.md section 2 (background, suspended -> active) as the exact

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// The rows of the table of Behaviour.md section 2 that send an app Home (enterBackground from active or inactive,

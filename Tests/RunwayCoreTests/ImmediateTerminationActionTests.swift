@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// E1's immediate style on the `terminate` rows (terminate, accepted shutdown S9, daemon stop P4): such an app never

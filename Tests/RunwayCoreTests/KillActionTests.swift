@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
 /// The rows of the table of Behaviour.md section 2 that end an app without a message (memory purge, budget overrun

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// Rules L1–L8 of Behaviour.md section 2.

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// S7 (screen lock and unlock) in both lock behaviours, as the exact action list of every call. Classic (iOS 4,

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// P3 on the core: pressure samples in, the exact warning and purge actions out, on explicit instants.

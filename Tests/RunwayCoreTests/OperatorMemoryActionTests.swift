@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// P3 for one app (`runway memory-warning APP`): the exact action lists on explicit instants.

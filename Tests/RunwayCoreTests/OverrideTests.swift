@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// Operator overrides (`runway extend`, `runway expire`) on the core with exact instants. Defaults: budget

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// B6 and B11: a process app that overruns its budget is killed at the deadline, with SIGTERM before it only when

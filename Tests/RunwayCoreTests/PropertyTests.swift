@@ -1,5 +1,5 @@
-import RunwayCore
-@_spi(Benchmarks) import RunwayTestKit
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Driver) @_spi(Benchmarks) import RunwayTestKit
 import Testing
 
 /// Random command sequences against many apps of every kind, with a seeded generator. After every step the

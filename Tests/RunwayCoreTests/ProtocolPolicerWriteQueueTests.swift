@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Testing
 
 @Suite("A5: a protocol child that does not read is a violation, decided by ProtocolPolicer")

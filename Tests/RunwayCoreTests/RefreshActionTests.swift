@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// Scheduled refresh requests (W7-W9): the exact action lists on explicit instants. Wake budget 10 s, warning lead

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// KeepAlive (Scheduler+Restart.swift): restart instants on the manual clock, the backoff's growth, limit and

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// KeepAlive restarts start at least `restartSpacing` (1 s / `RestartRateLimit`) apart over every app, in the order

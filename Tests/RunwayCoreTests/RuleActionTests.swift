@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// Rules L1 (refusals), L2 (one message in flight) and L3 (background entry grace) of Behaviour.md section 2, as the

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// The user actions of Behaviour.md section 4, each with its exact messages and instants.

@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 /// B1 under the task limits: an app may hold at most `taskLimitPerApp` outstanding tasks with names

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// The `terminate` rows of the table of Behaviour.md section 2 (from active, inactive, background, suspended) and the

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// L8 with section 4: a transition caused by a user action reports the action asked (`TransitionEvent.userAction`)

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// Background wake-ups (W1-W6): the exact action lists on explicit instants. Wake budget 10 s, warning lead 2 s,

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 /// What an app or a client cannot get out of wake-ups (W2, W5, W7): a self-scheduled refresh does not lengthen the

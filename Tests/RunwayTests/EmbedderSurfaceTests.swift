@@ -1,5 +1,5 @@
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
 /// What an embedder names with `import Runway` and `import RunwayCore` alone: the process and loop types that live

@@ -1,6 +1,6 @@
 import Logging
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Synchronization
 import Testing
 

@@ -2,12 +2,12 @@ import CLibUV
 import CRunwayProcess
 import Dispatch
 import Foundation
-import RunwayCore
+@_spi(Processes) @_spi(Driver) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

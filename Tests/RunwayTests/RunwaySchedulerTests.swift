@@ -1,7 +1,7 @@
 import Logging
 import MetricsTestKit
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import ServiceLifecycle
 import Synchronization
 import Testing

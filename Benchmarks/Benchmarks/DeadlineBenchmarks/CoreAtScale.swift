@@ -11,7 +11,7 @@
 // `Sources/CoreInstructions` does the same work for callgrind's instruction counts (Scripts/instructions.py).
 
 import Benchmark
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 /// Tasks outstanding in the fixture of both groups.
 let outstandingAtScale = 100_000

@@ -1,8 +1,8 @@
 // The Runway fixture every scheduler benchmark starts from (one embedded app in the background), and the seeded
 // plan shared by Runway's and NIO's cancel rows.
 
-@_spi(Benchmarks) import RunwayCore
-@_spi(Benchmarks) import RunwayTestKit
+@_spi(Driver) @_spi(Benchmarks) import RunwayCore
+@_spi(Driver) @_spi(Benchmarks) import RunwayTestKit
 
 // MARK: Runway fixtures
 

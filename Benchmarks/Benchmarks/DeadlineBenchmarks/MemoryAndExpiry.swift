@@ -3,7 +3,7 @@
 import Benchmark
 import NIOCore
 import NIOEmbedded
-@_spi(Benchmarks) import RunwayCore
+@_spi(Driver) @_spi(Benchmarks) import RunwayCore
 
 // MARK: 3. memory per outstanding task
 

@@ -4,7 +4,7 @@ import Benchmark
 import NIOCore
 import NIOEmbedded
 import NIOPosix
-@_spi(Benchmarks) import RunwayCore
+@_spi(Driver) @_spi(Benchmarks) import RunwayCore
 
 // MARK: 1. begin+end pairs
 

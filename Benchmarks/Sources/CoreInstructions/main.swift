@@ -24,7 +24,7 @@
 // Build: `cd Benchmarks && swift build -c release -j 1 --product CoreInstructions`. A plain executable under
 // Sources/ (package-benchmark would take a target in Benchmarks/ for a benchmark).
 
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 let outstanding = 100_000
 let app: AppID = "bench.app"

@@ -34,10 +34,10 @@ import Dispatch
 import Foundation
 import NIOCore
 import NIOPosix
-@_spi(Benchmarks) import Runway
-@_spi(Benchmarks) import RunwayCore
+@_spi(Processes) @_spi(Benchmarks) import Runway
+@_spi(Processes) @_spi(Driver) @_spi(Benchmarks) import RunwayCore
 @_spi(Benchmarks) import RunwayLoop
-@_spi(Benchmarks) import RunwayTestKit
+@_spi(Driver) @_spi(Benchmarks) import RunwayTestKit
 import Synchronization
 
 /// An embedded app whose delegate methods all return at once.

@@ -14,8 +14,8 @@
 
 import Foundation
 import Logging
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Driver) @_spi(Processes) import RunwayCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RunwayBench
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 extension BenchSuspension: ExpressibleByArgument {}
 extension BenchOverrunners: ExpressibleByArgument {}

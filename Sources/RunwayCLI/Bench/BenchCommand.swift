@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import RunwayBench
-@_spi(Benchmarks) import RunwayCore
+@_spi(Driver) @_spi(Processes) @_spi(Benchmarks) import RunwayCore
 @_spi(Benchmarks) import RunwayLoop
-import RunwayProcesses
+@_spi(Processes) import RunwayProcesses
 
 /// `runway bench`: a synthetic background-task workload on the real loop, with lateness histograms.
 struct BenchCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import Prometheus
-import Runway
-import RunwayCore
+@_spi(Processes) import Runway
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Synchronization
 
 /// The daemon's Prometheus registry and the metrics it records itself, next to those the runtime records

@@ -1,6 +1,6 @@
 import Logging
 import Metrics
-import Runway
+@_spi(Processes) import Runway
 import RunwayConfig
 import Synchronization
 

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 
 /// Every process app's captured output: for each app the ring of its current (or last) run and of the run before
 /// (`runway logs --previous`), its output files, and the observers that follow new lines (`runway logs -f`).

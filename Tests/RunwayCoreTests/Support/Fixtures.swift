@@ -1,5 +1,5 @@
-import RunwayCore
-import RunwayTestKit
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Driver) import RunwayTestKit
 import Testing
 
 let mail: AppID = "com.example.mail"

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 
 // Helpers for the KeepAlive action-list tests (RestartActionTests, RestartPacingTests).
 

@@ -1,4 +1,4 @@
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Testing
 
 // Helpers for the action-list tests (the `*ActionTests.swift` files). Those tests drive `Scheduler` directly

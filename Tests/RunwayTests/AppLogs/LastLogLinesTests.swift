@@ -1,11 +1,11 @@
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Synchronization
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayControl
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// The run history's log lines: `RunwayScheduler.lastLogLines(of:count:)` called from a transition
 /// observer when a run ends has that run's last lines; the next launch moves them to the previous ring.

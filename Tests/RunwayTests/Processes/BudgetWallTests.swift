@@ -1,11 +1,11 @@
 import Foundation
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayControl
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

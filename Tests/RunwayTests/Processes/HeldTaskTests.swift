@@ -1,10 +1,10 @@
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayControl
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// A task held on an app's behalf (`runway begin-task`, the control socket's `beginTask`) is the
 /// daemon's. Its expiration warning runs the scheduler's own handler (a log line) and is never sent to the app,

@@ -1,10 +1,10 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 @_spi(Benchmarks) import RunwayTestKit
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// A launch's environment is merged into this process's, kept sorted once per loop turn; the result
 /// must be exactly what copying, overriding and sorting the whole environment gives.

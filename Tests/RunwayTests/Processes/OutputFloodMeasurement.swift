@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import Runway
-import RunwayCore
-import RunwayProcesses
+@_spi(Processes) import Runway
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
 import Synchronization
 import Testing
 

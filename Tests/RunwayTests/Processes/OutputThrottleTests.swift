@@ -1,13 +1,13 @@
 import Foundation
 import Logging
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Synchronization
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayControl
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// A5, B9: a child's output costs the loop a bounded slice of each turn
 /// (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`), so that a child flooding stdout neither holds the

@@ -1,10 +1,10 @@
 import Foundation
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

@@ -1,10 +1,10 @@
 import Foundation
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// Not a test: measures what an app's resource limits add to its launch. Run with
 /// `RUNWAY_MEASURE=1 swift test --filter ResourceLimitMeasurement`.

@@ -1,9 +1,9 @@
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// A supervisor's children read into one shared buffer; each read is consumed before the next, so
 /// lines of children printing at the same time stay whole and with their own app.

@@ -1,12 +1,12 @@
 import CLibUV
 import Foundation
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Synchronization
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

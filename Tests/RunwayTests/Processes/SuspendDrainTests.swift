@@ -1,9 +1,9 @@
-import RunwayCore
+@_spi(Driver) @_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 /// The answer to a protocol app's last `endBackgroundTask` is written before the core suspends
 /// the app (B5), and the freeze waits (at most `ProcessOptions.suspendDrainTimeout`) until the app has read it and

@@ -1,9 +1,9 @@
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Testing
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 @Suite("P1: SuspensionMechanism is resolved by one pure rule (SuspensionMechanismChoice.resolve)")
 struct SuspensionMechanismChoiceTests {

@@ -1,11 +1,11 @@
 import Foundation
 import Logging
-import RunwayCore
+@_spi(Processes) import RunwayCore
 import Synchronization
 
-@testable import Runway
+@_spi(Processes) @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Runway
-import RunwayCore
+@_spi(Driver) import RunwayCore
 import Synchronization
 
 /// A delegate that records every message it receives, in order, and can act in `didEnterBackground`.
