@@ -42,7 +42,7 @@ final class ChildProcess {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private(set) var pid: Int32 = 0
     private(set) var hasExited = false
-    /// True when the child shared this process's descriptor table until it took the spawn slots (Decision 189),
+    /// True when the child shared this process's descriptor table until it took the spawn slots,
     /// false when it got a copy of the table. For tests.
     private(set) var sharedDescriptors = false
     weak var delegate: (any ChildProcessDelegate)?
@@ -62,7 +62,7 @@ final class ChildProcess {
     let channel = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     /// Resumes paused output streams; initialised at the first pause, closed with the last output pipe.
     let resumeTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    /// Where reads land: the supervisor's buffer, shared by its children (Decision 198; `ReadBuffer`).
+    /// Where reads land: the supervisor's buffer, shared by its children (`ReadBuffer`).
     let sharedReadBuffer: ReadBuffer
     var readBuffer: UnsafeMutableRawBufferPointer { self.sharedReadBuffer.bytes }
     private var openHandles = 0
@@ -76,12 +76,12 @@ final class ChildProcess {
     var isStderrPaused = false
     var isResumeTimerOpen = false
     var throttleNotices = ThrottleNotices()
-    /// The child's `/proc/PID/oom_score_adj`, open for writing from its first write to its exit (Decision 194;
-    /// `ChildProcess+OOMScore.swift`), or -1.
+    /// The child's `/proc/PID/oom_score_adj`, open for writing from its first write to its exit, so a write
+    /// costs no open (`ChildProcess+OOMScore.swift`), or -1.
     var oomScoreFile: Int32 = -1
     /// The token of the `message` last sent on the channel and not acknowledged yet (L2: one at a time). Written
     /// only by `ProcessSupervisor+Channel.swift`, which acknowledges it for the app when the channel closes on
-    /// the app's side (Decision 39).
+    /// the app's side.
     var messageInFlight: MessageToken?
 
     /// - Parameters:
@@ -260,7 +260,7 @@ final class ChildProcess {
     }
 
     /// True when the kernel's wait reports the child continued since it last stopped (`waitReport`): a resumption of
-    /// the main process seen without reading `/proc` (Decision 186). False when it cannot tell: never stopped,
+    /// the main process seen without reading `/proc`. False when it cannot tell: never stopped,
     /// stopped again, exited, or another waiter took the report.
     var kernelReportsContinued: Bool { self.waitReport == .continued }
 
@@ -279,7 +279,7 @@ final class ChildProcess {
         case unavailable
     }
 
-    /// The kernel's wait on the pidfd, looked at now (Decision 199): how the main process's state is known
+    /// The kernel's wait on the pidfd, looked at now: how the main process's state is known
     /// without reading `/proc/PID/stat`. Loop thread only.
     var waitReport: WaitReport {
         guard self.pidfd >= 0, !self.hasExited else { return .unavailable }
@@ -292,7 +292,7 @@ final class ChildProcess {
         }
     }
 
-    /// The spawn slots of this module's `runway_spawn` (Decision 189), -1 each before their first use. For tests.
+    /// The spawn slots of this module's `runway_spawn`, -1 each before their first use. For tests.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
     /// Closes this module's spawn slots and forgets them, as before the first spawn. For tests; any thread.

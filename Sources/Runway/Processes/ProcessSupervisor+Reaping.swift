@@ -52,7 +52,7 @@ extension ProcessSupervisor {
         guard var managed = self.apps[app] else { return }
         managed.lastExit = exit
         // Only a cgroup this supervisor froze (or tried to: the last request was a suspension), or one someone else
-        // froze, can be frozen now: `cgroup.events` says so, and whether processes are left (review r16).
+        // froze, can be frozen now: `cgroup.events` says so, and whether processes are left.
         let mayBeFrozen = managed.confirmation?.suspending ?? false
         managed.confirmation = nil
         let now = self.loop.turnNow
@@ -73,7 +73,7 @@ extension ProcessSupervisor {
             // The cgroups the app made below its own (an app of the daemon's user can): emptied by the kill
             // above (it reaches every descendant); one whose processes are still dying goes at the daemon's stop.
             if cgroup.descendantCount != 0 { cgroup.removeDescendants() }
-            // The next run must not start frozen (Decision 188: no write when it is not frozen).
+            // The next run must not start frozen (no write when it is not frozen).
             let frozen = mayBeFrozen || flags?.frozen != false || !remaining.isEmpty
             if frozen && cgroup.setFrozen(false, keeping: managed.cgroupFiles) != 0 {
                 self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])

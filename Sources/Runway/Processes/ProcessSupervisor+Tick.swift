@@ -10,7 +10,7 @@ import RunwayCore
 extension ProcessSupervisor {
     /// Starts the timer unless it runs or the supervisor is closed. With `soon`, its next tick is on the next
     /// loop turn (a zero timeout), then every interval: the tick re-arms it that way at most once per tick, so
-    /// however many requests a batch makes, the loop polls once per turn at most (Decision 166).
+    /// however many requests a batch makes, the loop polls once per turn at most.
     func startTicking(soon: Bool = false) {
         guard !self.closed else { return }
         if self.ticking && (!soon || self.batch.tickSoon) { return }
@@ -28,7 +28,7 @@ extension ProcessSupervisor {
         )
     }
 
-    /// Decision 190: the main process of each app launched since the last tick joins the app's tracked processes
+    /// The main process of each app launched since the last tick joins the app's tracked processes
     /// with its start time, unless a scan already put it there; the state file is marked dirty when it does.
     func resolvePendingIdentities() {
         guard !self.batch.pendingIdentities.isEmpty else { return }

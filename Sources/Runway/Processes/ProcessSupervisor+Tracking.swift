@@ -21,7 +21,7 @@ import Musl
 ///
 /// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
 /// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A
-/// resumption reads only the states of the processes tracked (Decision 184). Between them, every
+/// resumption reads only the states of the processes tracked. Between them, every
 /// `options.descendantScanInterval` while an app runs, a light scan (`refreshOwnChildren`) looks only at this
 /// process's own children, where a process that left an app's tree ends up: it costs a read per thread of this
 /// process and per new child, whatever the apps run. Loop thread only.
@@ -32,9 +32,9 @@ extension ProcessSupervisor {
     /// reap (`leaveBehind`). With `apps` empty this is the light scan.
     ///
     /// The look at this process's own children (`attributeOwnChildren`, which reads the whole list of them) is
-    /// done at most once per loop turn for a scan of named apps (Decision 160): a batch of N suspends in one turn
+    /// done at most once per loop turn for a scan of named apps: a batch of N suspends in one turn
     /// reads it once, not N times. The light scan and the scan of every app always do it. `known` holds stat
-    /// readings made in this turn, which the walk uses instead of reading again (Decision 166).
+    /// readings made in this turn, which the walk uses instead of reading again.
     func refreshTracking(_ apps: [AppID]? = nil, known: [Int32: ProcFS.Stat] = [:]) {
         var tree = ProcessTree()
         tree.known = known
@@ -72,7 +72,7 @@ extension ProcessSupervisor {
     /// One app's processes: its cgroup's with the freezer, else the tree under its main process and under every
     /// process already tracked for it. Returns true when they changed.
     ///
-    /// A running app already scanned in this loop turn is not read again (Decision 160): `signalEveryProcess` and
+    /// A running app already scanned in this loop turn is not read again: `signalEveryProcess` and
     /// the confirmation check right after it share one scan.
     private func rescan(_ app: AppID, _ tree: ProcessTree) -> Bool {
         guard var managed = self.apps[app], let child = managed.child else { return false }
@@ -101,7 +101,7 @@ extension ProcessSupervisor {
         return changed
     }
 
-    /// Decision 199: the fields of an app's main process's `/proc/PID/stat` that the walk and the confirmation use,
+    /// The fields of an app's main process's `/proc/PID/stat` that the walk and the confirmation use,
     /// known without reading that file (about 10 µs for a fresh process, the costliest read of a look):
     /// - the state from the kernel's wait on its pidfd: `T` when its thread group is stopped; with `running`, `R`
     ///   when it is neither stopped nor exited (continued, or never stopped), which the walk only needs to tell from a
@@ -146,10 +146,11 @@ extension ProcessSupervisor {
         }
     }
 
-    /// `signal` to the app's process group and to every tracked process outside it; with `rescanning`, after a
-    /// fresh scan of the app (terminate and kill). A suspension and a resumption signal without one
-    /// (Decision 184): a process forked since the last scan is in the group, or is found and stopped by the
-    /// confirmation's scan on the next loop turn, and nothing of the app forks while it is stopped.
+    /// `signal` to the app's process group and to every tracked process outside it; with `rescanning`, after a fresh
+    /// scan of the app (terminate and kill). A suspension and a resumption signal without one (a scan per signal would
+    /// cost a read of the app's tree on the path of every suspension): a process forked since the last scan is in the
+    /// group, or is found and stopped by the confirmation's scan on the next loop turn, and nothing of the app forks
+    /// while it is stopped.
     func signalEveryProcess(_ app: AppID, _ signal: Int32, rescanning: Bool = true) {
         if rescanning { self.refreshTracking([app]) }
         guard let child = self.apps[app]?.child, !child.hasExited else { return }
@@ -198,7 +199,7 @@ extension ProcessSupervisor {
                 let found = self.walk(tree, from: [(pid, nil)], app: app)
                 claimed.formUnion(found.map(\.pid))
                 // An app asked to stop (signal mode) stops what it is given here: this look may be another app's,
-                // or the light scan, and the app's own look stops only what that look found new (review r16).
+                // or the light scan, and the app's own look stops only what that look found new.
                 if managed.confirmation?.suspending == true, managed.choice?.mechanism != .freezer {
                     for process in found.subtracting(managed.tracked) { process.send(SIGSTOP) }
                 }

@@ -58,7 +58,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         var child: ChildProcess?
         /// The app's cgroup, created when the freezer is first chosen for it and kept until `close()`.
         var cgroup: AppCgroup?
-        /// The current run's kept `cgroup.freeze` and `cgroup.events` (Decision 201); nil outside a freezer run.
+        /// The current run's kept `cgroup.freeze` and `cgroup.events`; nil outside a freezer run.
         var cgroupFiles: AppCgroupFiles?
         /// How the app is suspended; nil until resolved (or while the required freezer is unavailable).
         var choice: SuspensionMechanismChoice?
@@ -98,18 +98,18 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Every registered app. Written only by the supervisor's own files.
     var apps: [AppID: Managed] = [:]
-    /// The descriptor table size `reserveDescriptors` last asked for (Decision 202); 0 before the first.
+    /// The descriptor table size `reserveDescriptors` last asked for; 0 before the first.
     var reservedDescriptors = 0
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
     var orphans: [Orphan] = []
     /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
     var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
-    /// That directory, open, for the app cgroups' files (Decision 188); nil until discovered or when it cannot be
+    /// That directory, open, for the app cgroups' files; nil until discovered or when it cannot be
     /// opened.
     var cgroupBase: CgroupBase?
     /// The apps' cgroup v1 leaves, for ceilings cgroup v2 does not offer here (`CgroupV1Limits`).
     let cgroupV1 = CgroupV1Limits()
-    /// The buffer every child's reads land in (Decision 198).
+    /// The buffer every child's reads land in.
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
@@ -200,7 +200,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// `cgroup.freeze` and `cgroup.events` (Docs/Deployment.md, `LimitNOFILE`), and one to spare.
     static let descriptorsPerApp = 8
 
-    /// Decision 202: grows the descriptor table, at registration, to what every registered app running at once
+    /// Grows the descriptor table, at registration, to what every registered app running at once
     /// holds (`descriptorsPerApp` each) beyond what is open now, rounded up to a power of two; only when that is more
     /// than the last reservation. Within RLIMIT_NOFILE: above it, up to the limit.
     func reserveDescriptors() {
@@ -255,7 +255,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// `.setOOMScoreAdjust`: writes `value` to the running child's `/proc/PID/oom_score_adj`, so that the
     /// kernel's OOM killer follows the core's purge order (P3). Does nothing when `options.adjustsOOMScore` is
     /// off or the app has no running child. The value is the core's decision; this only writes it, when the
-    /// runner has drained the event's actions (`flushOOMScores`, Decision 165): the last value of the list wins.
+    /// runner has drained the event's actions (`flushOOMScores`): the last value of the list wins.
     ///
     /// - Parameters:
     ///   - value: Within -1000...1000 (the kernel's range).
