@@ -15,9 +15,6 @@ enum Lifecycle {
     case suspended(held: NotificationQueue)
     /// A termination runs (the `terminating` flag); the visible state stays the one it began in.
     case terminating(Termination, RunningApp)
-    /// A placeholder stored while a payload is rebuilt in place (`Scheduler+Notifications.swift`), so that its
-    /// storage stays uniquely referenced (no copy per change). No other code ever sees it.
-    case modifying
 
     /// The foreground states.
     enum Foreground: Hashable {
@@ -34,7 +31,6 @@ enum Lifecycle {
         case .background: return .background
         case .suspended: return .suspended
         case .terminating(let termination, _): return termination.from
-        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
         }
     }
 
@@ -43,7 +39,6 @@ enum Lifecycle {
         switch self {
         case .foreground(_, let running), .background(_, let running), .terminating(_, let running): return running
         case .notRunning, .suspended: return nil
-        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
         }
     }
 
@@ -68,8 +63,8 @@ enum Lifecycle {
     /// running or is suspended.
     ///
     /// The payload is moved out (`consume self`), changed and moved back: no copy of the case's data and no
-    /// retain or release of its references (the `.modifying` placeholder this used to store cost an outlined copy
-    /// and destroy of the whole payload per call, measured with callgrind, issue 15).
+    /// retain or release of its references (storing a placeholder case meanwhile would cost an outlined copy and
+    /// destroy of the whole payload per call).
     mutating func withRunning<R>(_ body: (inout RunningApp) -> R) -> R? {
         switch consume self {
         case .foreground(let mode, var running):
@@ -90,8 +85,22 @@ enum Lifecycle {
         case .suspended(let held):
             self = .suspended(held: held)
             return nil
-        case .modifying:
-            preconditionFailure("Lifecycle modified re-entrantly")
+        }
+    }
+
+    /// Changes a suspended app's held notifications in place; nil (and `body` not called) in any other state.
+    /// Moves the queue out and back, like `withRunning(_:)`, so that its storage stays uniquely referenced and a
+    /// change copies nothing.
+    mutating func withHeld<R>(_ body: (inout NotificationQueue) -> R) -> R? {
+        guard case .suspended = self else { return nil }
+        switch consume self {
+        case .suspended(var held):
+            let result = body(&held)
+            self = .suspended(held: held)
+            return result
+        case let other:
+            self = other
+            return nil
         }
     }
 
