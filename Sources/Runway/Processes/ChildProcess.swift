@@ -259,43 +259,11 @@ final class ChildProcess {
         return status == 0 || self.hasExited ? status : runway_kill(self.pid, signal)
     }
 
-    /// True when the kernel's wait reports the child continued since it last stopped (`waitReport`): a resumption of
-    /// the main process seen without reading `/proc`. False when it cannot tell: never stopped,
-    /// stopped again, exited, or another waiter took the report.
-    var kernelReportsContinued: Bool { self.waitReport == .continued }
-
-    /// What the kernel's wait on the child's pidfd reports (`runway_pidfd_wait_state`), without consuming it.
-    enum WaitReport: Equatable {
-        /// Exited, not reaped yet (the pidfd's poll handle reaps it).
-        case exited
-        /// Its whole thread group is stopped by a signal.
-        case stopped
-        /// Continued since it last stopped, and not stopped again: it runs or sleeps.
-        case continued
-        /// None of these: it runs or sleeps (never stopped, or another waiter took the report), or is in a state
-        /// the wait does not report (a ptrace stop, a vfork parent).
-        case neither
-        /// The wait cannot tell: the pidfd is closed (reaped), or the call failed.
-        case unavailable
-    }
-
-    /// The kernel's wait on the pidfd, looked at now: how the main process's state is known
-    /// without reading `/proc/PID/stat`. Loop thread only.
-    var waitReport: WaitReport {
-        guard self.pidfd >= 0, !self.hasExited else { return .unavailable }
-        switch runway_pidfd_wait_state(self.pidfd) {
-        case 2: return .exited
-        case 1: return .stopped
-        case 3: return .continued
-        case 0: return .neither
-        default: return .unavailable
-        }
-    }
-
-    /// The spawn slots of this module's `runway_spawn`, -1 each before their first use. For tests.
+    /// The spawn slots of `runway_spawn`, -1 each before their first use. For tests. Beside the spawn: the slots are
+    /// a C header's `static`, of which a debug build may give each Swift file its own copy.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
-    /// Closes this module's spawn slots and forgets them, as before the first spawn. For tests; any thread.
+    /// Closes the spawn slots and forgets them, as before the first spawn. For tests; any thread.
     static func resetSpawnSlots() { runway_spawn_slots_reset() }
 
     // MARK: Lifetime
@@ -329,13 +297,4 @@ final class ChildProcess {
         child.takeUnretainedValue().openHandles -= 1
         child.release()
     }
-}
-
-/// A process app could not be started.
-struct ProcessStartError: Error, CustomStringConvertible {
-    var call: String
-    var status: Int32
-
-    /// `CALL failed: ` and the C library's text for the errno (libuv's has no text for some, ENOEXEC).
-    var description: String { "\(self.call) failed: \(String(cString: strerror(-self.status)))" }
 }
