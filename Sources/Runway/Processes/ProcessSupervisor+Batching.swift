@@ -14,8 +14,6 @@ struct SupervisorBatchState {
     var pendingOOMScores: [AppID: (child: ChildProcess, value: Int)] = [:]
     /// This process's environment as read in the loop turn `turn` (`environmentBase(now:)`).
     var environment: (turn: Instant, base: LaunchEnvironment)?
-    /// True while the housekeeping tick is armed to fire on the next loop turn (`startTicking(soon:)`).
-    var tickSoon = false
     /// Apps launched whose main process's identity (`/proc/PID/stat`'s start time) is not read yet, each with the
     /// child it is for: read on the next loop turn or before the state file is written.
     var pendingIdentities: [AppID: ChildProcess] = [:]

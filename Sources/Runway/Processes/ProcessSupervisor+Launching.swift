@@ -91,19 +91,15 @@ extension ProcessSupervisor {
             return
         }
         CgroupNamespaceSupport.reportRefusal(self.logger)
-        managed.child = child
+        managed.launched(child, policer: self.makePolicer())
         managed.cgroupFiles?.close()
         managed.cgroupFiles = cgroupFiles
         self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
-        managed.confirmation = nil
-        managed.policer = self.makePolicer()
         // The identity is read on the next loop turn, when the child is past its exec (a read now waits
         // for the exec in progress); a scan in this turn finds the process anyway.
-        managed.tracked = []
         self.batch.pendingIdentities[app] = child
         self.startTicking(soon: true)
-        managed.scannedAt = nil
         self.apps[app] = managed
         self.markStateDirty()
         self.startScanningIfNeeded()

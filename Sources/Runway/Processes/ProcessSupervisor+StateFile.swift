@@ -166,7 +166,7 @@ extension ProcessSupervisor {
         for (app, managed) in self.apps {
             entries += managed.tracked.map { .init(process: $0, app: app.bundleIdentifier) }
         }
-        for orphan in self.orphans {
+        for orphan in self.leftovers.orphans {
             guard let startTime = orphan.startTime else { continue }
             let process = ProcessIdentity(pid: orphan.pid, startTime: startTime)
             entries.append(.init(process: process, app: orphan.app.bundleIdentifier))

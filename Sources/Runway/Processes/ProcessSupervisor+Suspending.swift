@@ -37,11 +37,7 @@ extension ProcessSupervisor {
             managed = self.apps[app] ?? managed
         }
         let now = self.loop.turnNow
-        managed.confirmation = SuspensionConfirmation(
-            suspending: suspended,
-            since: now,
-            timeout: self.options.confirmationTimeout
-        )
+        managed.signalled(suspending: suspended, now: now, timeout: self.options.confirmationTimeout)
         self.apps[app] = managed
         // A resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
         // call returns); a suspension on the next loop turn, as the kernel has not stopped the app yet right
@@ -55,11 +51,7 @@ extension ProcessSupervisor {
     func checkConfirmation(_ app: AppID, now: Instant) {
         guard var managed = self.apps[app], var confirmation = managed.confirmation, confirmation.isPending
         else { return }
-        // Never in the turn of the signal: that turn's scan is shared, so a look now
-        // would not rescan, and a process forked between the scan and SIGSTOP outside the group would go unseen
-        // while the rest shows stopped. The tick resumes drains and then checks confirmations in one turn, and
-        // libuv before 1.48 runs a timer re-armed with a zero timeout in the same pass.
-        if confirmation.suspending && confirmation.since == now { return }
+        guard confirmation.mayLook(now: now) else { return }
         self.scanCounts.confirmationChecks += 1
         let shows = self.kernelShows(app, managed, suspended: confirmation.suspending)
         managed = self.apps[app] ?? managed  // The scan may have updated the tracked processes.

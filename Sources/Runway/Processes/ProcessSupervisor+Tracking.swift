@@ -57,12 +57,9 @@ extension ProcessSupervisor {
     }
 
     /// True when this scan reads this process's own children: always for the light scan (`named` empty) and
-    /// for every app (`named` nil); for named apps, once per loop turn (`ownChildrenLookedAt`).
+    /// for every app (`named` nil); for named apps, once per loop turn (`ownChildrenScan`).
     private func needsOwnChildrenLook(named apps: [AppID]?) -> Bool {
-        let now = self.loop.turnNow
-        defer { self.ownChildrenLookedAt = now }
-        guard let apps, !apps.isEmpty else { return true }
-        return self.ownChildrenLookedAt != now
+        self.ownChildrenScan.lookWanted(now: self.loop.turnNow, forced: apps?.isEmpty ?? true)
     }
 
     /// The light scan: this process's children that no app tracks yet are attributed (or kept as unattributed)
@@ -78,9 +75,11 @@ extension ProcessSupervisor {
         guard var managed = self.apps[app], let child = managed.child else { return false }
         let running = !child.hasExited
         guard running || !managed.tracked.isEmpty else { return false }
-        let now = self.loop.turnNow
-        if running && managed.scannedAt == now { return false }
-        managed.scannedAt = running ? now : nil
+        if running {
+            guard managed.scan.lookWanted(now: self.loop.turnNow) else { return false }
+        } else {
+            managed.scan.forget()
+        }
         var tree = tree
         if running, tree.known[child.pid] == nil, let main = self.mainStatFromWait(managed, running: true) {
             tree.known[child.pid] = main
@@ -246,7 +245,7 @@ extension ProcessSupervisor {
     func startScanningIfNeeded() {
         guard !self.scanning, !self.closed, self.needsPeriodicScan else { return }
         self.scanning = true
-        let interval = UInt64(max(1, self.options.descendantScanInterval.nanoseconds / 1_000_000))
+        let interval = ScanCadence.periodicIntervalMilliseconds(self.options.descendantScanInterval)
         uv_timer_start(
             self.scanTimer,
             { timer in
@@ -261,7 +260,10 @@ extension ProcessSupervisor {
     private var needsPeriodicScan: Bool {
         self.apps.values.contains { managed in
             guard let child = managed.child, !child.hasExited else { return false }
-            return managed.choice?.mechanism != .freezer || self.stateFile != nil
+            return ScanCadence.periodicScanNeeded(
+                usesFreezer: managed.choice?.mechanism == .freezer,
+                keepsStateFile: self.stateFile != nil
+            )
         }
     }
 

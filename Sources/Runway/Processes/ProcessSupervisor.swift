@@ -51,46 +51,6 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// this process's children are checked every `descendantScanInterval` while an app runs. Only `init`, with a
 /// state file, reads the monotonic clock: it waits up to `orphanReapTimeout` for what a predecessor left to die.
 final class ProcessSupervisor: ChildProcessDelegate {
-    /// One registered process app.
-    struct Managed {
-        var spec: ProcessSpec
-        /// The current or last child; nil before the first launch.
-        var child: ChildProcess?
-        /// The app's cgroup, created when the freezer is first chosen for it and kept until `close()`.
-        var cgroup: AppCgroup?
-        /// The current run's kept `cgroup.freeze` and `cgroup.events`; nil outside a freezer run.
-        var cgroupFiles: AppCgroupFiles?
-        /// How the app is suspended; nil until resolved (or while the required freezer is unavailable).
-        var choice: SuspensionMechanismChoice?
-        /// The last suspend or resume and whether the kernel confirmed it; nil before the first one of a run.
-        var confirmation: SuspensionConfirmation?
-        /// A suspension waiting for the app to read its channel (`ProcessSupervisor+Draining.swift`); nil when none.
-        var drain: SuspensionDrain?
-        /// The loop turn of the last line written to the app's channel.
-        var lastWrite: Instant?
-        var lastExit: ProcessExit?
-        /// Polices the current run's protocol channel; replaced at each launch.
-        var policer: ProtocolPolicer
-        /// Every live process of the app's current run, main process included, as last scanned
-        /// (`+Tracking`); emptied when the run's leftovers become orphans.
-        var tracked: Set<ProcessIdentity> = []
-        /// The loop turn (`turnNow`) of the last scan of `tracked` while the child ran (`+Tracking`).
-        var scannedAt: Instant?
-    }
-
-    /// A process left behind by an app (a grandchild) that was killed and must be reaped once re-parented.
-    struct Orphan {
-        var pid: Int32
-        var app: AppID
-        /// When the app's exit left it behind.
-        var since: Instant
-        /// Its start time when it was left behind (for the state file); nil when it was not read.
-        var startTime: UInt64? = nil
-
-        /// True once it has been waited for longer than `timeout` (`ProcessOptions.orphanReapTimeout`).
-        func isOverdue(now: Instant, timeout: TimeSpan) -> Bool { now - self.since > timeout }
-    }
-
     let loop: EventLoopThread
     let options: ProcessOptions
     let logger: Logger
@@ -101,7 +61,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// The descriptor table size `reserveDescriptors` last asked for; 0 before the first.
     var reservedDescriptors = 0
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
-    var orphans: [Orphan] = []
+    var leftovers = LeftoverProcesses()
     /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
     var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
     /// That directory, open, for the app cgroups' files; nil until discovered or when it cannot be
@@ -113,7 +73,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    var ticking = false
+    var tickSchedule: HousekeepingTickSchedule
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
     /// The periodic scan of the apps' processes (`+Tracking`).
@@ -126,8 +86,8 @@ final class ProcessSupervisor: ChildProcessDelegate {
     /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
     /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
     var environmentAttributions: [Int32: (startTime: UInt64, bundleIdentifier: String?)] = [:]
-    /// The loop turn (`turnNow`) of the last look at this process's own children (`+Tracking`).
-    var ownChildrenLookedAt: Instant?
+    /// When this process's own children are read again for a scan of named apps (`+Tracking`).
+    var ownChildrenScan = ScanCadence()
     /// How often the list of this process's children was read (tests).
     var scanCounts = ProcessScanCounts()
     /// Registered apps by bundle identifier, for `RUNWAY_APP` in a child's environment.
@@ -155,6 +115,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
         self.loop = loop
         self.options = options
         self.logger = logger
+        self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
         self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
         self.ownSession = getsid(0)
         self.bootID = ProcFS.bootID
@@ -276,7 +237,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Runs the `finish` waiters once no leftover is waited for. Called by `finish` and by each tick.
     func finishIfSettled() {
-        guard !self.finishWaiters.isEmpty, self.orphans.isEmpty else { return }
+        guard !self.finishWaiters.isEmpty, self.leftovers.isEmpty else { return }
         self.close()
         let waiters = self.finishWaiters
         self.finishWaiters = []
