@@ -104,10 +104,10 @@ extension ProcessSupervisor {
         }
     }
 
-    /// Schedules a rewrite of the state file for the next loop turn (one write however many changes).
+    /// Schedules a rewrite of the state file for the next loop turn, as `stateFlush` decides (one write however many
+    /// changes).
     func markStateDirty() {
-        guard self.stateFile != nil, !self.stateDirty, !self.closed else { return }
-        self.stateDirty = true
+        guard self.stateFlush.changed(keepsFile: self.stateFile != nil, closed: self.closed) else { return }
         uv_timer_start(
             self.flushTimer,
             { timer in
@@ -122,7 +122,7 @@ extension ProcessSupervisor {
     /// Writes every tracked, left-behind and unattributed process to the state file now; with none, removes
     /// the file if this process wrote it (so a daemon killed with nothing running leaves no file behind).
     func flushState() {
-        self.stateDirty = false
+        self.stateFlush.flushed()
         guard let file = self.stateFile else { return }
         self.resolvePendingIdentities()  // Every main process is listed, even one launched in this turn.
         let snapshot = self.stateSnapshot()

@@ -25,8 +25,11 @@ protocol ProcessSupervisorDelegate: AnyObject {
 
 /// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children
 /// do. It makes no policy decision: what to do and when comes from the core's actions and from
-/// `ProcessOptions`; the few rules of its own are pure values it asks (`SuspensionMechanismChoice`,
-/// `SuspensionConfirmation`, `ProtocolPolicer`). One job per file:
+/// `ProcessOptions`; the few rules of its own are pure values it asks and whose answer it performs
+/// (`SuspensionMechanismChoice`, `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`,
+/// `ScanCadence`, `LeftoverWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides
+/// mechanism, never lifecycle"). One job per file:
+/// - `ProcessSupervisor+Managed.swift`: what is kept per app (`Managed`) and its transitions; `Orphan`.
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
 /// - `ProcessSupervisor+Suspending.swift`: `.suspend`, `.resume` and the kernel's confirmation (P1).
@@ -96,7 +99,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     var childSignal: UnsafeMutablePointer<uv_signal_t>?
     /// The state file, nil when none is kept (`+StateFile`); `flushTimer` writes it on the next loop turn.
     var stateFile: ProcessStateFile?
-    var stateDirty = false
+    var stateFlush = StateFlushSchedule()
     let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     /// The processes a predecessor left that `init` ended.
     var endedAtStart: [ProcessStateSnapshot.Entry] = []
