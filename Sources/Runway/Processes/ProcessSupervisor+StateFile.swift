@@ -78,23 +78,26 @@ extension ProcessSupervisor {
             )
         }
         self.endedAtStart = ended
-        let deadline = runway_monotonic_nanoseconds() + UInt64(max(0, self.options.orphanReapTimeout.nanoseconds))
+        let wait = KilledProcessWait(since: KilledProcessWait.monotonicNow(), timeout: self.options.orphanReapTimeout)
         var waiting = ended.map(\.process)
-        while !waiting.isEmpty {
+        waiting: while !waiting.isEmpty {
             waiting.removeAll { process in
                 _ = runway_reap_nonblocking(process.pid)
                 guard let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime else { return true }
                 return stat.state == "Z" || stat.state == "X"
             }
-            guard !waiting.isEmpty else { break }
-            guard runway_monotonic_nanoseconds() < deadline else {
+            switch wait.observed(remaining: waiting.count, now: KilledProcessWait.monotonicNow()) {
+            case .done:
+                break waiting
+            case .lookAgain:
+                usleep(1_000)
+            case .giveUp:
                 self.logger.warning(
                     "processes left by a previous daemon did not die in time",
                     metadata: ["pids": "\(waiting.map(\.pid))", "timeout": "\(self.options.orphanReapTimeout)"]
                 )
-                break
+                break waiting
             }
-            usleep(1_000)
         }
         if !ended.isEmpty {
             self.logger.notice(

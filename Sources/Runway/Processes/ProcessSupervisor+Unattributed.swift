@@ -33,7 +33,7 @@ extension ProcessSupervisor {
         let limit = max(1, self.options.trackedProcessLimit) * roots.count
         let walked = ProcessTree().descendants(of: roots.map { ($0.pid, Optional($0.startTime)) }, limit: limit)
         let killed = walked.processes.filter { $0.send(SIGKILL) == 0 }
-        let deadline = runway_monotonic_nanoseconds() + UInt64(max(0, self.options.orphanReapTimeout.nanoseconds))
+        let wait = KilledProcessWait(since: KilledProcessWait.monotonicNow(), timeout: self.options.orphanReapTimeout)
         var waiting = killed
         while !waiting.isEmpty {
             waiting = waiting.filter { process in
@@ -41,7 +41,8 @@ extension ProcessSupervisor {
                 guard let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime else { return false }
                 return stat.state != "Z" && stat.state != "X"
             }
-            guard !waiting.isEmpty, runway_monotonic_nanoseconds() < deadline else { break }
+            let decision = wait.observed(remaining: waiting.count, now: KilledProcessWait.monotonicNow())
+            guard decision == .lookAgain else { break }
             usleep(1_000)
         }
         if !waiting.isEmpty {

@@ -24,11 +24,11 @@ protocol ProcessSupervisorDelegate: AnyObject {
 }
 
 /// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children
-/// do. It makes no policy decision: what to do and when comes from the core's actions and from
-/// `ProcessOptions`; the few rules of its own are pure values it asks and whose answer it performs
-/// (`SuspensionMechanismChoice`, `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`,
-/// `ScanCadence`, `LeftoverWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides
-/// mechanism, never lifecycle"). One job per file:
+/// do. It makes no policy decision: what to do and when comes from the core's actions and from `ProcessOptions`; the
+/// few rules of its own are pure values it asks and whose answer it performs (`SuspensionMechanismChoice`,
+/// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `LeftoverWait`,
+/// `KilledProcessWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides mechanism, never
+/// lifecycle"). One job per file:
 /// - `ProcessSupervisor+Managed.swift`: what is kept per app (`Managed`) and its transitions; `Orphan`.
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
@@ -51,8 +51,9 @@ protocol ProcessSupervisorDelegate: AnyObject {
 /// Time: reads `loop.turnNow` (the loop turn's clock reading) and never arms a deadline of the core's.
 /// Confirmations and leftovers are polled every `ProcessOptions.confirmationPollMilliseconds` (1 ms) by one
 /// libuv timer that runs only while something is pending, up to `confirmationTimeout` and `orphanReapTimeout`;
-/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init`, with a
-/// state file, reads the monotonic clock: it waits up to `orphanReapTimeout` for what a predecessor left to die.
+/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init` (with a
+/// state file) and `close` (with unattributed processes) read the monotonic clock: each waits up to
+/// `orphanReapTimeout` for the processes it killed to die (`KilledProcessWait`).
 final class ProcessSupervisor: ChildProcessDelegate {
     let loop: EventLoopThread
     let options: ProcessOptions
