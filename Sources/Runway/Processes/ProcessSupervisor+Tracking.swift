@@ -188,7 +188,7 @@ extension ProcessSupervisor {
         let own = getpid()
         let mains = SpawnedChildren.withOwned { $0 }
         let children = tree.children(of: own)
-        self.forgetEnvironmentAttributions(keeping: children)
+        self.environmentAttributions.keep(children: children)
         for pid in children where !claimed.contains(pid) && !mains.contains(pid) {
             guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
             let named = self.appNamedInEnvironment(of: pid, startTime: stat.startTime)
@@ -219,24 +219,13 @@ extension ProcessSupervisor {
     }
 
     /// `RUNWAY_APP` in the environment of the child `pid` that started at `startTime`, read once in that process's
-    /// life and remembered, a missing one too: a child keeps its environment's size, and an environment read at
-    /// every scan (every 1 ms while a suspension is confirmed) let an app's children hold the loop thread. What
-    /// the process writes over that memory later is not seen, which takes nothing from a variable that is a hint.
+    /// life (`EnvironmentAttributions`).
     private func appNamedInEnvironment(of pid: Int32, startTime: UInt64) -> String? {
-        if let known = self.environmentAttributions[pid], known.startTime == startTime {
-            return known.bundleIdentifier
+        let (name, didRead) = self.environmentAttributions.named(pid: pid, startTime: startTime) {
+            ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
         }
-        self.scanCounts.childEnvironmentReads += 1
-        let named = ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
-        self.environmentAttributions[pid] = (startTime, named)
-        return named
-    }
-
-    /// Drops what `appNamedInEnvironment` remembers of processes that are no longer children of this process.
-    private func forgetEnvironmentAttributions(keeping children: [Int32]) {
-        guard !self.environmentAttributions.isEmpty else { return }
-        let present = Set(children)
-        self.environmentAttributions = self.environmentAttributions.filter { present.contains($0.key) }
+        if didRead { self.scanCounts.childEnvironmentReads += 1 }
+        return name
     }
 
     // MARK: The scan timer

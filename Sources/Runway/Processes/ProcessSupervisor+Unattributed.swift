@@ -23,10 +23,10 @@ extension ProcessSupervisor {
         // this one cannot tell from an app's scrubbed escapee: only the last one to close ends them.
         guard OpenSupervisors.close() else { return }
         let roots = self.unattributed.filter { process in
-            guard let read = self.environmentAttributions[process.pid], read.startTime == process.startTime else {
+            guard let named = self.environmentAttributions.known(pid: process.pid, startTime: process.startTime) else {
                 return false
             }
-            return read.bundleIdentifier.map { self.appsByBundleIdentifier[$0] != nil } ?? true
+            return named.map { self.appsByBundleIdentifier[$0] != nil } ?? true
         }
         guard !roots.isEmpty else { return }
         for process in roots { process.send(SIGSTOP) }

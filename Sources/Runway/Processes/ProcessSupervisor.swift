@@ -89,7 +89,7 @@ final class ProcessSupervisor: ChildProcessDelegate {
     var unattributed: Set<ProcessIdentity> = []
     /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
     /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
-    var environmentAttributions: [Int32: (startTime: UInt64, bundleIdentifier: String?)] = [:]
+    var environmentAttributions = EnvironmentAttributions()
     /// When this process's own children are read again for a scan of named apps (`+Tracking`).
     var ownChildrenScan = ScanCadence()
     /// How often the list of this process's children was read (tests).
