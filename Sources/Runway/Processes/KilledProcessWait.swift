@@ -1,4 +1,3 @@
-import CLibUV
 import RunwayCore
 
 /// How long the supervisor blocks, at its start or at its close, for processes it has just SIGKILLed to be gone or
@@ -38,11 +37,5 @@ struct KilledProcessWait: Hashable, Sendable {
         if remaining == 0 { return .done }
         let waited = now - self.since
         return waited < self.timeout ? .lookAgain : .giveUp(waited: waited)
-    }
-
-    /// The monotonic clock (`runway_monotonic_nanoseconds`): the caller's reading for `since` and `now`, as no loop
-    /// turn runs during these waits.
-    static func monotonicNow() -> Instant {
-        Instant(nanosecondsSinceOrigin: runway_monotonic_nanoseconds())
     }
 }

@@ -78,7 +78,7 @@ extension ProcessSupervisor {
             )
         }
         self.endedAtStart = ended
-        let wait = KilledProcessWait(since: KilledProcessWait.monotonicNow(), timeout: self.options.orphanReapTimeout)
+        let wait = KilledProcessWait(since: Self.monotonicNow(), timeout: self.options.orphanReapTimeout)
         var waiting = ended.map(\.process)
         waiting: while !waiting.isEmpty {
             waiting.removeAll { process in
@@ -86,7 +86,7 @@ extension ProcessSupervisor {
                 guard let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime else { return true }
                 return stat.state == "Z" || stat.state == "X"
             }
-            switch wait.observed(remaining: waiting.count, now: KilledProcessWait.monotonicNow()) {
+            switch wait.observed(remaining: waiting.count, now: Self.monotonicNow()) {
             case .done:
                 break waiting
             case .lookAgain:
@@ -105,6 +105,12 @@ extension ProcessSupervisor {
                 metadata: ["count": "\(ended.count)", "previousDaemon": "\(snapshot.owner.pid)"]
             )
         }
+    }
+
+    /// The monotonic clock, for the waits of the start and the close (`KilledProcessWait`), during which no loop turn
+    /// runs.
+    static func monotonicNow() -> Instant {
+        Instant(nanosecondsSinceOrigin: runway_monotonic_nanoseconds())
     }
 
     /// Schedules a rewrite of the state file for the next loop turn, as `stateFlush` decides (one write however many

@@ -33,7 +33,7 @@ extension ProcessSupervisor {
         let limit = max(1, self.options.trackedProcessLimit) * roots.count
         let walked = ProcessTree().descendants(of: roots.map { ($0.pid, Optional($0.startTime)) }, limit: limit)
         let killed = walked.processes.filter { $0.send(SIGKILL) == 0 }
-        let wait = KilledProcessWait(since: KilledProcessWait.monotonicNow(), timeout: self.options.orphanReapTimeout)
+        let wait = KilledProcessWait(since: Self.monotonicNow(), timeout: self.options.orphanReapTimeout)
         var waiting = killed
         while !waiting.isEmpty {
             waiting = waiting.filter { process in
@@ -41,7 +41,7 @@ extension ProcessSupervisor {
                 guard let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime else { return false }
                 return stat.state != "Z" && stat.state != "X"
             }
-            let decision = wait.observed(remaining: waiting.count, now: KilledProcessWait.monotonicNow())
+            let decision = wait.observed(remaining: waiting.count, now: Self.monotonicNow())
             guard decision == .lookAgain else { break }
             usleep(1_000)
         }
