@@ -41,7 +41,7 @@ struct AppRecord {
             return kinds
         case .terminating(let termination, _): return termination.timer.map { [($0, .termination)] } ?? []
         case .notRunning: return self.restart.timer.map { [($0, .restart)] } ?? []
-        case .foreground, .suspended, .modifying: return []
+        case .foreground, .suspended: return []
         }
     }
 }

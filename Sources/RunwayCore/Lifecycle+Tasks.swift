@@ -42,8 +42,6 @@ extension Lifecycle {
                 : Self.add(id, to: &running, limit: limit, nameRefusal: nameRefusal, warned: period.isWarned)
             self = .background(period, running)
             return outcome
-        case .modifying:
-            preconditionFailure("Lifecycle read while it is being modified")
         }
     }
 

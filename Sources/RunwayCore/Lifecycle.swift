@@ -15,9 +15,6 @@ enum Lifecycle {
     case suspended(held: NotificationQueue)
     /// A termination runs (the `terminating` flag); the visible state stays the one it began in.
     case terminating(Termination, RunningApp)
-    /// A placeholder stored while a payload is rebuilt in place (`Scheduler+Notifications.swift`), so that its
-    /// storage stays uniquely referenced (no copy per change). No other code ever sees it.
-    case modifying
 
     /// The foreground states.
     enum Foreground: Hashable {
@@ -34,7 +31,6 @@ enum Lifecycle {
         case .background: return .background
         case .suspended: return .suspended
         case .terminating(let termination, _): return termination.from
-        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
         }
     }
 
@@ -43,7 +39,6 @@ enum Lifecycle {
         switch self {
         case .foreground(_, let running), .background(_, let running), .terminating(_, let running): return running
         case .notRunning, .suspended: return nil
-        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
         }
     }
 
@@ -90,8 +85,22 @@ enum Lifecycle {
         case .suspended(let held):
             self = .suspended(held: held)
             return nil
-        case .modifying:
-            preconditionFailure("Lifecycle modified re-entrantly")
+        }
+    }
+
+    /// Changes a suspended app's held notifications in place; nil (and `body` not called) in any other state.
+    /// Moves the queue out and back, like `withRunning(_:)`, so that its storage stays uniquely referenced and a
+    /// change copies nothing.
+    mutating func withHeld<R>(_ body: (inout NotificationQueue) -> R) -> R? {
+        guard case .suspended = self else { return nil }
+        switch consume self {
+        case .suspended(var held):
+            let result = body(&held)
+            self = .suspended(held: held)
+            return result
+        case let other:
+            self = other
+            return nil
         }
     }
 

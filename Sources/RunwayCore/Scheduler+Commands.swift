@@ -97,9 +97,6 @@ extension Scheduler {
             (.terminate, .notRunning):
             // L1: not a row of the table.
             throw illegal
-
-        case (_, .modifying):
-            preconditionFailure("app=\(app) is being modified")
         }
         self.advance(index)
     }
@@ -202,7 +199,7 @@ extension Scheduler {
             running = RunningApp(outbox: Outbox(before: [.willEnterForeground], held: held, after: [.didBecomeActive]))
             self.enter(index, .foreground(.active, running))
             self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
-        case .notRunning, .foreground, .terminating, .modifying:
+        case .notRunning, .foreground, .terminating:
             preconditionFailure("enterForeground from \(from); app=\(self.apps[index].id)")
         }
     }

@@ -40,8 +40,6 @@ extension Scheduler {
         case .notRunning, .terminating:
             // Gone or going already.
             break
-        case .modifying:
-            preconditionFailure("app=\(app) is being modified")
         }
         return self.finish()
     }
@@ -66,7 +64,6 @@ extension Scheduler {
             case .suspended: suspended.append(index)
             case .background(let period, _) where period.deadline == nil: backgroundModes.append(index)
             case .notRunning, .foreground, .background, .terminating: continue
-            case .modifying: preconditionFailure("app=\(self.apps[index].id) is being modified")
             }
         }
         // Longest in its state first; equal times keep registration order.
@@ -90,8 +87,6 @@ extension Scheduler {
                 self.advance(index)
             case .notRunning, .terminating:
                 continue
-            case .modifying:
-                preconditionFailure("app=\(self.apps[index].id) is being modified")
             }
         }
         return self.finish()

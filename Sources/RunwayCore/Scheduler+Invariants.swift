@@ -93,7 +93,7 @@ extension Scheduler {
                 precondition(record.descriptor.isProcess, "app=\(id) is embedded and waits for a signal")
                 precondition(running.outbox.isIdle, "app=\(id) is signalled with messages queued")
             }
-        case .notRunning, .foreground, .suspended, .modifying:
+        case .notRunning, .foreground, .suspended:
             break
         }
     }

@@ -20,11 +20,11 @@ extension Scheduler {
         let limit = self.settings.notificationQueueLimit
         let evicted: String?
         switch self.apps[index].lifecycle {
-        case .suspended(var held):
+        case .suspended:
             // N1: held for the resume.
-            self.apps[index].lifecycle = .modifying
-            evicted = held.post(name: name, payload: payload, limit: limit).evicted
-            self.apps[index].lifecycle = .suspended(held: held)
+            evicted =
+                self.apps[index].lifecycle.withHeld { $0.post(name: name, payload: payload, limit: limit).evicted }
+                ?? nil
         case .foreground, .background:
             // Delivered in order with the app's other messages.
             evicted =
@@ -33,8 +33,6 @@ extension Scheduler {
             self.advance(index)
         case .notRunning, .terminating:
             throw self.notRunningError(index)
-        case .modifying:
-            preconditionFailure("app=\(app) is being modified")
         }
         return (evicted, self.finish())
     }
@@ -81,8 +79,6 @@ extension Scheduler {
             return true
         case .notRunning, .suspended, .terminating:
             return false
-        case .modifying:
-            preconditionFailure("app=\(self.apps[index].id) is being modified")
         }
     }
 

@@ -71,7 +71,6 @@ extension Scheduler {
                 terminating: record.lifecycle.isTerminating,
                 wakeReason: .refresh
             )
-        case .modifying: preconditionFailure("app=\(self.apps[index].id) is being modified")
         }
     }
 }

@@ -63,7 +63,7 @@ extension Scheduler {
             // L5: no message; held notifications are dropped with the app.
             self.stopRunning(index, reason: reason, messages: [], from: from, running: RunningApp())
             return
-        case .notRunning, .terminating, .modifying:
+        case .notRunning, .terminating:
             preconditionFailure("Terminating \(record.id) from \(from); reason=\(reason)")
         }
         guard graceful else {

@@ -95,8 +95,6 @@ extension Scheduler {
             // W5: held wake-ups in a budgeted period; for a background-mode app (L7), those it has not handled.
             let outstanding = period.deadline != nil ? period.wakes.count : Self.waitingWakes(running.outbox)
             return self.wakeLimitRefusal(index, outstanding: outstanding)
-        case .modifying:
-            preconditionFailure("app=\(record.id) is being modified")
         }
     }
 
@@ -144,7 +142,7 @@ extension Scheduler {
         case .foreground:
             // W3: delivered with the app's other messages; nothing to hold in the foreground.
             self.apps[index].lifecycle.withRunning { $0.outbox.append([message]) }
-        case .terminating, .modifying:
+        case .terminating:
             preconditionFailure("Waking \(id) from \(self.apps[index].state)")
         }
         self.advance(index)

@@ -106,7 +106,6 @@ public struct Scheduler {
         case .foreground: return .max
         case .background(let period, _): return period.remaining(now: now)
         case .notRunning, .suspended, .terminating: return .zero
-        case .modifying: preconditionFailure("Lifecycle read while it is being modified")
         }
     }
 

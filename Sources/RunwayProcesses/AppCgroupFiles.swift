@@ -4,11 +4,11 @@ import Glibc
 import Musl
 #endif
 
-/// One run's open `cgroup.freeze` and `cgroup.events` of its app's cgroup (Decision 201): each opened at its first use
+/// One run's open `cgroup.freeze` and `cgroup.events` of its app's cgroup: each opened at its first use
 /// in the run and kept until the run's exit, so a freeze, a thaw and each look at `frozen` are one `pwrite` or
 /// `pread` instead of an open, a read or write, and a close. The opens were most of what a freezer suspension and
 /// resumption cost the loop (a `kernfs` lookup of two path components each time). A failed call closes the file;
-/// the caller then goes through `AppCgroup`'s path-based calls, which retry by path (review r16). Two descriptors per
+/// the caller then goes through `AppCgroup`'s path-based calls, which retry by path. Two descriptors per
 /// running freezer app at most (Docs/Deployment.md, `LimitNOFILE`). Loop thread only.
 final class AppCgroupFiles {
     private var freeze: Int32 = -1

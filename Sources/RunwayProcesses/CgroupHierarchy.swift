@@ -121,8 +121,9 @@ struct CgroupUnavailable: Error, Hashable, CustomStringConvertible {
 /// stays in it, so freezing and killing it reaches them all. Loop thread only.
 struct AppCgroup: Hashable {
     let path: String
-    /// The open directory the cgroup was created in and the leaf's name there: its files are opened relative to it
-    /// (Decision 188). Nil for a cgroup known only by its path (one left by a dead daemon).
+    /// The open directory the cgroup was created in and the leaf's name there: its files are opened relative to it (no
+    /// walk of the path by component on every open). Nil for a cgroup known only by its path (one left by a dead
+    /// daemon).
     private let base: CgroupBase?
     private let leaf: String
 
@@ -168,7 +169,7 @@ struct AppCgroup: Hashable {
     }
 
     /// An ENOENT through the base directory is retried by path: the directory may have been removed and made
-    /// again since it was opened (the spawn opens the cgroup by its path; review r16).
+    /// again since it was opened (the spawn opens the cgroup by its path).
     private func write(_ text: String, _ name: String) -> Int32 {
         let file = self.file(name)
         let status = SystemFiles.write(text, to: file.path, relativeTo: file.directory)
@@ -216,7 +217,7 @@ struct AppCgroup: Hashable {
 
 /// An open descriptor of the directory app cgroups are created in, Runway's own: each app cgroup's files
 /// are opened with `openat` relative to it instead of by their whole cgroupfs path, which the kernel walks component
-/// by component on every open (Decision 188). Closed when the last `AppCgroup` and the supervisor let go of it.
+/// by component on every open. Closed when the last `AppCgroup` and the supervisor let go of it.
 /// Loop thread only.
 final class CgroupBase {
     let path: String

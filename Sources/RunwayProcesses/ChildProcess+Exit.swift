@@ -8,7 +8,7 @@ import Glibc
 import Musl
 #endif
 
-/// The child's exit, seen through its pidfd (issue 15): a `uv_poll_t` on the pidfd, which becomes readable when
+/// The child's exit, seen through its pidfd: a `uv_poll_t` on the pidfd, which becomes readable when
 /// the child exits, then `waitid(P_PIDFD)` for the status. No SIGCHLD handler takes part, and nothing scans
 /// other children per exit. Also the stdout and stderr pipes the spawn creates (`pipe2`, opened here as
 /// `uv_pipe_t`). Loop thread only.

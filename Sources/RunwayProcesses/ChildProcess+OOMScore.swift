@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// The child's `oom_score_adj` (P3), written through a descriptor kept open for the run (Decision 194): the core gives
+/// The child's `oom_score_adj` (P3), written through a descriptor kept open for the run: the core gives
 /// a value at each background and foreground change, and opening `/proc/PID/oom_score_adj` each time (a path lookup
 /// under `/proc/PID`) cost more than the write. The descriptor names this child's process, not its pid: once the
 /// process is gone a write fails with ESRCH, whatever reuses the pid. Loop thread only.

@@ -43,7 +43,7 @@ final class ChildProcess {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private(set) var pid: Int32 = 0
     private(set) var hasExited = false
-    /// True when the child shared this process's descriptor table until it took the spawn slots (Decision 189),
+    /// True when the child shared this process's descriptor table until it took the spawn slots,
     /// false when it got a copy of the table. For tests.
     private(set) var sharedDescriptors = false
     weak var delegate: (any ChildProcessDelegate)?
@@ -63,7 +63,7 @@ final class ChildProcess {
     let channel = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     /// Resumes paused output streams; initialised at the first pause, closed with the last output pipe.
     let resumeTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    /// Where reads land: the supervisor's buffer, shared by its children (Decision 198; `ReadBuffer`).
+    /// Where reads land: the supervisor's buffer, shared by its children (`ReadBuffer`).
     let sharedReadBuffer: ReadBuffer
     var readBuffer: UnsafeMutableRawBufferPointer { self.sharedReadBuffer.bytes }
     private var openHandles = 0
@@ -77,12 +77,12 @@ final class ChildProcess {
     var isStderrPaused = false
     var isResumeTimerOpen = false
     var throttleNotices = ThrottleNotices()
-    /// The child's `/proc/PID/oom_score_adj`, open for writing from its first write to its exit (Decision 194;
-    /// `ChildProcess+OOMScore.swift`), or -1.
+    /// The child's `/proc/PID/oom_score_adj`, open for writing from its first write to its exit, so a write
+    /// costs no open (`ChildProcess+OOMScore.swift`), or -1.
     var oomScoreFile: Int32 = -1
     /// The token of the `message` last sent on the channel and not acknowledged yet (L2: one at a time). Written
     /// only by `ProcessSupervisor+Channel.swift`, which acknowledges it for the app when the channel closes on
-    /// the app's side (Decision 39).
+    /// the app's side.
     var messageInFlight: MessageToken?
 
     /// - Parameters:
@@ -260,39 +260,6 @@ final class ChildProcess {
         return status == 0 || self.hasExited ? status : runway_kill(self.pid, signal)
     }
 
-    /// True when the kernel's wait reports the child continued since it last stopped (`waitReport`): a resumption of
-    /// the main process seen without reading `/proc` (Decision 186). False when it cannot tell: never stopped,
-    /// stopped again, exited, or another waiter took the report.
-    var kernelReportsContinued: Bool { self.waitReport == .continued }
-
-    /// What the kernel's wait on the child's pidfd reports (`runway_pidfd_wait_state`), without consuming it.
-    enum WaitReport: Equatable {
-        /// Exited, not reaped yet (the pidfd's poll handle reaps it).
-        case exited
-        /// Its whole thread group is stopped by a signal.
-        case stopped
-        /// Continued since it last stopped, and not stopped again: it runs or sleeps.
-        case continued
-        /// None of these: it runs or sleeps (never stopped, or another waiter took the report), or is in a state
-        /// the wait does not report (a ptrace stop, a vfork parent).
-        case neither
-        /// The wait cannot tell: the pidfd is closed (reaped), or the call failed.
-        case unavailable
-    }
-
-    /// The kernel's wait on the pidfd, looked at now (Decision 199): how the main process's state is known
-    /// without reading `/proc/PID/stat`. Loop thread only.
-    var waitReport: WaitReport {
-        guard self.pidfd >= 0, !self.hasExited else { return .unavailable }
-        switch runway_pidfd_wait_state(self.pidfd) {
-        case 2: return .exited
-        case 1: return .stopped
-        case 3: return .continued
-        case 0: return .neither
-        default: return .unavailable
-        }
-    }
-
     /// The spawn slots of `runway_spawn` (one set per process), -1 each before their first use. For tests.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
@@ -330,13 +297,4 @@ final class ChildProcess {
         child.takeUnretainedValue().openHandles -= 1
         child.release()
     }
-}
-
-/// A process app could not be started.
-struct ProcessStartError: Error, CustomStringConvertible {
-    var call: String
-    var status: Int32
-
-    /// `CALL failed: ` and the C library's text for the errno (libuv's has no text for some, ENOEXEC).
-    var description: String { "\(self.call) failed: \(String(cString: strerror(-self.status)))" }
 }

@@ -11,7 +11,7 @@ import Musl
 /// target's after the fork, so a child cloned into a cgroup that was ever killed is SIGKILLed at birth (seen on
 /// 6.18). Such a cgroup is re-created (rmdir and mkdir: a new cgroup has a counter of zero) before the next
 /// spawn into it, or, while it still holds dying processes, the child joins it by writing `cgroup.procs` before
-/// it execs (Decision 143).
+/// it execs.
 ///
 /// Threading: any thread; one lock (`AppCgroup.killAll` runs on the supervisors' loops).
 enum KilledCgroups {

@@ -1,9 +1,9 @@
 @_spi(Processes) import RunwayCore
 import RunwayProtocol
 
-/// A child's environment built from this process's, read once per loop turn (Decision 167) and kept sorted by key
+/// A child's environment built from this process's, read once per loop turn and kept sorted by key
 /// as `KEY=value` entries, so that each launch merges in only its own few variables instead of copying, sorting and
-/// formatting the whole environment again (Decision 185).
+/// formatting the whole environment again.
 ///
 /// Value type; built and used on the loop thread.
 struct LaunchEnvironment {

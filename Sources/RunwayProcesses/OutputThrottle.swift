@@ -8,7 +8,7 @@ import Musl
 
 /// The output rule of one child's stdout or stderr: how much of it the loop reads and frames per loop turn
 /// (`ProcessOptions.outputBytesPerTurn`, `outputLinesPerTurn`), so that a child that writes without pause costs
-/// the loop a bounded slice of each turn and deadlines keep their precision (issue 13 item 10).
+/// the loop a bounded slice of each turn and deadlines keep their precision.
 ///
 /// A turn is one value of the loop's millisecond clock (`uv_now`, constant during a turn), so the budget holds
 /// per turn and per millisecond. Bytes are bounded before the read (`readableBytes` sizes the read buffer);

@@ -54,7 +54,7 @@ public struct ProcessOptions: Sendable {
     /// and reaped (no zombie is left: P2). Process-wide; default true. With it, every exited child of this
     /// process that runs in another session than this process and is not an app's main process is reaped on
     /// SIGCHLD: a host that starts children in sessions of their own (`setsid`) and waits for them itself must
-    /// turn this off. With it, SIGCHLD's handler also gets `SA_NOCLDSTOP` (Decision 200): children's stops and
+    /// turn this off. With it, SIGCHLD's handler also gets `SA_NOCLDSTOP`: children's stops and
     /// continues raise no SIGCHLD in this process (waits still report them).
     public var reapsOrphans: Bool
     /// How long after an app's exit a process it left behind (killed with it) is waited for, to be reaped once

@@ -1,25 +1,24 @@
-/// How often the supervisor read the whole list of this process's children (issue 15): each read costs in
+/// How often the supervisor read the whole list of this process's children: each read costs in
 /// proportion to the number of children, so doing it per app or per exit made a batch of N apps cost O(N²).
-/// Tests read these to check that a batch reads the list once (Decisions 160, 161). Loop thread only.
+/// Tests read these to check that a batch reads the list once. Loop thread only.
 struct ProcessScanCounts: Hashable, Sendable {
     /// Looks at this process's own children for attribution (`attributeOwnChildren`).
     var ownChildrenLooks = 0
     /// Full zombie sweeps (`sweepZombies`).
     var zombieSweeps = 0
-    /// `oom_score_adj` writes (`flushOOMScores`, Decision 165).
+    /// `oom_score_adj` writes (`flushOOMScores`).
     var oomScoreWrites = 0
-    /// Looks at the kernel for a pending suspension or resumption (`checkConfirmation`, Decision 166).
+    /// Looks at the kernel for a pending suspension or resumption (`checkConfirmation`).
     var confirmationChecks = 0
     /// Reads of a child's `/proc/PID/environ` for its `RUNWAY_APP` (`attributeOwnChildren`): one per process.
     var childEnvironmentReads = 0
-    /// Reads of this process's environment for a launch (`environmentBase`, Decision 167).
+    /// Reads of this process's environment for a launch (`environmentBase`).
     var environmentReads = 0
-    /// Resumptions of an app's main process seen through the kernel's wait on its pidfd instead of `/proc`
-    /// (Decision 186).
+    /// Resumptions of an app's main process seen through the kernel's wait on its pidfd instead of `/proc`.
     var continuedByWait = 0
     /// Stat readings of an app's main process made from the kernel's wait on its pidfd and the link count of its
-    /// task folder instead of `/proc/PID/stat` (Decision 199).
+    /// task folder instead of `/proc/PID/stat`.
     var mainStatsByWait = 0
-    /// SIGCHLDs handled by the zombie sweep's watcher (Decision 200: exits only, no stops or continues).
+    /// SIGCHLDs handled by the zombie sweep's watcher (exits only, no stops or continues).
     var childSignals = 0
 }

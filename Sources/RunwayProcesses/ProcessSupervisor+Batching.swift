@@ -6,21 +6,19 @@ import Glibc
 import Musl
 #endif
 
-/// What one batch of actions makes redundant (issue 15, Decisions 165-168): per-app work the supervisor defers to
-/// the end of the core's action list or caches for one loop turn. Loop thread only.
+/// What one batch of actions makes redundant, so that a batch of N costs about one: per-app work the supervisor defers
+/// to the end of the core's action list or caches for one loop turn. Loop thread only.
 struct SupervisorBatchState {
     /// `oom_score_adj` values not written yet, by app, each for the child that was running when the core asked;
     /// written by `flushOOMScores()` when the runner has drained the actions of one event.
     var pendingOOMScores: [AppID: (child: ChildProcess, value: Int)] = [:]
     /// This process's environment as read in the loop turn `turn` (`environmentBase(now:)`).
     var environment: (turn: Instant, base: LaunchEnvironment)?
-    /// True while the housekeeping tick is armed to fire on the next loop turn (`startTicking(soon:)`).
-    var tickSoon = false
     /// Apps launched whose main process's identity (`/proc/PID/stat`'s start time) is not read yet, each with the
-    /// child it is for: read on the next loop turn or before the state file is written (Decision 190).
+    /// child it is for: read on the next loop turn or before the state file is written.
     var pendingIdentities: [AppID: ChildProcess] = [:]
     /// The `oom_score_adj` each app's current child has, as far as this process made it: inherited from this
-    /// process at the launch, then the last value written (Decision 168).
+    /// process at the launch, then the last value written.
     var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]
     /// This process's own `oom_score_adj` as read in the loop turn `turn` (`ownOOMScore(now:)`).
     var ownOOMScore: (turn: Instant, value: Int?)?
@@ -28,7 +26,7 @@ struct SupervisorBatchState {
 
 extension ProcessSupervisor {
     /// `.setOOMScoreAdjust` when the runner drains: only the last value the core gave an app in the action list
-    /// of one event is written (Decision 165). Going Home from the foreground, an app passes through the
+    /// of one event is written. Going Home from the foreground, an app passes through the
     /// background (500) to suspended (1,000) in one list: one write, of 1,000, instead of two.
     func deferOOMScoreAdjust(_ value: Int, for app: AppID) {
         guard self.options.adjustsOOMScore, let child = self.apps[app]?.child, !child.hasExited else { return }
@@ -49,7 +47,7 @@ extension ProcessSupervisor {
             }
             self.scanCounts.oomScoreWrites += 1
             // Only a write that took is remembered: a failed one (EACCES, a full /proc) is tried again at the
-            // app's next value instead of being skipped as already done (review r15).
+            // app's next value instead of being skipped as already done.
             if entry.child.writeOOMScore(entry.value) == 0 {
                 self.batch.knownOOMScores[app] = (identity, entry.value)
             } else {
@@ -59,7 +57,7 @@ extension ProcessSupervisor {
     }
 
     /// A child was just started for `app`: it has this process's `oom_score_adj` (inherited through the clone),
-    /// so the launch's first value is not written when it is the same (Decision 168): with the default 0, a
+    /// so the launch's first value is not written when it is the same: with the default 0, a
     /// batch of launches writes nothing. Nothing is known when this process's value cannot be read.
     func childInheritedOOMScore(_ app: AppID, _ child: ChildProcess) {
         self.batch.knownOOMScores[app] = nil
@@ -71,7 +69,7 @@ extension ProcessSupervisor {
         if let own = self.batch.ownOOMScore?.value { self.batch.knownOOMScores[app] = (ObjectIdentifier(child), own) }
     }
 
-    /// This process's environment, read once per loop turn (Decision 167): a batch of N launches parses
+    /// This process's environment, read once per loop turn: a batch of N launches parses
     /// `environ` once, not N times. A change to the environment shows at the next turn's launches.
     func environmentBase(now: Instant) -> LaunchEnvironment {
         if let cached = self.batch.environment, cached.turn == now { return cached.base }

@@ -2,10 +2,10 @@ import CLibUV
 @_spi(Processes) @_spi(Driver) import RunwayCore
 import RunwayProtocol
 
-/// The protocol channel and output: `.deliver` to a protocol child, the lines it sends (A4), their policing
-/// and the replies (A5, decided by the app's `ProtocolPolicer`), the end of a channel on the app's side
-/// (Decision 39), and the children's stdout and stderr, logged line by line under `OutputThrottle`. Loop thread
-/// only; the policer is given `loop.turnNow`.
+/// The protocol channel and output: `.deliver` to a protocol child, the lines it sends (A4), their policing and the
+/// replies (A5, decided by the app's `ProtocolPolicer`), the end of a channel on the app's side (a message in flight is
+/// acknowledged for the app, which can no longer do it), and the children's stdout and stderr, logged line by line
+/// under `OutputThrottle`. Loop thread only; the policer is given `loop.turnNow`.
 extension ProcessSupervisor {
     /// `.deliver` to a protocol child: one `message` line, remembered as the child's `messageInFlight` until it
     /// is acknowledged. A child whose channel is closed cannot answer, so the message is acknowledged at once
@@ -101,7 +101,7 @@ extension ProcessSupervisor {
     }
 
     /// The channel ended on the app's side (end of file, a read or a write error) and is closed. The message in
-    /// flight, if any, can no longer be acknowledged by the app: it is acknowledged for it now (Decision 39), as
+    /// flight, if any, can no longer be acknowledged by the app: it is acknowledged for it now, as
     /// later ones will be by `deliver`, unless the child is exiting (a zombie: its exit is reported instead).
     func childClosedChannel(_ child: ChildProcess, status: Int32) {
         let app = child.app

@@ -17,9 +17,7 @@ extension ProcessSupervisor {
                 timeout: self.options.suspendDrainTimeout
             )
         else { return false }
-        managed.drain = SuspensionDrain(since: now, timeout: self.options.suspendDrainTimeout)
-        // Not frozen yet: status must not show the last resume's confirmation as this suspension's.
-        managed.confirmation = nil
+        managed.drainStarted(now: now, timeout: self.options.suspendDrainTimeout)
         self.apps[app] = managed
         self.startTicking()
         return true

@@ -48,10 +48,10 @@ extension ProcessSupervisor {
             self.delegate?.processFailedToStart(app, error: refusal.message)
             return
         }
-        // Decision 205: thawed first. A child cloned into a frozen cgroup is frozen before its exec, and this thread
+        // Thawed first. A child cloned into a frozen cgroup is frozen before its exec, and this thread
         // waits for that exec (CLONE_VFORK): someone who froze the idle cgroup (an operator, or a process of the
         // daemon's uid) would hang the loop. Writing "0" to a cgroup that is not frozen changes nothing; the
-        // write goes through the run's kept `cgroup.freeze` (Decision 201), which the suspensions then reuse.
+        // write goes through the run's kept `cgroup.freeze`, which the suspensions then reuse.
         let cgroupFiles = freezerCgroup.map { _ in AppCgroupFiles() }
         if let freezerCgroup, freezerCgroup.setFrozen(false, keeping: cgroupFiles) != 0 {
             self.logger.info("cannot thaw the app's cgroup before its launch", metadata: ["app": "\(app)"])
@@ -91,19 +91,15 @@ extension ProcessSupervisor {
             return
         }
         CgroupNamespaceSupport.reportRefusal(self.logger)
-        managed.child = child
+        managed.launched(child, policer: self.makePolicer())
         managed.cgroupFiles?.close()
         managed.cgroupFiles = cgroupFiles
         self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
-        managed.confirmation = nil
-        managed.policer = self.makePolicer()
-        // Decision 190: the identity is read on the next loop turn, when the child is past its exec (a read now waits
+        // The identity is read on the next loop turn, when the child is past its exec (a read now waits
         // for the exec in progress); a scan in this turn finds the process anyway.
-        managed.tracked = []
         self.batch.pendingIdentities[app] = child
         self.startTicking(soon: true)
-        managed.scannedAt = nil
         self.apps[app] = managed
         self.markStateDirty()
         self.startScanningIfNeeded()

@@ -44,22 +44,20 @@ extension ProcessSupervisor {
         // follows them from those already tracked, the main process being gone: `leaveBehind`), the rest of
         // its cgroup and of its process group. They are re-parented here (subreaper) and reaped by the tick
         // or the zombie sweep.
-        let orphansBefore = self.orphans.count
+        let orphansBefore = self.leftovers.count
         self.refreshTracking([app])
         // What died before this exit was handled is a zombie no scan follows: reaped now, for its SIGCHLD
         // may have been handled already, and the supervisor may close before another arrives.
         if self.options.reapsOrphans { self.sweepZombiesIfAny() }
         guard var managed = self.apps[app] else { return }
-        managed.lastExit = exit
         // Only a cgroup this supervisor froze (or tried to: the last request was a suspension), or one someone else
-        // froze, can be frozen now: `cgroup.events` says so, and whether processes are left (review r16).
-        let mayBeFrozen = managed.confirmation?.suspending ?? false
-        managed.confirmation = nil
+        // froze, can be frozen now: `cgroup.events` says so, and whether processes are left.
+        let mayBeFrozen = managed.exited(exit)
         let now = self.loop.turnNow
         // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
         let groupHasMembers = runway_kill(-child.pid, 0) == 0
         var leftovers = groupHasMembers ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
-        leftovers.subtract(self.orphans.map(\.pid))
+        leftovers.subtract(self.leftovers.pids)
         if let cgroup = managed.cgroup {
             // One read of `cgroup.events` instead of `cgroup.procs` for an empty cgroup: it also shows a freeze
             // this supervisor did not ask for (an operator's), which left in place would freeze the next spawn's
@@ -73,7 +71,7 @@ extension ProcessSupervisor {
             // The cgroups the app made below its own (an app of the daemon's user can): emptied by the kill
             // above (it reaches every descendant); one whose processes are still dying goes at the daemon's stop.
             if cgroup.descendantCount != 0 { cgroup.removeDescendants() }
-            // The next run must not start frozen (Decision 188: no write when it is not frozen).
+            // The next run must not start frozen (no write when it is not frozen).
             let frozen = mayBeFrozen || flags?.frozen != false || !remaining.isEmpty
             if frozen && cgroup.setFrozen(false, keeping: managed.cgroupFiles) != 0 {
                 self.logger.info("cannot thaw the app's cgroup", metadata: ["app": "\(app)"])
@@ -83,7 +81,7 @@ extension ProcessSupervisor {
         if groupHasMembers { _ = runway_kill(-child.pid, SIGKILL) }
         for pid in leftovers where pid != child.pid {
             _ = runway_kill(pid, SIGKILL)
-            self.orphans.append(Orphan(pid: pid, app: app, since: now, startTime: ProcFS.stat(pid)?.startTime))
+            self.leftovers.left(Orphan(pid: pid, app: app, since: now, startTime: ProcFS.stat(pid)?.startTime))
         }
         child.closeChannel()
         managed.cgroupFiles?.close()
@@ -93,7 +91,7 @@ extension ProcessSupervisor {
             "process exited",
             metadata: [
                 "app": "\(app)", "pid": "\(child.pid)", "exit": "\(exit)",
-                "leftovers": "\(self.orphans.count - orphansBefore)",
+                "leftovers": "\(self.leftovers.count - orphansBefore)",
             ]
         )
         self.startTicking()
@@ -108,7 +106,7 @@ extension ProcessSupervisor {
         let now = self.loop.turnNow
         for process in managed.tracked where process.pid != managed.child?.pid {
             process.send(SIGKILL)
-            self.orphans.append(Orphan(pid: process.pid, app: app, since: now, startTime: process.startTime))
+            self.leftovers.left(Orphan(pid: process.pid, app: app, since: now, startTime: process.startTime))
         }
         managed.tracked = []
         self.apps[app] = managed
@@ -120,20 +118,16 @@ extension ProcessSupervisor {
     /// Called by the tick.
     func reapOrphans(now: Instant) {
         let timeout = self.options.orphanReapTimeout
-        let count = self.orphans.count
-        defer { if self.orphans.count != count { self.markStateDirty() } }
-        self.orphans.removeAll { orphan in
+        let (removed, givenUp) = self.leftovers.sweep(now: now, timeout: timeout) { orphan in
             let result = runway_reap_nonblocking(orphan.pid)
-            if result == orphan.pid { return true }
-            if result == -ECHILD && runway_kill(orphan.pid, 0) == -ESRCH { return true }
-            if orphan.isOverdue(now: now, timeout: timeout) {
-                self.logger.info(
-                    "left-behind process not reaped in time; forgotten",
-                    metadata: ["app": "\(orphan.app)", "pid": "\(orphan.pid)", "timeout": "\(timeout)"]
-                )
-                return true
-            }
-            return false
+            return result == orphan.pid || (result == -ECHILD && runway_kill(orphan.pid, 0) == -ESRCH)
         }
+        for orphan in givenUp {
+            self.logger.info(
+                "left-behind process not reaped in time; forgotten",
+                metadata: ["app": "\(orphan.app)", "pid": "\(orphan.pid)", "timeout": "\(timeout)"]
+            )
+        }
+        if removed > 0 { self.markStateDirty() }
     }
 }

@@ -79,23 +79,26 @@ extension ProcessSupervisor {
             )
         }
         self.endedAtStart = ended
-        let deadline = runway_monotonic_nanoseconds() + UInt64(max(0, self.options.orphanReapTimeout.nanoseconds))
+        let wait = KilledProcessWait(since: Self.monotonicNow(), timeout: self.options.orphanReapTimeout)
         var waiting = ended.map(\.process)
-        while !waiting.isEmpty {
+        waiting: while !waiting.isEmpty {
             waiting.removeAll { process in
                 _ = runway_reap_nonblocking(process.pid)
                 guard let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime else { return true }
                 return stat.state == "Z" || stat.state == "X"
             }
-            guard !waiting.isEmpty else { break }
-            guard runway_monotonic_nanoseconds() < deadline else {
+            switch wait.observed(remaining: waiting.count, now: Self.monotonicNow()) {
+            case .done:
+                break waiting
+            case .lookAgain:
+                usleep(1_000)
+            case .giveUp:
                 self.logger.warning(
                     "processes left by a previous daemon did not die in time",
                     metadata: ["pids": "\(waiting.map(\.pid))", "timeout": "\(self.options.orphanReapTimeout)"]
                 )
-                break
+                break waiting
             }
-            usleep(1_000)
         }
         if !ended.isEmpty {
             self.logger.notice(
@@ -105,10 +108,16 @@ extension ProcessSupervisor {
         }
     }
 
-    /// Schedules a rewrite of the state file for the next loop turn (one write however many changes).
+    /// The monotonic clock, for the waits of the start and the close (`KilledProcessWait`), during which no loop turn
+    /// runs.
+    static func monotonicNow() -> Instant {
+        Instant(nanosecondsSinceOrigin: runway_monotonic_nanoseconds())
+    }
+
+    /// Schedules a rewrite of the state file for the next loop turn, as `stateFlush` decides (one write however many
+    /// changes).
     func markStateDirty() {
-        guard self.stateFile != nil, !self.stateDirty, !self.closed else { return }
-        self.stateDirty = true
+        guard self.stateFlush.changed(keepsFile: self.stateFile != nil, closed: self.closed) else { return }
         uv_timer_start(
             self.flushTimer,
             { timer in
@@ -123,7 +132,7 @@ extension ProcessSupervisor {
     /// Writes every tracked, left-behind and unattributed process to the state file now; with none, removes
     /// the file if this process wrote it (so a daemon killed with nothing running leaves no file behind).
     func flushState() {
-        self.stateDirty = false
+        self.stateFlush.flushed()
         guard let file = self.stateFile else { return }
         self.resolvePendingIdentities()  // Every main process is listed, even one launched in this turn.
         let snapshot = self.stateSnapshot()
@@ -167,7 +176,7 @@ extension ProcessSupervisor {
         for (app, managed) in self.apps {
             entries += managed.tracked.map { .init(process: $0, app: app.bundleIdentifier) }
         }
-        for orphan in self.orphans {
+        for orphan in self.leftovers.orphans {
             guard let startTime = orphan.startTime else { continue }
             let process = ProcessIdentity(pid: orphan.pid, startTime: startTime)
             entries.append(.init(process: process, app: orphan.app.bundleIdentifier))

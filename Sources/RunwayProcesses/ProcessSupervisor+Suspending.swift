@@ -37,13 +37,9 @@ extension ProcessSupervisor {
             managed = self.apps[app] ?? managed
         }
         let now = self.loop.turnNow
-        managed.confirmation = SuspensionConfirmation(
-            suspending: suspended,
-            since: now,
-            timeout: self.options.confirmationTimeout
-        )
+        managed.signalled(suspending: suspended, now: now, timeout: self.options.confirmationTimeout)
         self.apps[app] = managed
-        // Decision 166: a resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
+        // A resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
         // call returns); a suspension on the next loop turn, as the kernel has not stopped the app yet right
         // after the signal or the freeze write, and a batch of N requests shares that turn's tick.
         if !suspended { self.checkConfirmation(app, now: now) }
@@ -55,11 +51,7 @@ extension ProcessSupervisor {
     func checkConfirmation(_ app: AppID, now: Instant) {
         guard var managed = self.apps[app], var confirmation = managed.confirmation, confirmation.isPending
         else { return }
-        // Never in the turn of the signal (Decision 166): that turn's scan is shared (Decision 160), so a look now
-        // would not rescan, and a process forked between the scan and SIGSTOP outside the group would go unseen
-        // while the rest shows stopped. The tick resumes drains and then checks confirmations in one turn, and
-        // libuv before 1.48 runs a timer re-armed with a zero timeout in the same pass (review r15).
-        if confirmation.suspending && confirmation.since == now { return }
+        guard confirmation.mayLook(now: now) else { return }
         self.scanCounts.confirmationChecks += 1
         let shows = self.kernelShows(app, managed, suspended: confirmation.suspending)
         managed = self.apps[app] ?? managed  // The scan may have updated the tracked processes.
@@ -86,7 +78,7 @@ extension ProcessSupervisor {
 
     /// True when the kernel shows the app suspended (`suspended`) or running: `frozen` in `cgroup.events` for
     /// the freezer; for signals, the state in `/proc/PID/stat` of every process of the app: rescanned now for a
-    /// suspension, the tracked ones for a resumption (Decision 184: what was stopped was tracked, or is in the
+    /// suspension, the tracked ones for a resumption (what was stopped was tracked, or is in the
     /// group that SIGCONT reached). An observation, except that a process the scan finds for the first time
     /// (forked since the signal) gets the signal too.
     private func kernelShows(_ app: AppID, _ managed: Managed, suspended: Bool) -> Bool {
@@ -96,7 +88,7 @@ extension ProcessSupervisor {
             return (cgroup.eventFlags(keeping: managed.cgroupFiles)?.frozen ?? false) == suspended
         case .signal, nil:
             if !suspended {
-                // Decision 186: the main process's resumption as the kernel's wait reports it, when it does; the
+                // The main process's resumption as the kernel's wait reports it, when it does; the
                 // others' (and the main process's otherwise) from /proc.
                 var others = managed.tracked
                 var mainRuns = false
@@ -108,11 +100,11 @@ extension ProcessSupervisor {
                 let states = Self.states(of: others)
                 return (mainRuns || !states.isEmpty) && !states.values.contains { $0.state == "T" }
             }
-            // Decision 166: while a process already tracked still runs or sleeps, a suspension cannot be
+            // While a process already tracked still runs or sleeps, a suspension cannot be
             // confirmed; the rescan (which also stops what was forked since the signal) waits for the look that
             // can confirm. `D` is left to the full check (a vfork parent waits for a child not tracked yet).
             // A stopped state is kept until SIGCONT, so what this look read is reused by the walk and below.
-            // Decision 199: the main process's reading from its pidfd's wait when that shows it stopped.
+            // The main process's reading from its pidfd's wait when that shows it stopped.
             var seed: [Int32: ProcFS.Stat] = [:]
             if let child = managed.child, let main = self.mainStatFromWait(managed, running: false) {
                 seed[child.pid] = main

@@ -1,34 +1,28 @@
 import CLibUV
 @_spi(Processes) import RunwayCore
 
-/// The housekeeping tick: one libuv timer, on the next loop turn after a suspend or resume and then every
-/// `options.confirmationPollMilliseconds` (1 ms), that checks
-/// suspensions waiting for the app to read its channel (`+Draining`), pending confirmations (`+Suspending`) and
-/// reaps leftovers (`+Reaping`). It runs only while one of them is
-/// pending, and it is bookkeeping, not a deadline: the core's deadlines use the loop's own wake-up.
-/// Loop thread only.
+/// The housekeeping tick: one libuv timer that checks suspensions waiting for the app to read its channel
+/// (`+Draining`), pending confirmations (`+Suspending`) and reaps leftovers (`+Reaping`). When it runs is decided
+/// by `HousekeepingTickSchedule` (only while one of them is pending; on the next loop turn after a suspension, then
+/// every `options.confirmationPollMilliseconds`); this file performs the arming. Loop thread only.
 extension ProcessSupervisor {
-    /// Starts the timer unless it runs or the supervisor is closed. With `soon`, its next tick is on the next
-    /// loop turn (a zero timeout), then every interval: the tick re-arms it that way at most once per tick, so
-    /// however many requests a batch makes, the loop polls once per turn at most (Decision 166).
+    /// Starts the timer as `tickSchedule` decides, unless the supervisor is closed. With `soon`, its next tick is on
+    /// the next loop turn, then every interval.
     func startTicking(soon: Bool = false) {
         guard !self.closed else { return }
-        if self.ticking && (!soon || self.batch.tickSoon) { return }
-        self.ticking = true
-        self.batch.tickSoon = soon
-        let interval = self.options.confirmationPollMilliseconds
+        guard case .start(let first, let every) = self.tickSchedule.requested(soon: soon) else { return }
         uv_timer_start(
             self.tick,
             { timer in
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().tickFired()
             },
-            soon ? 0 : interval,
-            interval
+            first,
+            every
         )
     }
 
-    /// Decision 190: the main process of each app launched since the last tick joins the app's tracked processes
+    /// The main process of each app launched since the last tick joins the app's tracked processes
     /// with its start time, unless a scan already put it there; the state file is marked dirty when it does.
     func resolvePendingIdentities() {
         guard !self.batch.pendingIdentities.isEmpty else { return }
@@ -48,16 +42,13 @@ extension ProcessSupervisor {
     }
 
     func stopTicking() {
-        guard self.ticking else { return }
-        self.ticking = false
-        self.batch.tickSoon = false
-        uv_timer_stop(self.tick)
+        if self.tickSchedule.stopped() { uv_timer_stop(self.tick) }
     }
 
     /// One tick at `loop.turnNow`: confirmations first, then leftovers; stops when neither is pending, then
     /// lets a waiting `finish` complete.
     private func tickFired() {
-        self.batch.tickSoon = false
+        self.tickSchedule.fired()
         self.resolvePendingIdentities()
         let now = self.loop.turnNow
         for (app, managed) in self.apps where managed.drain != nil {
@@ -68,8 +59,8 @@ extension ProcessSupervisor {
         }
         self.reapOrphans(now: now)
         let confirming = self.apps.values.contains { $0.confirmation?.isPending == true }
-        if !confirming && !self.isDraining && self.orphans.isEmpty {
-            self.stopTicking()
+        if self.tickSchedule.settled(pending: confirming || self.isDraining || !self.leftovers.isEmpty) {
+            uv_timer_stop(self.tick)
         }
         self.finishIfSettled()
     }

@@ -22,7 +22,7 @@ import Musl
 ///
 /// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
 /// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A
-/// resumption reads only the states of the processes tracked (Decision 184). Between them, every
+/// resumption reads only the states of the processes tracked. Between them, every
 /// `options.descendantScanInterval` while an app runs, a light scan (`refreshOwnChildren`) looks only at this
 /// process's own children, where a process that left an app's tree ends up: it costs a read per thread of this
 /// process and per new child, whatever the apps run. Loop thread only.
@@ -33,9 +33,9 @@ extension ProcessSupervisor {
     /// reap (`leaveBehind`). With `apps` empty this is the light scan.
     ///
     /// The look at this process's own children (`attributeOwnChildren`, which reads the whole list of them) is
-    /// done at most once per loop turn for a scan of named apps (Decision 160): a batch of N suspends in one turn
+    /// done at most once per loop turn for a scan of named apps: a batch of N suspends in one turn
     /// reads it once, not N times. The light scan and the scan of every app always do it. `known` holds stat
-    /// readings made in this turn, which the walk uses instead of reading again (Decision 166).
+    /// readings made in this turn, which the walk uses instead of reading again.
     func refreshTracking(_ apps: [AppID]? = nil, known: [Int32: ProcFS.Stat] = [:]) {
         var tree = ProcessTree()
         tree.known = known
@@ -58,12 +58,9 @@ extension ProcessSupervisor {
     }
 
     /// True when this scan reads this process's own children: always for the light scan (`named` empty) and
-    /// for every app (`named` nil); for named apps, once per loop turn (`ownChildrenLookedAt`).
+    /// for every app (`named` nil); for named apps, once per loop turn (`ownChildrenScan`).
     private func needsOwnChildrenLook(named apps: [AppID]?) -> Bool {
-        let now = self.loop.turnNow
-        defer { self.ownChildrenLookedAt = now }
-        guard let apps, !apps.isEmpty else { return true }
-        return self.ownChildrenLookedAt != now
+        self.ownChildrenScan.lookWanted(now: self.loop.turnNow, forced: apps?.isEmpty ?? true)
     }
 
     /// The light scan: this process's children that no app tracks yet are attributed (or kept as unattributed)
@@ -73,15 +70,17 @@ extension ProcessSupervisor {
     /// One app's processes: its cgroup's with the freezer, else the tree under its main process and under every
     /// process already tracked for it. Returns true when they changed.
     ///
-    /// A running app already scanned in this loop turn is not read again (Decision 160): `signalEveryProcess` and
+    /// A running app already scanned in this loop turn is not read again: `signalEveryProcess` and
     /// the confirmation check right after it share one scan.
     private func rescan(_ app: AppID, _ tree: ProcessTree) -> Bool {
         guard var managed = self.apps[app], let child = managed.child else { return false }
         let running = !child.hasExited
         guard running || !managed.tracked.isEmpty else { return false }
-        let now = self.loop.turnNow
-        if running && managed.scannedAt == now { return false }
-        managed.scannedAt = running ? now : nil
+        if running {
+            guard managed.scan.lookWanted(now: self.loop.turnNow) else { return false }
+        } else {
+            managed.scan.forget()
+        }
         var tree = tree
         if running, tree.known[child.pid] == nil, let main = self.mainStatFromWait(managed, running: true) {
             tree.known[child.pid] = main
@@ -102,7 +101,7 @@ extension ProcessSupervisor {
         return changed
     }
 
-    /// Decision 199: the fields of an app's main process's `/proc/PID/stat` that the walk and the confirmation use,
+    /// The fields of an app's main process's `/proc/PID/stat` that the walk and the confirmation use,
     /// known without reading that file (about 10 µs for a fresh process, the costliest read of a look):
     /// - the state from the kernel's wait on its pidfd: `T` when its thread group is stopped; with `running`, `R`
     ///   when it is neither stopped nor exited (continued, or never stopped), which the walk only needs to tell from a
@@ -147,10 +146,11 @@ extension ProcessSupervisor {
         }
     }
 
-    /// `signal` to the app's process group and to every tracked process outside it; with `rescanning`, after a
-    /// fresh scan of the app (terminate and kill). A suspension and a resumption signal without one
-    /// (Decision 184): a process forked since the last scan is in the group, or is found and stopped by the
-    /// confirmation's scan on the next loop turn, and nothing of the app forks while it is stopped.
+    /// `signal` to the app's process group and to every tracked process outside it; with `rescanning`, after a fresh
+    /// scan of the app (terminate and kill). A suspension and a resumption signal without one (a scan per signal would
+    /// cost a read of the app's tree on the path of every suspension): a process forked since the last scan is in the
+    /// group, or is found and stopped by the confirmation's scan on the next loop turn, and nothing of the app forks
+    /// while it is stopped.
     func signalEveryProcess(_ app: AppID, _ signal: Int32, rescanning: Bool = true) {
         if rescanning { self.refreshTracking([app]) }
         guard let child = self.apps[app]?.child, !child.hasExited else { return }
@@ -189,7 +189,7 @@ extension ProcessSupervisor {
         let own = getpid()
         let mains = SpawnedChildren.withOwned { $0 }
         let children = tree.children(of: own)
-        self.forgetEnvironmentAttributions(keeping: children)
+        self.environmentAttributions.keep(children: children)
         for pid in children where !claimed.contains(pid) && !mains.contains(pid) {
             guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
             let named = self.appNamedInEnvironment(of: pid, startTime: stat.startTime)
@@ -199,7 +199,7 @@ extension ProcessSupervisor {
                 let found = self.walk(tree, from: [(pid, nil)], app: app)
                 claimed.formUnion(found.map(\.pid))
                 // An app asked to stop (signal mode) stops what it is given here: this look may be another app's,
-                // or the light scan, and the app's own look stops only what that look found new (review r16).
+                // or the light scan, and the app's own look stops only what that look found new.
                 if managed.confirmation?.suspending == true, managed.choice?.mechanism != .freezer {
                     for process in found.subtracting(managed.tracked) { process.send(SIGSTOP) }
                 }
@@ -220,24 +220,13 @@ extension ProcessSupervisor {
     }
 
     /// `RUNWAY_APP` in the environment of the child `pid` that started at `startTime`, read once in that process's
-    /// life and remembered, a missing one too: a child keeps its environment's size, and an environment read at
-    /// every scan (every 1 ms while a suspension is confirmed) let an app's children hold the loop thread. What
-    /// the process writes over that memory later is not seen, which takes nothing from a variable that is a hint.
+    /// life (`EnvironmentAttributions`).
     private func appNamedInEnvironment(of pid: Int32, startTime: UInt64) -> String? {
-        if let known = self.environmentAttributions[pid], known.startTime == startTime {
-            return known.bundleIdentifier
+        let (name, didRead) = self.environmentAttributions.named(pid: pid, startTime: startTime) {
+            ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
         }
-        self.scanCounts.childEnvironmentReads += 1
-        let named = ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
-        self.environmentAttributions[pid] = (startTime, named)
-        return named
-    }
-
-    /// Drops what `appNamedInEnvironment` remembers of processes that are no longer children of this process.
-    private func forgetEnvironmentAttributions(keeping children: [Int32]) {
-        guard !self.environmentAttributions.isEmpty else { return }
-        let present = Set(children)
-        self.environmentAttributions = self.environmentAttributions.filter { present.contains($0.key) }
+        if didRead { self.scanCounts.childEnvironmentReads += 1 }
+        return name
     }
 
     // MARK: The scan timer
@@ -246,7 +235,7 @@ extension ProcessSupervisor {
     func startScanningIfNeeded() {
         guard !self.scanning, !self.closed, self.needsPeriodicScan else { return }
         self.scanning = true
-        let interval = UInt64(max(1, self.options.descendantScanInterval.nanoseconds / 1_000_000))
+        let interval = ScanCadence.periodicIntervalMilliseconds(self.options.descendantScanInterval)
         uv_timer_start(
             self.scanTimer,
             { timer in
@@ -261,7 +250,10 @@ extension ProcessSupervisor {
     private var needsPeriodicScan: Bool {
         self.apps.values.contains { managed in
             guard let child = managed.child, !child.hasExited else { return false }
-            return managed.choice?.mechanism != .freezer || self.stateFile != nil
+            return ScanCadence.periodicScanNeeded(
+                usesFreezer: managed.choice?.mechanism == .freezer,
+                keepsStateFile: self.stateFile != nil
+            )
         }
     }
 

@@ -24,17 +24,17 @@ extension ProcessSupervisor {
         // this one cannot tell from an app's scrubbed escapee: only the last one to close ends them.
         guard OpenSupervisors.close() else { return }
         let roots = self.unattributed.filter { process in
-            guard let read = self.environmentAttributions[process.pid], read.startTime == process.startTime else {
+            guard let named = self.environmentAttributions.known(pid: process.pid, startTime: process.startTime) else {
                 return false
             }
-            return read.bundleIdentifier.map { self.appsByBundleIdentifier[$0] != nil } ?? true
+            return named.map { self.appsByBundleIdentifier[$0] != nil } ?? true
         }
         guard !roots.isEmpty else { return }
         for process in roots { process.send(SIGSTOP) }
         let limit = max(1, self.options.trackedProcessLimit) * roots.count
         let walked = ProcessTree().descendants(of: roots.map { ($0.pid, Optional($0.startTime)) }, limit: limit)
         let killed = walked.processes.filter { $0.send(SIGKILL) == 0 }
-        let deadline = runway_monotonic_nanoseconds() + UInt64(max(0, self.options.orphanReapTimeout.nanoseconds))
+        let wait = KilledProcessWait(since: Self.monotonicNow(), timeout: self.options.orphanReapTimeout)
         var waiting = killed
         while !waiting.isEmpty {
             waiting = waiting.filter { process in
@@ -42,7 +42,8 @@ extension ProcessSupervisor {
                 guard let stat = ProcFS.stat(process.pid), stat.startTime == process.startTime else { return false }
                 return stat.state != "Z" && stat.state != "X"
             }
-            guard !waiting.isEmpty, runway_monotonic_nanoseconds() < deadline else { break }
+            let decision = wait.observed(remaining: waiting.count, now: Self.monotonicNow())
+            guard decision == .lookAgain else { break }
             usleep(1_000)
         }
         if !waiting.isEmpty {

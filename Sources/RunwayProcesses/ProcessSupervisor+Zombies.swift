@@ -39,10 +39,10 @@ extension ProcessSupervisor {
         if status != 0 {
             self.logger.info("cannot watch SIGCHLD; exited orphans are reaped at exits only", metadata: [:])
         } else {
-            // Decision 200: the sweep wants exits only. Without SA_NOCLDSTOP every SIGSTOP and SIGCONT of an app
+            // The sweep wants exits only. Without SA_NOCLDSTOP every SIGSTOP and SIGCONT of an app
             // raised a SIGCHLD: libuv's handler (three system calls on the interrupted thread), a wake-up of the
             // loop and a look at every child, twice per app per suspension. The wait still reports stops and
-            // continues (Decisions 186, 199); libuv's own child watching waits for exits only.
+            // continues; libuv's own child watching waits for exits only.
             _ = runway_sigchld_without_stops()
         }
         uv_unref(runway_signal_as_handle(signal))
@@ -60,7 +60,7 @@ extension ProcessSupervisor {
 
     /// `sweepZombies` unless the first exited child the kernel shows (`waitid(WNOWAIT)`, which reaps nothing) is
     /// none, or is a main process of this supervisor: its pidfd reaps it, and the handling of that exit sweeps
-    /// again (`child(_:exited:)`), so whatever exited beside it is reaped then (Decision 161). A full sweep reads
+    /// again (`child(_:exited:)`), so whatever exited beside it is reaped then. A full sweep reads
     /// the list of every child of this process; at each of N exits that made terminating N apps O(N²).
     func sweepZombiesIfAny() {
         let exited = runway_peek_exited_child()

@@ -26,9 +26,12 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 }
 
 /// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children
-/// do. It makes no policy decision: what to do and when comes from the core's actions and from
-/// `ProcessOptions`; the few rules of its own are pure values it asks (`SuspensionMechanismChoice`,
-/// `SuspensionConfirmation`, `ProtocolPolicer`). One job per file:
+/// do. It makes no policy decision: what to do and when comes from the core's actions and from `ProcessOptions`; the
+/// few rules of its own are pure values it asks and whose answer it performs (`SuspensionMechanismChoice`,
+/// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `LeftoverWait`,
+/// `KilledProcessWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides mechanism, never
+/// lifecycle"). One job per file:
+/// - `ProcessSupervisor+Managed.swift`: what is kept per app (`Managed`) and its transitions; `Orphan`.
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
 /// - `ProcessSupervisor+Suspending.swift`: `.suspend`, `.resume` and the kernel's confirmation (P1).
@@ -50,49 +53,10 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// Time: reads `loop.turnNow` (the loop turn's clock reading) and never arms a deadline of the core's.
 /// Confirmations and leftovers are polled every `ProcessOptions.confirmationPollMilliseconds` (1 ms) by one
 /// libuv timer that runs only while something is pending, up to `confirmationTimeout` and `orphanReapTimeout`;
-/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init`, with a
-/// state file, reads the monotonic clock: it waits up to `orphanReapTimeout` for what a predecessor left to die.
+/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init` (with a
+/// state file) and `close` (with unattributed processes) read the monotonic clock: each waits up to
+/// `orphanReapTimeout` for the processes it killed to die (`KilledProcessWait`).
 package final class ProcessSupervisor: ChildProcessDelegate {
-    /// One registered process app.
-    struct Managed {
-        var spec: ProcessSpec
-        /// The current or last child; nil before the first launch.
-        var child: ChildProcess?
-        /// The app's cgroup, created when the freezer is first chosen for it and kept until `close()`.
-        var cgroup: AppCgroup?
-        /// The current run's kept `cgroup.freeze` and `cgroup.events` (Decision 201); nil outside a freezer run.
-        var cgroupFiles: AppCgroupFiles?
-        /// How the app is suspended; nil until resolved (or while the required freezer is unavailable).
-        var choice: SuspensionMechanismChoice?
-        /// The last suspend or resume and whether the kernel confirmed it; nil before the first one of a run.
-        var confirmation: SuspensionConfirmation?
-        /// A suspension waiting for the app to read its channel (`ProcessSupervisor+Draining.swift`); nil when none.
-        var drain: SuspensionDrain?
-        /// The loop turn of the last line written to the app's channel.
-        var lastWrite: Instant?
-        var lastExit: ProcessExit?
-        /// Polices the current run's protocol channel; replaced at each launch.
-        var policer: ProtocolPolicer
-        /// Every live process of the app's current run, main process included, as last scanned
-        /// (`+Tracking`); emptied when the run's leftovers become orphans.
-        var tracked: Set<ProcessIdentity> = []
-        /// The loop turn (`turnNow`) of the last scan of `tracked` while the child ran (`+Tracking`).
-        var scannedAt: Instant?
-    }
-
-    /// A process left behind by an app (a grandchild) that was killed and must be reaped once re-parented.
-    struct Orphan {
-        var pid: Int32
-        var app: AppID
-        /// When the app's exit left it behind.
-        var since: Instant
-        /// Its start time when it was left behind (for the state file); nil when it was not read.
-        var startTime: UInt64? = nil
-
-        /// True once it has been waited for longer than `timeout` (`ProcessOptions.orphanReapTimeout`).
-        func isOverdue(now: Instant, timeout: TimeSpan) -> Bool { now - self.since > timeout }
-    }
-
     let loop: EventLoopThread
     let options: ProcessOptions
     let logger: Logger
@@ -100,22 +64,22 @@ package final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Every registered app. Written only by the supervisor's own files.
     var apps: [AppID: Managed] = [:]
-    /// The descriptor table size `reserveDescriptors` last asked for (Decision 202); 0 before the first.
+    /// The descriptor table size `reserveDescriptors` last asked for; 0 before the first.
     var reservedDescriptors = 0
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
-    var orphans: [Orphan] = []
+    var leftovers = LeftoverProcesses()
     /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
     var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
-    /// That directory, open, for the app cgroups' files (Decision 188); nil until discovered or when it cannot be
+    /// That directory, open, for the app cgroups' files; nil until discovered or when it cannot be
     /// opened.
     var cgroupBase: CgroupBase?
     /// The apps' cgroup v1 leaves, for ceilings cgroup v2 does not offer here (`CgroupV1Limits`).
     let cgroupV1 = CgroupV1Limits()
-    /// The buffer every child's reads land in (Decision 198).
+    /// The buffer every child's reads land in.
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    var ticking = false
+    var tickSchedule: HousekeepingTickSchedule
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
     /// The periodic scan of the apps' processes (`+Tracking`).
@@ -127,9 +91,9 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var unattributed: Set<ProcessIdentity> = []
     /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
     /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
-    var environmentAttributions: [Int32: (startTime: UInt64, bundleIdentifier: String?)] = [:]
-    /// The loop turn (`turnNow`) of the last look at this process's own children (`+Tracking`).
-    var ownChildrenLookedAt: Instant?
+    var environmentAttributions = EnvironmentAttributions()
+    /// When this process's own children are read again for a scan of named apps (`+Tracking`).
+    var ownChildrenScan = ScanCadence()
     /// How often the list of this process's children was read (tests).
     var scanCounts = ProcessScanCounts()
     /// Registered apps by bundle identifier, for `RUNWAY_APP` in a child's environment.
@@ -138,7 +102,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var childSignal: UnsafeMutablePointer<uv_signal_t>?
     /// The state file, nil when none is kept (`+StateFile`); `flushTimer` writes it on the next loop turn.
     var stateFile: ProcessStateFile?
-    var stateDirty = false
+    var stateFlush = StateFlushSchedule()
     let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     /// The processes a predecessor left that `init` ended.
     var endedAtStart: [ProcessStateSnapshot.Entry] = []
@@ -157,6 +121,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.loop = loop
         self.options = options
         self.logger = logger
+        self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
         self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
         self.ownSession = getsid(0)
         self.bootID = ProcFS.bootID
@@ -202,7 +167,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     /// `cgroup.freeze` and `cgroup.events` (Docs/Deployment.md, `LimitNOFILE`), and one to spare.
     static let descriptorsPerApp = 8
 
-    /// Decision 202: grows the descriptor table, at registration, to what every registered app running at once
+    /// Grows the descriptor table, at registration, to what every registered app running at once
     /// holds (`descriptorsPerApp` each) beyond what is open now, rounded up to a power of two; only when that is more
     /// than the last reservation. Within RLIMIT_NOFILE: above it, up to the limit.
     func reserveDescriptors() {
@@ -257,7 +222,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     /// `.setOOMScoreAdjust`: writes `value` to the running child's `/proc/PID/oom_score_adj`, so that the
     /// kernel's OOM killer follows the core's purge order (P3). Does nothing when `options.adjustsOOMScore` is
     /// off or the app has no running child. The value is the core's decision; this only writes it, when the
-    /// runner has drained the event's actions (`flushOOMScores`, Decision 165): the last value of the list wins.
+    /// runner has drained the event's actions (`flushOOMScores`): the last value of the list wins.
     ///
     /// - Parameters:
     ///   - value: Within -1000...1000 (the kernel's range).
@@ -278,7 +243,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
 
     /// Runs the `finish` waiters once no leftover is waited for. Called by `finish` and by each tick.
     func finishIfSettled() {
-        guard !self.finishWaiters.isEmpty, self.orphans.isEmpty else { return }
+        guard !self.finishWaiters.isEmpty, self.leftovers.isEmpty else { return }
         self.close()
         let waiters = self.finishWaiters
         self.finishWaiters = []

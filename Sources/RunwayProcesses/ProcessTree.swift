@@ -20,7 +20,7 @@ struct ProcessTree {
     /// The parent map of the whole system, read lazily when the children files are missing.
     private var parentMap: [Int32: [Int32]]?
     /// `/proc/PID/stat` readings the caller made in this loop turn, by pid, used instead of reading again
-    /// (Decision 166); the start time check still applies to them.
+    /// (a stopped process's state does not change until SIGCONT); the start time check still applies to them.
     var known: [Int32: ProcFS.Stat] = [:]
 
     init() {

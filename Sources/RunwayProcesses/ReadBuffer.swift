@@ -1,4 +1,4 @@
-/// The bytes every output and channel read of one loop thread's children lands in (Decision 198). libuv asks for a
+/// The bytes every output and channel read of one loop thread's children lands in. libuv asks for a
 /// buffer, reads into it and calls back, one stream at a time on the loop thread, and the callback copies what it
 /// keeps (`OutputThrottle`, `LineFramer`) before it returns; so one buffer serves all of a supervisor's children.
 /// It had been 64 KiB per child, allocated at each launch: 12.8 MB at 200 apps, and an arena growth and page

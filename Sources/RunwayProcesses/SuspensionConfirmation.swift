@@ -41,6 +41,16 @@ struct SuspensionConfirmation: Hashable, Sendable {
     /// True until confirmed or timed out.
     var isPending: Bool { self.status == .pending }
 
+    /// Whether the kernel may be read for this request at `now`: a resumption at once (SIGCONT and a thaw take
+    /// effect before the call returns), a suspension never in the loop turn it was requested in. That turn's scan
+    /// of the app is shared, so a look then would not rescan, and a process forked between the scan and SIGSTOP
+    /// outside the group would go unseen while the rest shows stopped. The tick resumes drains and then checks
+    /// confirmations in one turn, and libuv before 1.48 runs a timer re-armed with a zero timeout in the same pass,
+    /// so the rule is on the instant, not on who calls.
+    func mayLook(now: Instant) -> Bool {
+        !(self.suspending && self.since == now)
+    }
+
     /// The kernel was read at `now`: `showsRequestedState` is true when it shows the app suspended (for a
     /// suspend) or running (for a resume).
     ///

@@ -1,7 +1,7 @@
 import RunwayCore
 
-/// A suspension of a protocol app held back until the app has read what was written to its channel (item 4 of
-/// issue 17, Docs/AppProtocol.md): the answer to its last `endBackgroundTask` is written just before the core
+/// A suspension of a protocol app held back until the app has read what was written to its channel
+/// (Docs/AppProtocol.md): the answer to its last `endBackgroundTask` is written just before the core
 /// suspends it (B5), and a child frozen before it reads that answer would get it only when it is resumed. The
 /// freeze waits until the app has read everything and none of its threads is running any more (it has handled
 /// the answer and gone back to waiting), or until `timeout` (`ProcessOptions.suspendDrainTimeout`) has passed.

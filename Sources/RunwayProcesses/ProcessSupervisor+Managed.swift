@@ -1,0 +1,85 @@
+@_spi(Processes) import RunwayCore
+
+/// What the supervisor keeps for each registered process app and for each process an app left behind, and the
+/// per-app transitions. Loop thread only.
+extension ProcessSupervisor {
+    /// One registered process app.
+    struct Managed {
+        var spec: ProcessSpec
+        /// The current or last child; nil before the first launch.
+        var child: ChildProcess?
+        /// The app's cgroup, created when the freezer is first chosen for it and kept until `close()`.
+        var cgroup: AppCgroup?
+        /// The current run's kept `cgroup.freeze` and `cgroup.events`; nil outside a freezer run.
+        var cgroupFiles: AppCgroupFiles?
+        /// How the app is suspended; nil until resolved (or while the required freezer is unavailable).
+        var choice: SuspensionMechanismChoice?
+        /// The last suspend or resume and whether the kernel confirmed it; nil before the first one of a run.
+        var confirmation: SuspensionConfirmation?
+        /// A suspension waiting for the app to read its channel (`ProcessSupervisor+Draining.swift`); nil when none.
+        var drain: SuspensionDrain?
+        /// The loop turn of the last line written to the app's channel.
+        var lastWrite: Instant?
+        var lastExit: ProcessExit?
+        /// Polices the current run's protocol channel; replaced at each launch.
+        var policer: ProtocolPolicer
+        /// Every live process of the app's current run, main process included, as last scanned
+        /// (`+Tracking`); emptied when the run's leftovers become orphans.
+        var tracked: Set<ProcessIdentity> = []
+        /// When `tracked` is read again while the child runs: once per loop turn (`+Tracking`).
+        var scan = ScanCadence()
+
+        // MARK: Transitions of one app's suspension, kept here so that each is one call and sets every field
+        // it touches.
+
+        /// A suspension waits for the app to read its channel from `now`. Not frozen yet, so the last
+        /// resume's confirmation must not show as this suspension's.
+        mutating func drainStarted(now: Instant, timeout: TimeSpan) {
+            self.drain = SuspensionDrain(since: now, timeout: timeout)
+            self.confirmation = nil
+        }
+
+        /// The app was frozen or thawed (signalled) at `now`: the kernel's confirmation of it starts.
+        mutating func signalled(suspending: Bool, now: Instant, timeout: TimeSpan) {
+            self.confirmation = SuspensionConfirmation(suspending: suspending, since: now, timeout: timeout)
+        }
+
+        /// A new child was launched: what the last run confirmed, scanned and policed is dropped.
+        mutating func launched(_ child: ChildProcess, policer: ProtocolPolicer) {
+            self.child = child
+            self.confirmation = nil
+            self.policer = policer
+            self.tracked = []
+            self.scan.forget()
+        }
+
+        /// The main process exited with `exit`: its confirmation ends.
+        ///
+        /// - Returns: True when its cgroup may be frozen now: the last request was a suspension (only a cgroup
+        ///   this supervisor froze, or tried to, or one someone else froze, can be).
+        mutating func exited(_ exit: ProcessExit) -> Bool {
+            let mayBeFrozen = self.confirmation?.suspending ?? false
+            self.lastExit = exit
+            self.confirmation = nil
+            return mayBeFrozen
+        }
+    }
+
+    /// A process left behind by an app (a grandchild) that was killed and must be reaped once re-parented.
+    struct Orphan {
+        var pid: Int32
+        var app: AppID
+        /// When the app's exit left it behind.
+        var since: Instant
+        /// Its start time when it was left behind (for the state file); nil when it was not read.
+        var startTime: UInt64? = nil
+
+        /// True once it has been waited for longer than `timeout` (`ProcessOptions.orphanReapTimeout`).
+        func isOverdue(now: Instant, timeout: TimeSpan) -> Bool {
+            self.wait(timeout: timeout).observed(gone: false, now: now) != .wait
+        }
+
+        /// The rule of the wait for it to be reaped.
+        func wait(timeout: TimeSpan) -> LeftoverWait { LeftoverWait(since: self.since, timeout: timeout) }
+    }
+}
