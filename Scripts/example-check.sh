@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make example-check`: builds README.md's embedding example, unchanged, in a package of its own outside the
-# repository that depends on Runway by path, as an adopter's package would (issue 16).
+# repository that depends on Runway by path, as an adopter's package would.
 #
 # In a new temporary directory, a package MailService: its Package.swift is the README's `example-check:
 # Package.swift` block with the Runway dependency `.package(url: ".../<owner>/Runway", ...)` replaced by

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The process lifecycle at the floor (issue 15), side by side in one run.
+"""The process lifecycle at the floor (the least any supervisor can do per child), side by side in one run.
 
 Runs, interleaved round by round (one lifecycle per tool per round, in a fixed order), the whole lifecycle of N
 `/bin/sleep 1000` children (spawn, suspend + confirm, resume + confirm, terminate + reap) on:
