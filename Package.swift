@@ -8,7 +8,8 @@ let package = Package(
     // types, the test kit for driving it on a manual clock, and the client for Swift process apps. RunwayConfig,
     // RunwayProtocol and RunwayControl serve only the `runway` CLI, the daemon and this package's tests: they
     // are targets with `package` access, not products. RunwayLoop and RunwayProcesses are `package` too, below
-    // Runway, which re-exports their few public types. Docs/Architecture.md has who uses each and what it may import.
+    // Runway, which re-exports their few public (and SPI) types. Docs/Architecture.md has who uses each and what it
+    // may import.
     products: [
         .library(name: "Runway", targets: ["Runway"]),
         .library(name: "RunwayCore", targets: ["RunwayCore"]),
@@ -43,7 +44,11 @@ let package = Package(
         // The client library for process apps written in Swift (A4).
         .target(name: "RunwayClient", dependencies: ["RunwayProtocol", "RunwayCore"]),
         // A protocol app in Swift for tests and the demo (Config/Apps/com.example.sample-swift.plist).
-        .executableTarget(name: "RunwaySampleApp", dependencies: ["RunwayClient"], path: "Examples/SampleApp"),
+        .executableTarget(
+            name: "RunwaySampleApp",
+            dependencies: ["RunwayClient", "RunwayCore"],
+            path: "Examples/SampleApp"
+        ),
         // libuv, found through pkg-config; Debian's libuv1-dev provides it.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // The process supervisor's C: the spawn (clone to exec), resource limits, /proc reads, pidfd and descriptor
@@ -56,7 +61,7 @@ let package = Package(
         .target(name: "RunwayLoop", dependencies: ["RunwayCore", "CLibUV"]),
         // Linux process apps: `ProcessSupervisor` (spawn, suspend, confirm, reap, the protocol channel), the apps'
         // captured output (`AppLogs/`) and `MemoryPressureMonitor`. `package` except `ProcessOptions` and what it
-        // holds, which `Runway` re-exports for the embedder.
+        // holds, which `Runway` re-exports for the embedder under `@_spi(Processes)`.
         .target(
             name: "RunwayProcesses",
             dependencies: [
@@ -106,6 +111,7 @@ let package = Package(
             name: "RunwayExample",
             dependencies: [
                 "Runway",
+                "RunwayCore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -140,6 +146,8 @@ let package = Package(
                 "RunwayControl",
                 "Runway",
                 "RunwayBench",
+                "RunwayLoop",
+                "RunwayProcesses",
                 "RunwayDemo",
                 // `runway bench-child`, the protocol app of `runway bench --processes`.
                 "RunwayClient",
@@ -147,8 +155,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // AppContainmentTests checks RunwayProcesses' AppContainment, a pure value beside the core's AppUser.
-        .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayProcesses", "RunwayTestKit"]),
+        .testTarget(name: "RunwayCoreTests", dependencies: ["RunwayCore", "RunwayTestKit"]),
         .testTarget(name: "RunwayProtocolTests", dependencies: ["RunwayProtocol", "RunwayCore"]),
         .testTarget(
             name: "RunwayConfigTests",
@@ -157,7 +164,13 @@ let package = Package(
         .testTarget(
             name: "RunwayCLITests",
             dependencies: [
-                "CLibUV", "CRunwayProcess", "RunwayBench", "RunwayCLI", "RunwayControl", "RunwayProcesses",
+                "CLibUV",
+                "CRunwayProcess",
+                "RunwayBench",
+                "RunwayCLI",
+                "RunwayControl",
+                "RunwayCore",
+                "RunwayProcesses",
                 "RunwayTestKit",
             ]
         ),
@@ -173,6 +186,7 @@ let package = Package(
             name: "RunwayTests",
             dependencies: [
                 "Runway",
+                "CLibUV",
                 "CRunwayProcess",
                 "RunwayControl",
                 "RunwayCore",

@@ -3,7 +3,9 @@
 
 Fails, naming file and line, on
 - an `import X` in a folder of the table (`Sources/...`, `Examples/...`) that its row's "may import" cell does not
-  list (the backticked names of that cell are the allowed modules; nothing else is implied);
+  list (the backticked names of that cell are the allowed modules, up to a "not `X`", which bans X);
+- a target of Package.swift whose declared dependencies its row does not allow, or a file that imports a module of
+  this package its target does not declare (it would build only through another target's dependencies);
 - a Swift, C or header file under Sources/, Tests/, Examples/ or Benchmarks/ longer than 300 lines;
 - a test file, type or suite named after how a bug was found (a review, pass, issue, regression or "floor") instead
   of the behaviour it checks;
@@ -58,9 +60,51 @@ def module_table(architecture):
         folder = cells[columns["folder"]].strip("`").rstrip("/")
         module = cells[columns["module"]].strip("`") if "module" in columns else folder.split("/")[-1]
         who = cells[columns["who uses it"]] if "who uses it" in columns else ""
-        allowed = set(re.findall(r"`([^`]+)`", cells[columns["may import"]]))
+        cell = cells[columns["may import"]]
+        # "...; not `RunwayTestKit`" names a module the row must not import: only what comes before counts.
+        allowed = set(re.findall(r"`([^`]+)`", re.split(r"\bnot\s+`", cell)[0]))
         rows[folder] = (module, who, allowed, number)
     return rows
+
+
+TARGET = re.compile(r"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*\"(\w+)\"")
+
+
+def manifest_targets(root):
+    """The targets of Package.swift: {folder: (name, declared dependency modules, line)}. A target's folder is its
+    `path:`, else Sources/NAME (Tests/NAME for a test target); its dependencies are the target names and the
+    products' names (a product's module has its name in every package this one uses)."""
+    manifest = root / "Package.swift"
+    if not manifest.is_file():
+        return {}
+    text = manifest.read_text(encoding="utf-8")
+    starts = [(match.start(), match) for match in TARGET.finditer(text)]
+    targets = {}
+    for index, (start, match) in enumerate(starts):
+        end = starts[index + 1][0] if index + 1 < len(starts) else len(text)
+        block = text[start:end]
+        kind, name = match.group(1), match.group(2)
+        path = re.search(r"path:\s*\"([^\"]+)\"", block)
+        folder = path.group(1) if path else ("Tests/" if kind == "testTarget" else "Sources/") + name
+        declared = set()
+        listed = re.search(r"dependencies:\s*\[(.*?)\]\s*[,)]", block, re.S)
+        if listed:
+            body = re.sub(r"//[^\n]*", "", listed.group(1))
+            declared |= set(re.findall(r"\.product\(\s*name:\s*\"(\w+)\"", body))
+            declared |= set(re.findall(r"(?<![\w:]\s)(?<!name: )\"(\w+)\"", re.sub(r"\.product\([^)]*\)", "", body)))
+        targets[folder.rstrip("/")] = (name, declared, text.count("\n", 0, start) + 1)
+    return targets
+
+
+def import_lines(path):
+    """(line number, line) of a Swift file outside multi-line string literals (a test's Python script may say
+    `import json`)."""
+    inside = False
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if not inside:
+            yield number, line
+        if line.count('"""') % 2:
+            inside = not inside
 
 
 def source_files(root, folders):
@@ -83,12 +127,38 @@ def check(root):
     if not rows:
         return [f"{architecture.relative_to(root)}: no module table (a header with `folder` and `may import`)"]
 
+    # The manifest: every target's declared dependencies are allowed by its row, and every module of this package
+    # that a file imports is declared (an import that builds only through another target's dependencies is not).
+    targets = manifest_targets(root)
+    local = {name for name, _, _ in targets.values()}
+    for folder, (name, declared, line) in sorted(targets.items()):
+        if folder not in rows:
+            if folder.startswith(("Sources/", "Examples/", "Tests/")):
+                problems.append(f"Package.swift:{line}: target {name} ({folder}) has no row in the module table")
+            continue
+        module, _, allowed, row = rows[folder]
+        for dependency in sorted(declared - allowed):
+            problems.append(
+                f"Package.swift:{line}: {name} depends on {dependency}, which Docs/Architecture.md:{row} does not "
+                "allow it to import"
+            )
+        for path in source_files(root, [folder]):
+            if path.suffix != ".swift":
+                continue
+            for number, text in import_lines(path):
+                match = IMPORT.match(text)
+                if match and match.group(1) in local and match.group(1) not in declared | {name}:
+                    problems.append(
+                        f"{path.relative_to(root)}:{number}: imports {match.group(1)}, which {name} does not "
+                        f"declare in Package.swift:{line}"
+                    )
+
     # Imports: every file of a listed folder against its row.
     for folder, (module, _, allowed, row) in sorted(rows.items()):
         for path in source_files(root, [folder]):
             if path.suffix != ".swift":
                 continue
-            for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+            for number, line in import_lines(path):
                 match = IMPORT.match(line)
                 if match and match.group(1) not in allowed and match.group(1) != module:
                     problems.append(
@@ -148,16 +218,26 @@ def self_test():
     table = (
         "| folder | module | access | who uses it | may import |\n|---|---|---|---|---|\n"
         "| `Sources/Core` | `Core` | public | the embedder | the standard library only |\n"
-        "| `Sources/Edge` | `Edge` | package | the daemon | `Core`, `Glibc` |\n"
+        "| `Sources/Edge` | `Edge` | package | the daemon | `Core`, `Glibc`; not `Kit` |\n"
+        "| `Sources/Kit` | `Kit` | package | tests | `Core` |\n"
+    )
+    manifest = (
+        'let package = Package(targets: [\n    .target(name: "Core"),\n'
+        '    .target(name: "Kit", dependencies: ["Core"]),\n'
+        '    .target(name: "Edge", dependencies: ["Core", .product(name: "Glibc", package: "g")]),\n])\n'
     )
     clean = {
         "Docs/Architecture.md": table,
+        "Package.swift": manifest,
         "Sources/Core/A.swift": "public struct A {}\n",
-        "Sources/Edge/B.swift": "import Core\n@_spi(X) import Glibc\n",
+        "Sources/Edge/B.swift": 'import Core\n@_spi(X) import Glibc\nlet script = """\nimport json\n"""\n',
         "Tests/CoreTests/ATests.swift": '@Suite("A holds")\nstruct ATests {}\n',
     }
     broken = dict(clean)
     broken["Sources/Core/Up.swift"] = "import Edge\n"
+    broken["Sources/Edge/Banned.swift"] = "import Kit\n"
+    broken["Sources/Kit/Undeclared.swift"] = "import Edge\n"
+    broken["Package.swift"] = manifest.replace('dependencies: ["Core"]', 'dependencies: ["Core", "Edge"]')
     broken["Sources/Core/Long.swift"] = "\n".join(["// line"] * (LINE_LIMIT + 1)) + "\n"
     broken["Sources/Core/Many.swift"] = "".join(f"public enum E{index} {{}}\n" for index in range(PUBLIC_TYPE_LIMIT))
     broken["Sources/Core/Hidden.swift"] = "@_spi(X)\n/// Doc.\npublic struct H {\n    public struct Inner {}\n}\n"
@@ -166,7 +246,12 @@ def self_test():
     broken["Tests/CoreTests/ReviewR16Tests.swift"] = "struct FloorTests {}\n"
     broken["Tests/CoreTests/Names.swift"] = '@Suite("issue 13")\nstruct Pass4Tests {}\n'
     expected = [
-        "Sources/Core/Up.swift:1: imports Edge",
+        "Sources/Core/Up.swift:1: imports Edge, which Core may not",
+        "Sources/Core/Up.swift:1: imports Edge, which Core does not declare",
+        "Sources/Edge/Banned.swift:1: imports Kit, which Edge may not",
+        "Sources/Edge/Banned.swift:1: imports Kit, which Edge does not declare",
+        "Sources/Kit/Undeclared.swift:1: imports Edge, which Kit may not",
+        "Package.swift:3: Kit depends on Edge",
         "Sources/Core/AfterImport.swift:1: imports Glibc",
         "Sources/Core/Long.swift:301:",
         "42 public types",
