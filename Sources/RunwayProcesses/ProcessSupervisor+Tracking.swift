@@ -252,7 +252,7 @@ extension ProcessSupervisor {
             guard let child = managed.child, !child.hasExited else { return false }
             return ScanCadence.periodicScanNeeded(
                 usesFreezer: managed.choice?.mechanism == .freezer,
-                keepsStateFile: self.stateFile != nil
+                keepsStateFile: self.stateRecorder.keepsFile
             )
         }
     }

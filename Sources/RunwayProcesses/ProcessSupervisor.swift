@@ -44,7 +44,8 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Zombies.swift`: reaps every exited child this process inherits (SIGCHLD).
 /// - `ProcessSupervisor+Batching.swift`: work a batch makes redundant (`oom_score_adj` once per event, the
 ///   environment once per turn).
-/// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
+/// - `ProcessSupervisor+StateFile.swift`: what the state file lists; `StateFileRecorder` owns the file a restarted
+///   daemon reads to end what was left.
 /// - `ProcessSupervisor+Limits.swift`: an app's resource limits at its launch (P5).
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
@@ -100,18 +101,12 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var appsByBundleIdentifier: [String: AppID] = [:]
     /// SIGCHLD, for the zombie sweep (`+Zombies`); nil without `reapsOrphans`.
     var childSignal: UnsafeMutablePointer<uv_signal_t>?
-    /// The state file, nil when none is kept (`+StateFile`); `flushTimer` writes it on the next loop turn.
-    var stateFile: ProcessStateFile?
-    var stateFlush = StateFlushSchedule()
-    let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    /// The processes a predecessor left that `init` ended.
-    var endedAtStart: [ProcessStateSnapshot.Entry] = []
+    /// The state file a restarted daemon reads, its flush timer and what `init` ended (`StateFileRecorder`).
+    let stateRecorder: StateFileRecorder
     /// Every app's captured stdout and stderr (`AppLogStore`).
     package let logs: AppLogStore
-    /// This process and its session; the boot the start times count from.
-    let ownIdentity: ProcessIdentity
+    /// This process's session.
     let ownSession: Int32
-    let bootID: String
     private(set) var closed = false
     private var finishWaiters: [() -> Void] = []
 
@@ -122,16 +117,14 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.options = options
         self.logger = logger
         self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
-        self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
         self.ownSession = getsid(0)
-        self.bootID = ProcFS.bootID
         OpenSupervisors.open()
-        self.stateFile = options.stateFile.map(ProcessStateFile.init(path:))
+        self.stateRecorder = StateFileRecorder(path: options.stateFile, loop: loop.handles.loop, logger: logger)
         self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
             logger.warning("app output file", metadata: ["app": "\(app)", "problem": "\(text)"])
         }
         let owner = Unmanaged.passUnretained(self).toOpaque()
-        for timer in [self.tick, self.scanTimer, self.flushTimer] {
+        for timer in [self.tick, self.scanTimer] {
             let status = uv_timer_init(loop.handles.loop, timer)
             precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
             timer.pointee.data = owner
@@ -260,10 +253,11 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.releaseStateFile()
         self.logs.close()
         self.closed = true
-        for timer in [self.tick, self.scanTimer, self.flushTimer] {
+        for timer in [self.tick, self.scanTimer] {
             uv_timer_stop(timer)
             uv_close(runway_timer_as_handle(timer)) { handle in handle?.deallocate() }
         }
+        self.stateRecorder.close()
         if self.options.reapsOrphans { self.sweepZombies() }
         self.stopReapingZombies()
         for (app, managed) in self.apps {
