@@ -53,7 +53,7 @@ extension ProcessSupervisor {
             let process = ProcessIdentity(pid: orphan.pid, startTime: startTime)
             entries.append(.init(process: process, app: orphan.app.bundleIdentifier))
         }
-        entries += self.unattributed.map { .init(process: $0, app: "") }
+        entries += self.processScan.unattributed.map { .init(process: $0, app: "") }
         return entries
     }
 }

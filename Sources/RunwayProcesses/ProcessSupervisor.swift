@@ -83,19 +83,10 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var tickSchedule: HousekeepingTickSchedule
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
-    /// The periodic scan of the apps' processes (`+Tracking`).
-    let scanTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    var scanning = false
-    /// Apps already reported over `trackedProcessLimit`.
-    var truncatedApps: Set<AppID> = []
-    /// Children of this process in an app's session that no app claims (`+Tracking`).
-    var unattributed: Set<ProcessIdentity> = []
-    /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
-    /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
-    var environmentAttributions = EnvironmentAttributions()
-    /// When this process's own children are read again for a scan of named apps (`+Tracking`).
-    var ownChildrenScan = ScanCadence()
-    /// How often the list of this process's children was read (tests).
+    /// The periodic scan's timer, the unattributed processes and what the scans keep between them
+    /// (`ProcessScanState`, `+Tracking`).
+    let processScan: ProcessScanState
+    /// How often each part read or wrote the kernel's files (tests).
     var scanCounts = ProcessScanCounts()
     /// Registered apps by bundle identifier, for `RUNWAY_APP` in a child's environment.
     var appsByBundleIdentifier: [String: AppID] = [:]
@@ -119,16 +110,16 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
         self.ownSession = getsid(0)
         OpenSupervisors.open()
+        self.processScan = ProcessScanState(loop: loop.handles.loop)
         self.stateRecorder = StateFileRecorder(path: options.stateFile, loop: loop.handles.loop, logger: logger)
         self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
             logger.warning("app output file", metadata: ["app": "\(app)", "problem": "\(text)"])
         }
         let owner = Unmanaged.passUnretained(self).toOpaque()
-        for timer in [self.tick, self.scanTimer] {
-            let status = uv_timer_init(loop.handles.loop, timer)
-            precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
-            timer.pointee.data = owner
-        }
+        let status = uv_timer_init(loop.handles.loop, self.tick)
+        precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
+        self.tick.pointee.data = owner
+        self.processScan.onScanDue = { [unowned self] in self.scanFired() }
         if options.reapsOrphans {
             let status = runway_set_child_subreaper()
             if status != 0 {
@@ -253,10 +244,9 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.releaseStateFile()
         self.logs.close()
         self.closed = true
-        for timer in [self.tick, self.scanTimer] {
-            uv_timer_stop(timer)
-            uv_close(runway_timer_as_handle(timer)) { handle in handle?.deallocate() }
-        }
+        uv_timer_stop(self.tick)
+        uv_close(runway_timer_as_handle(self.tick)) { handle in handle?.deallocate() }
+        self.processScan.close()
         self.stateRecorder.close()
         if self.options.reapsOrphans { self.sweepZombies() }
         self.stopReapingZombies()
