@@ -48,6 +48,9 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 ///   daemon reads to end what was left.
 /// - `ProcessSupervisor+Limits.swift`: an app's resource limits at its launch (P5).
 ///
+/// Parts that own their state: `StateFileRecorder` and `ProcessScanState` (each with its timer, closed by `close`)
+/// and `CgroupPlacement`.
+///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
 /// libuv callbacks arrive on the same thread.
 ///
@@ -69,13 +72,8 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var reservedDescriptors = 0
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
     var leftovers = LeftoverProcesses()
-    /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
-    var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
-    /// That directory, open, for the app cgroups' files; nil until discovered or when it cannot be
-    /// opened.
-    var cgroupBase: CgroupBase?
-    /// The apps' cgroup v1 leaves, for ceilings cgroup v2 does not offer here (`CgroupV1Limits`).
-    let cgroupV1 = CgroupV1Limits()
+    /// Runway's own cgroup directory, open, and the apps' cgroup v1 leaves (`CgroupPlacement`).
+    let cgroups: CgroupPlacement
     /// The buffer every child's reads land in.
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
@@ -110,6 +108,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
         self.ownSession = getsid(0)
         OpenSupervisors.open()
+        self.cgroups = CgroupPlacement(logger: logger)
         self.processScan = ProcessScanState(loop: loop.handles.loop)
         self.stateRecorder = StateFileRecorder(path: options.stateFile, loop: loop.handles.loop, logger: logger)
         self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
@@ -131,9 +130,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
             self.startReapingZombies()
         }
         self.takeOverStateFile()
-        // A dead daemon's v1 leaves would go on holding what ran in them, and their directories would stay, until
-        // an app here asked for a ceiling; the v2 ones go when Runway's v2 directory is made.
-        self.cgroupV1.removeStaleDirectories()
+        self.cgroups.removeStaleV1Directories()
     }
 
     /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs
@@ -263,7 +260,6 @@ package final class ProcessSupervisor: ChildProcessDelegate {
                 )
             }
         }
-        if case .success(let directory) = self.runwayCgroupDirectory { _ = rmdir(directory) }
-        self.cgroupV1.close()
+        self.cgroups.close()
     }
 }
