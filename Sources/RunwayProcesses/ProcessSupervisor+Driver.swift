@@ -13,8 +13,6 @@ extension ProcessSupervisor {
     /// The processes a predecessor left that were ended when the supervisor started (`ProcessOptions.stateFile`),
     /// as `(pid, app)` (app "" when unattributed); the list is emptied, so a later call returns nothing.
     package func takeEndedAtStart() -> [(pid: Int32, app: String)] {
-        let ended = self.endedAtStart.map { (pid: $0.process.pid, app: $0.app) }
-        self.endedAtStart = []
-        return ended
+        self.stateRecorder.takeEndedAtStart()
     }
 }

@@ -139,24 +139,9 @@ extension ProcessSupervisor {
     /// The app's cgroup directory, created under Runway's own on first use, or why the freezer is unusable.
     private func freezerCgroup(for app: AppID, _ managed: inout Managed) -> Result<String, CgroupUnavailable> {
         if let cgroup = managed.cgroup { return .success(cgroup.path) }
-        let created = self.discoverRunwayCgroupDirectory().flatMap { parent in
-            AppCgroup.create(in: parent, name: app.bundleIdentifier, base: self.cgroupBase)
-        }
+        let created = self.cgroups.createAppCgroup(named: app.bundleIdentifier)
         if case .success(let cgroup) = created { managed.cgroup = cgroup }
         return created.map(\.path)
-    }
-
-    /// Runway's cgroup directory: discovered and created at the first call, then remembered (success or
-    /// failure); a failure is logged once.
-    private func discoverRunwayCgroupDirectory() -> Result<String, CgroupUnavailable> {
-        if let known = self.runwayCgroupDirectory { return known }
-        let discovered = CgroupHierarchy.discover().flatMap { $0.makeRunwayDirectory() }
-        if case .failure(let reason) = discovered {
-            self.logger.info("cgroup v2 freezer unavailable", metadata: ["reason": "\(reason)"])
-        }
-        self.runwayCgroupDirectory = discovered
-        if case .success(let directory) = discovered { self.cgroupBase = CgroupBase(path: directory) }
-        return discovered
     }
 
     /// Marks every descriptor from 3 up close-on-exec (`runway_mark_descriptors_cloexec`); a failure is logged.

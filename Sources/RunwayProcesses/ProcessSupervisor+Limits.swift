@@ -14,8 +14,6 @@ extension ProcessSupervisor {
     ) -> Result<[String], LaunchRefusal> {
         // An app without ceilings costs its launch nothing here: no cgroupfs path is looked up.
         guard limits.needsCgroup else { return .success([]) }
-        var runwayDirectory: String?
-        if case .success(let directory) = self.runwayCgroupDirectory { runwayDirectory = directory }
         let reason =
             if let fallback = choice?.fallbackReason {
                 "it runs in signal mode: \(fallback)"
@@ -26,8 +24,8 @@ extension ProcessSupervisor {
             AppCgroupLimits.ceilings(limits),
             app: app,
             cgroup: cgroup,
-            runwayDirectory: runwayDirectory,
-            v1: self.cgroupV1,
+            runwayDirectory: self.cgroups.knownRunwayDirectory,
+            v1: self.cgroups.v1,
             mechanismReason: reason
         )
     }

@@ -60,7 +60,7 @@ extension ProcessSupervisor {
     /// True when this scan reads this process's own children: always for the light scan (`named` empty) and
     /// for every app (`named` nil); for named apps, once per loop turn (`ownChildrenScan`).
     private func needsOwnChildrenLook(named apps: [AppID]?) -> Bool {
-        self.ownChildrenScan.lookWanted(now: self.loop.turnNow, forced: apps?.isEmpty ?? true)
+        self.processScan.ownChildrenScan.lookWanted(now: self.loop.turnNow, forced: apps?.isEmpty ?? true)
     }
 
     /// The light scan: this process's children that no app tracks yet are attributed (or kept as unattributed)
@@ -166,8 +166,7 @@ extension ProcessSupervisor {
     ) -> Set<ProcessIdentity> {
         let limit = max(1, self.options.trackedProcessLimit)
         let (found, truncated) = tree.descendants(of: roots, limit: limit)
-        if truncated && !self.truncatedApps.contains(app) {
-            self.truncatedApps.insert(app)
+        if truncated && self.processScan.firstTruncation(of: app) {
             self.logger.warning(
                 "app has more processes than trackedProcessLimit; the rest are not stopped or listed",
                 metadata: ["app": "\(app)", "trackedProcessLimit": "\(limit)"]
@@ -189,7 +188,7 @@ extension ProcessSupervisor {
         let own = getpid()
         let mains = SpawnedChildren.withOwned { $0 }
         let children = tree.children(of: own)
-        self.environmentAttributions.keep(children: children)
+        self.processScan.environmentAttributions.keep(children: children)
         for pid in children where !claimed.contains(pid) && !mains.contains(pid) {
             guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
             let named = self.appNamedInEnvironment(of: pid, startTime: stat.startTime)
@@ -212,17 +211,14 @@ extension ProcessSupervisor {
                 unattributed.formUnion(tree.descendants(of: [(pid, nil)], limit: limit).processes)
             }
         }
-        if unattributed != self.unattributed {
-            self.unattributed = unattributed
-            changed = true
-        }
+        if self.processScan.replaceUnattributed(with: unattributed) { changed = true }
         return (changed, attributed)
     }
 
     /// `RUNWAY_APP` in the environment of the child `pid` that started at `startTime`, read once in that process's
     /// life (`EnvironmentAttributions`).
     private func appNamedInEnvironment(of pid: Int32, startTime: UInt64) -> String? {
-        let (name, didRead) = self.environmentAttributions.named(pid: pid, startTime: startTime) {
+        let (name, didRead) = self.processScan.environmentAttributions.named(pid: pid, startTime: startTime) {
             ProcFS.environmentValue(pid, AppProtocol.appEnvironmentKey)
         }
         if didRead { self.scanCounts.childEnvironmentReads += 1 }
@@ -233,17 +229,9 @@ extension ProcessSupervisor {
 
     /// Starts the periodic scan when some app needs it (signal mode, or any app when a state file is kept).
     func startScanningIfNeeded() {
-        guard !self.scanning, !self.closed, self.needsPeriodicScan else { return }
-        self.scanning = true
-        let interval = ScanCadence.periodicIntervalMilliseconds(self.options.descendantScanInterval)
-        uv_timer_start(
-            self.scanTimer,
-            { timer in
-                guard let timer, let data = timer.pointee.data else { return }
-                Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue().scanFired()
-            },
-            interval,
-            interval
+        guard !self.processScan.isRunning, !self.closed, self.needsPeriodicScan else { return }
+        self.processScan.start(
+            intervalMilliseconds: ScanCadence.periodicIntervalMilliseconds(self.options.descendantScanInterval)
         )
     }
 
@@ -252,21 +240,19 @@ extension ProcessSupervisor {
             guard let child = managed.child, !child.hasExited else { return false }
             return ScanCadence.periodicScanNeeded(
                 usesFreezer: managed.choice?.mechanism == .freezer,
-                keepsStateFile: self.stateFile != nil
+                keepsStateFile: self.stateRecorder.keepsFile
             )
         }
     }
 
-    private func scanFired() {
+    /// The periodic scan's expiry: the light scan, then the timer stops when no running app needs it.
+    func scanFired() {
         self.refreshOwnChildren()
         guard !self.needsPeriodicScan else { return }
-        self.scanning = false
-        uv_timer_stop(self.scanTimer)
+        self.processScan.stop()
     }
 
     func stopScanning() {
-        guard self.scanning else { return }
-        self.scanning = false
-        uv_timer_stop(self.scanTimer)
+        self.processScan.stop()
     }
 }

@@ -13,6 +13,9 @@ import Musl
 /// what they started. None of them is the host's (those share this process's session), and once the apps are
 /// gone nothing else would end them before the next daemon reads the state file. Loop thread only.
 extension ProcessSupervisor {
+    /// The children of this process in an app's session that no app claims (`ProcessScanState`).
+    var unattributed: Set<ProcessIdentity> { self.processScan.unattributed }
+
     /// Ends the unattributed processes whose environment named no app, or an app of this supervisor, and what
     /// they started: stops them, walks their trees again for what forked meanwhile, SIGKILLs them all (through a
     /// pidfd checked against the start time), then waits up to `options.orphanReapTimeout` for each to be gone or
@@ -23,10 +26,9 @@ extension ProcessSupervisor {
         // Another open supervisor of this process may have spawned a process it has not registered yet, which
         // this one cannot tell from an app's scrubbed escapee: only the last one to close ends them.
         guard OpenSupervisors.close() else { return }
-        let roots = self.unattributed.filter { process in
-            guard let named = self.environmentAttributions.known(pid: process.pid, startTime: process.startTime) else {
-                return false
-            }
+        let attributions = self.processScan.environmentAttributions
+        let roots = self.processScan.unattributed.filter { process in
+            guard let named = attributions.known(pid: process.pid, startTime: process.startTime) else { return false }
             return named.map { self.appsByBundleIdentifier[$0] != nil } ?? true
         }
         guard !roots.isEmpty else { return }
@@ -58,7 +60,7 @@ extension ProcessSupervisor {
                 metadata: ["count": "\(killed.count)", "pids": "\(killed.map(\.pid).sorted())"]
             )
         }
-        self.unattributed.subtract(killed.subtracting(waiting))
+        self.processScan.unattributed.subtract(killed.subtracting(waiting))
     }
 }
 

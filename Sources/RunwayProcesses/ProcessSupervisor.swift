@@ -44,8 +44,12 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// - `ProcessSupervisor+Zombies.swift`: reaps every exited child this process inherits (SIGCHLD).
 /// - `ProcessSupervisor+Batching.swift`: work a batch makes redundant (`oom_score_adj` once per event, the
 ///   environment once per turn).
-/// - `ProcessSupervisor+StateFile.swift`: the state file a restarted daemon reads to end what was left.
+/// - `ProcessSupervisor+StateFile.swift`: what the state file lists; `StateFileRecorder` owns the file a restarted
+///   daemon reads to end what was left.
 /// - `ProcessSupervisor+Limits.swift`: an app's resource limits at its launch (P5).
+///
+/// Parts that own their state: `StateFileRecorder` and `ProcessScanState` (each with its timer, closed by `close`)
+/// and `CgroupPlacement`.
 ///
 /// Threading: loop thread only; not thread-safe. Every entry point is called by `LoopDriver` on its loop;
 /// libuv callbacks arrive on the same thread.
@@ -68,13 +72,8 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var reservedDescriptors = 0
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
     var leftovers = LeftoverProcesses()
-    /// Runway's own cgroup directory, or why there is none: discovered once, at the first need.
-    var runwayCgroupDirectory: Result<String, CgroupUnavailable>?
-    /// That directory, open, for the app cgroups' files; nil until discovered or when it cannot be
-    /// opened.
-    var cgroupBase: CgroupBase?
-    /// The apps' cgroup v1 leaves, for ceilings cgroup v2 does not offer here (`CgroupV1Limits`).
-    let cgroupV1 = CgroupV1Limits()
+    /// Runway's own cgroup directory, open, and the apps' cgroup v1 leaves (`CgroupPlacement`).
+    let cgroups: CgroupPlacement
     /// The buffer every child's reads land in.
     let readBuffer = ReadBuffer()
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
@@ -82,36 +81,21 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var tickSchedule: HousekeepingTickSchedule
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
-    /// The periodic scan of the apps' processes (`+Tracking`).
-    let scanTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    var scanning = false
-    /// Apps already reported over `trackedProcessLimit`.
-    var truncatedApps: Set<AppID> = []
-    /// Children of this process in an app's session that no app claims (`+Tracking`).
-    var unattributed: Set<ProcessIdentity> = []
-    /// `RUNWAY_APP` as read in the environment of each child of this process outside its session, by pid, with the
-    /// start time it was read for (`+Tracking`); nil when it said none. Holds only present children.
-    var environmentAttributions = EnvironmentAttributions()
-    /// When this process's own children are read again for a scan of named apps (`+Tracking`).
-    var ownChildrenScan = ScanCadence()
-    /// How often the list of this process's children was read (tests).
+    /// The periodic scan's timer, the unattributed processes and what the scans keep between them
+    /// (`ProcessScanState`, `+Tracking`).
+    let processScan: ProcessScanState
+    /// How often each part read or wrote the kernel's files (tests).
     var scanCounts = ProcessScanCounts()
     /// Registered apps by bundle identifier, for `RUNWAY_APP` in a child's environment.
     var appsByBundleIdentifier: [String: AppID] = [:]
     /// SIGCHLD, for the zombie sweep (`+Zombies`); nil without `reapsOrphans`.
     var childSignal: UnsafeMutablePointer<uv_signal_t>?
-    /// The state file, nil when none is kept (`+StateFile`); `flushTimer` writes it on the next loop turn.
-    var stateFile: ProcessStateFile?
-    var stateFlush = StateFlushSchedule()
-    let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    /// The processes a predecessor left that `init` ended.
-    var endedAtStart: [ProcessStateSnapshot.Entry] = []
+    /// The state file a restarted daemon reads, its flush timer and what `init` ended (`StateFileRecorder`).
+    let stateRecorder: StateFileRecorder
     /// Every app's captured stdout and stderr (`AppLogStore`).
     package let logs: AppLogStore
-    /// This process and its session; the boot the start times count from.
-    let ownIdentity: ProcessIdentity
+    /// This process's session.
     let ownSession: Int32
-    let bootID: String
     private(set) var closed = false
     private var finishWaiters: [() -> Void] = []
 
@@ -122,20 +106,19 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.options = options
         self.logger = logger
         self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
-        self.ownIdentity = ProcessIdentity.current(getpid()) ?? ProcessIdentity(pid: getpid(), startTime: 0)
         self.ownSession = getsid(0)
-        self.bootID = ProcFS.bootID
         OpenSupervisors.open()
-        self.stateFile = options.stateFile.map(ProcessStateFile.init(path:))
+        self.cgroups = CgroupPlacement(logger: logger)
+        self.processScan = ProcessScanState(loop: loop.handles.loop)
+        self.stateRecorder = StateFileRecorder(path: options.stateFile, loop: loop.handles.loop, logger: logger)
         self.logs = AppLogStore(lineLimit: options.appLogLineLimit, byteLimit: options.appLogByteLimit) { app, text in
             logger.warning("app output file", metadata: ["app": "\(app)", "problem": "\(text)"])
         }
         let owner = Unmanaged.passUnretained(self).toOpaque()
-        for timer in [self.tick, self.scanTimer, self.flushTimer] {
-            let status = uv_timer_init(loop.handles.loop, timer)
-            precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
-            timer.pointee.data = owner
-        }
+        let status = uv_timer_init(loop.handles.loop, self.tick)
+        precondition(status == 0, "uv_timer_init cannot fail on a valid loop: \(status)")
+        self.tick.pointee.data = owner
+        self.processScan.onScanDue = { [unowned self] in self.scanFired() }
         if options.reapsOrphans {
             let status = runway_set_child_subreaper()
             if status != 0 {
@@ -147,9 +130,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
             self.startReapingZombies()
         }
         self.takeOverStateFile()
-        // A dead daemon's v1 leaves would go on holding what ran in them, and their directories would stay, until
-        // an app here asked for a ceiling; the v2 ones go when Runway's v2 directory is made.
-        self.cgroupV1.removeStaleDirectories()
+        self.cgroups.removeStaleV1Directories()
     }
 
     /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs
@@ -260,10 +241,10 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.releaseStateFile()
         self.logs.close()
         self.closed = true
-        for timer in [self.tick, self.scanTimer, self.flushTimer] {
-            uv_timer_stop(timer)
-            uv_close(runway_timer_as_handle(timer)) { handle in handle?.deallocate() }
-        }
+        uv_timer_stop(self.tick)
+        uv_close(runway_timer_as_handle(self.tick)) { handle in handle?.deallocate() }
+        self.processScan.close()
+        self.stateRecorder.close()
         if self.options.reapsOrphans { self.sweepZombies() }
         self.stopReapingZombies()
         for (app, managed) in self.apps {
@@ -279,7 +260,6 @@ package final class ProcessSupervisor: ChildProcessDelegate {
                 )
             }
         }
-        if case .success(let directory) = self.runwayCgroupDirectory { _ = rmdir(directory) }
-        self.cgroupV1.close()
+        self.cgroups.close()
     }
 }
