@@ -37,7 +37,10 @@ IMPORT = re.compile(
 HISTORY_NAME = re.compile(r"(?i)review|regression|floor|issue[ _-]?\d|pass[ _-]?\d|(?<![a-z])r\d{1,3}(?![a-z\d])")
 TEST_TYPE = re.compile(r"^\s*(?:@\w+\s+)*(?:final\s+)?(?:struct|class|enum)\s+(\w+)")
 SUITE_TITLE = re.compile(r"@Suite\(\s*\"([^\"]*)\"")
-PUBLIC_TYPE = re.compile(r"^\s*(?:@\w+\s+)*public\s+(?:final\s+)?(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)")
+PUBLIC_TYPE = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:final|indirect)\s+)*"
+    r"(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)"
+)
 SPI = re.compile(r"^\s*@_spi\((?!.*\bimport\s)")  # an attribute of a declaration; `@_spi(X) import` is not one
 
 
@@ -239,7 +242,10 @@ def self_test():
     broken["Sources/Kit/Undeclared.swift"] = "import Edge\n"
     broken["Package.swift"] = manifest.replace('dependencies: ["Core"]', 'dependencies: ["Core", "Edge"]')
     broken["Sources/Core/Long.swift"] = "\n".join(["// line"] * (LINE_LIMIT + 1)) + "\n"
-    broken["Sources/Core/Many.swift"] = "".join(f"public enum E{index} {{}}\n" for index in range(PUBLIC_TYPE_LIMIT))
+    broken["Sources/Core/Many.swift"] = "".join(f"public enum E{index} {{}}\n" for index in range(PUBLIC_TYPE_LIMIT - 3))
+    broken["Sources/Core/Forms.swift"] = (
+        "open class O {}\npublic indirect enum N {}\n@available(*, deprecated) public struct D {}\n"
+    )
     broken["Sources/Core/Hidden.swift"] = "@_spi(X)\n/// Doc.\npublic struct H {\n    public struct Inner {}\n}\n"
     broken["Sources/Core/AfterImport.swift"] = "@_spi(X) import Glibc\n\n/// Doc.\npublic struct I {}\n"
     broken["Sources/Stray/C.swift"] = "\n"

@@ -42,8 +42,11 @@ def check_records(root, records):
         lines = path.read_text(encoding="utf-8").split("\n")
         if not re.match(rf"# Decision {number}: \S", lines[0]):
             problems.append(f"{name}:1: expected the title `# Decision {number}: ...`")
-        if not any(line.startswith("Status: ") for line in lines[1:6]):
+        statuses = [line for line in lines[1:6] if line.startswith("Status: ")]
+        if not statuses:
             problems.append(f"{name}: no `Status:` line under the title")
+        elif not re.match(r"Status: (Accepted|Superseded by|Proposed|Deprecated)\b", statuses[0]):
+            problems.append(f"{name}: `{statuses[0]}`: a status is Accepted, Superseded by N, Proposed or Deprecated")
         if f"]({path.name})" not in index:
             problems.append(f"{name}: not linked from {DECISIONS}/README.md")
     return problems
