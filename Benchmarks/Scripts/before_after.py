@@ -6,20 +6,15 @@ phase's median and the ratio after / before.
     python3 Scripts/before_after.py BEFORE/ProcessLifecycle AFTER/ProcessLifecycle [--apps 200] [--rounds 7]
 
 Build each with `swift build -c release --product ProcessLifecycle` in the Benchmarks/ folder of its own clone.
-The freezer rows need a writable cgroup v2 hierarchy (root, or a delegated subtree). Standard library only.
+The freezer rows need a writable cgroup v2 hierarchy (root, or a delegated subtree). Running a build, reading its
+row and taking medians are process_floor.py's. Standard library only.
 """
 
 import argparse
-import json
-import statistics
-import subprocess
 
-PHASES = ("spawn", "suspend", "resume", "terminate", "total")
+from process_floor import PHASES, load_average, medians, run
 
-
-def run(binary, apps, mode):
-    out = subprocess.run([binary, str(apps), mode, "1"], capture_output=True, text=True, check=True).stdout
-    return json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+TIMEOUT_SECONDS = 600
 
 
 def main():
@@ -29,20 +24,26 @@ def main():
     parser.add_argument("--apps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=7)
     arguments = parser.parse_args()
-    tools = {"before": arguments.before, "after": arguments.after}
+    binaries = {"before": arguments.before, "after": arguments.after}
     results = {}
-    print("load at start:", open("/proc/loadavg").read().strip())
-    for round_number in range(arguments.rounds):
+    print("load at start:", load_average())
+    for number in range(arguments.rounds):
         for mode in ("signal", "freezer"):
-            order = ("before", "after") if round_number % 2 == 0 else ("after", "before")
-            for tool in order:
-                results.setdefault((mode, tool), []).append(run(tools[tool], arguments.apps, mode))
-    print("load at end:", open("/proc/loadavg").read().strip())
+            for build in ("before", "after") if number % 2 == 0 else ("after", "before"):
+                tool = f"{build}-{mode}"
+                row = run(tool, [binaries[build], str(arguments.apps), mode, "1"], TIMEOUT_SECONDS)
+                if row is None:
+                    raise SystemExit(f"{tool} failed: no figures to compare")
+                results.setdefault(tool, []).append(row)
+    print("load at end:", load_average())
+    table = medians(results)
     for mode in ("signal", "freezer"):
+        before, after = table[f"before-{mode}"], table[f"after-{mode}"]
         for phase in PHASES:
-            before = statistics.median(run_[phase] for run_ in results[(mode, "before")])
-            after = statistics.median(run_[phase] for run_ in results[(mode, "after")])
-            print(f"{mode:8s} {phase:10s} before {before:8.2f} ms  after {after:8.2f} ms  after/before {after / before:5.2f}")
+            print(
+                f"{mode:8s} {phase:10s} before {before[phase]:8.2f} ms  after {after[phase]:8.2f} ms  "
+                f"after/before {after[phase] / before[phase]:5.2f}"
+            )
 
 
 if __name__ == "__main__":
