@@ -13,9 +13,6 @@ import Musl
 /// what they started. None of them is the host's (those share this process's session), and once the apps are
 /// gone nothing else would end them before the next daemon reads the state file. Loop thread only.
 extension ProcessSupervisor {
-    /// The children of this process in an app's session that no app claims (`ProcessScanState`).
-    var unattributed: Set<ProcessIdentity> { self.processScan.unattributed }
-
     /// Ends the unattributed processes whose environment named no app, or an app of this supervisor, and what
     /// they started: stops them, walks their trees again for what forked meanwhile, SIGKILLs them all (through a
     /// pidfd checked against the start time), then waits up to `options.orphanReapTimeout` for each to be gone or

@@ -58,7 +58,7 @@ struct UnattributedProcessTests {
         scheduler.bridge.sync { driver -> Set<Int32> in
             let supervisor = driver.processSupervisor()
             supervisor.refreshOwnChildren()
-            return Set(supervisor.unattributed.map(\.pid))
+            return Set(supervisor.processScan.unattributed.map(\.pid))
         } ?? []
     }
 
