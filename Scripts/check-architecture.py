@@ -99,15 +99,21 @@ def manifest_targets(root):
     return targets
 
 
-def import_lines(path):
-    """(line number, line) of a Swift file outside multi-line string literals (a test's Python script may say
-    `import json`)."""
-    inside = False
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
-        if not inside:
-            yield number, line
-        if line.count('"""') % 2:
-            inside = not inside
+def folder_imports(root, folder):
+    """(file, line number, module) of every `import` in the Swift files of a folder, outside multi-line string
+    literals (a test's Python script may say `import json`)."""
+    found = []
+    for path in source_files(root, [folder]):
+        if path.suffix != ".swift":
+            continue
+        inside = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+            match = None if inside else IMPORT.match(line)
+            if match:
+                found.append((path.relative_to(root), number, match.group(1)))
+            if line.count('"""') % 2:
+                inside = not inside
+    return found
 
 
 def source_files(root, folders):
@@ -130,6 +136,8 @@ def check(root):
     if not rows:
         return [f"{architecture.relative_to(root)}: no module table (a header with `folder` and `may import`)"]
 
+    imports = {folder: folder_imports(root, folder) for folder in rows}
+
     # The manifest: every target's declared dependencies are allowed by its row, and every module of this package
     # that a file imports is declared (an import that builds only through another target's dependencies is not).
     targets = manifest_targets(root)
@@ -145,29 +153,20 @@ def check(root):
                 f"Package.swift:{line}: {name} depends on {dependency}, which Docs/Architecture.md:{row} does not "
                 "allow it to import"
             )
-        for path in source_files(root, [folder]):
-            if path.suffix != ".swift":
-                continue
-            for number, text in import_lines(path):
-                match = IMPORT.match(text)
-                if match and match.group(1) in local and match.group(1) not in declared | {name}:
-                    problems.append(
-                        f"{path.relative_to(root)}:{number}: imports {match.group(1)}, which {name} does not "
-                        f"declare in Package.swift:{line}"
-                    )
+        for path, number, imported in imports[folder]:
+            if imported in local and imported not in declared | {name}:
+                problems.append(
+                    f"{path}:{number}: imports {imported}, which {name} does not declare in Package.swift:{line}"
+                )
 
     # Imports: every file of a listed folder against its row.
     for folder, (module, _, allowed, row) in sorted(rows.items()):
-        for path in source_files(root, [folder]):
-            if path.suffix != ".swift":
-                continue
-            for number, line in import_lines(path):
-                match = IMPORT.match(line)
-                if match and match.group(1) not in allowed and match.group(1) != module:
-                    problems.append(
-                        f"{path.relative_to(root)}:{number}: imports {match.group(1)}, which {module} may not "
-                        f"import (Docs/Architecture.md:{row} allows {', '.join(sorted(allowed)) or 'nothing'})"
-                    )
+        for path, number, imported in imports[folder]:
+            if imported not in allowed and imported != module:
+                problems.append(
+                    f"{path}:{number}: imports {imported}, which {module} may not "
+                    f"import (Docs/Architecture.md:{row} allows {', '.join(sorted(allowed)) or 'nothing'})"
+                )
     for path in source_files(root, ["Sources"]):
         folder = "/".join(path.relative_to(root).parts[:2])
         if folder not in rows:
