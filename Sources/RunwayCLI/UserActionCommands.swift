@@ -84,6 +84,13 @@ enum SwitcherSelectOtherVerb: UserActionVerb {
     static let action = UserAction.switcherSelectOther
     static let scenario = "S6 choose another app in the switcher"
 }
+enum SwitcherKillVerb: UserActionVerb {
+    static let action = UserAction.switcherKill
+    static let scenario = "S15 kill in the switcher"
+    static let abstract =
+        "User action S15 kill in the switcher: terminate; suspended, no message; in the background, willTerminate. "
+        + "Refused for the app in the foreground."
+}
 enum LockVerb: UserActionVerb {
     static let action = UserAction.lock
     static let scenario = "S7 screen lock"
@@ -123,6 +130,7 @@ enum AlertAnsweredVerb: UserActionVerb {
 let userActionCommands: [any ParsableCommand.Type] = [
     AppCommand<HomeVerb>.self, AppCommand<SummonVerb>.self, AppCommand<OpenSwitcherVerb>.self,
     AppCommand<SwitcherSelectThisVerb>.self, AppCommand<SwitcherSelectOtherVerb>.self,
+    AppCommand<SwitcherKillVerb>.self,
     DeviceEventCommand<LockVerb>.self, DeviceEventCommand<UnlockVerb>.self, DeviceEventCommand<OfferShutdownVerb>.self,
     DeviceEventCommand<CancelShutdownVerb>.self, DeviceEventCommand<AcceptShutdownVerb>.self,
     DeviceEventCommand<AlertVerb>.self, DeviceEventCommand<AlertIgnoredVerb>.self,

@@ -47,6 +47,9 @@ public enum UserAction: String, Hashable, Sendable, CaseIterable {
     case alertIgnored
     /// S10: inactive -> background (the alert is answered: another app takes the screen).
     case alertAnswered
+    /// S15: background or suspended -> notRunning (the user kills the app in the switcher). Refused for an app in
+    /// the foreground, which the switcher does not list.
+    case switcherKill
 
     /// The command this action is, for the app that receives it.
     public var command: Command {
@@ -56,7 +59,7 @@ public enum UserAction: String, Hashable, Sendable, CaseIterable {
         case .openSwitcher, .lock, .offerShutdown, .alert: return .resignActive
         case .switcherSelectThis, .unlock, .cancelShutdown, .alertIgnored: return .activate
         case .switcherSelectOther, .alertAnswered: return .enterBackground
-        case .acceptShutdown: return .terminate
+        case .acceptShutdown, .switcherKill: return .terminate
         }
     }
 }

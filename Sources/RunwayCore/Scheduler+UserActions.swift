@@ -54,7 +54,11 @@ extension Scheduler {
     /// - Throws: as `apply(_:to:)`; nothing changes and nothing is published when it throws.
     mutating func apply(_ action: UserAction, to index: Int) throws(SchedulerError) {
         let first = self.actions.count
-        try self.apply(self.command(for: action, self.apps[index].descriptor), to: index)
+        if action == .switcherKill {
+            try self.killFromSwitcher(index)
+        } else {
+            try self.apply(self.command(for: action, self.apps[index].descriptor), to: index)
+        }
         let app = self.apps[index].id
         for position in first..<self.actions.count {
             guard case .publish(var event) = self.actions[position], event.app == app else { continue }

@@ -62,6 +62,9 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
     public var terminating: Bool
     /// The refused command, for `illegalCommand`.
     public var command: Command?
+    /// The refused user action, for `illegalCommand` when the action has a rule of its own beyond its command's
+    /// (`switcherKill`, S15); the message then names the action instead of the command.
+    public var userAction: UserAction?
     /// The task the call named, for `unknownTask`, `alreadyEnded` and `wrongApp`.
     public var task: BackgroundTaskID?
     /// The app that owns `task`, for `wrongApp`.
@@ -117,7 +120,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         case .unknownApp: return "unknownApp: no app '\(app)' is registered"
         case .duplicateApp: return "duplicateApp: an app '\(app)' is already registered"
         case .illegalCommand:
-            let command = self.command.map { "\($0)" } ?? "?"
+            let command = self.userAction.map(\.rawValue) ?? self.command.map { "\($0)" } ?? "?"
             return "illegalCommand: \(app) cannot \(command) in state \(state)"
         case .unknownTask: return "unknownTask: \(app) ended \(task), which was never issued"
         case .alreadyEnded: return "alreadyEnded: \(app) ended \(task), which has already ended"

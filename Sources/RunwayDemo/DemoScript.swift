@@ -15,6 +15,7 @@ package struct DemoScript {
 
     private let plain: AppID?
     private let overrunning: AppID?
+    private let killed: AppID?
     private let exiting: AppID?
     private let backgroundMode: AppID?
 
@@ -37,6 +38,7 @@ package struct DemoScript {
         let plainApps = descriptors.filter { !$0.exitsOnSuspend && $0.backgroundModes.isEmpty }.map(\.id)
         self.plain = plainApps.first
         self.overrunning = plainApps.dropFirst().first
+        self.killed = plainApps.dropFirst(2).first
         self.exiting = descriptors.first { $0.exitsOnSuspend }?.id
         self.backgroundMode = descriptors.first { !$0.backgroundModes.isEmpty }?.id
     }
@@ -51,6 +53,7 @@ package struct DemoScript {
         let roles: [(String, AppID?)] = [
             ("S2/S3/S11/S14 plain app", self.plain), ("S12 overrunning app", self.overrunning),
             ("S13 exits-on-suspend app", self.exiting), ("L7 background-mode app", self.backgroundMode),
+            ("S15 app killed in the switcher", self.killed),
         ]
         for (role, app) in roles {
             self.report.lines.append("  \(role): \(app.map { "\($0)" } ?? "none in this config (skipped)")")
@@ -92,6 +95,12 @@ package struct DemoScript {
             // L7: runs in the background with no budget and is never suspended for lack of tasks.
             self.driver.schedule(.command(.enterBackground, app), at: at(2))
         }
+        if let app = self.killed {
+            // S15: Home while it holds a task, then killed in the switcher: willTerminate, then it ends.
+            self.driver.schedule(.beginTask("export", app), at: at(1))
+            self.driver.schedule(.userAction(.home, app), at: at(1))
+            self.driver.schedule(.userAction(.switcherKill, app), at: at(2))
+        }
         // S14: memory pressure purges the longest-suspended app; then the scheduler stops (P4).
         let end = self.configuration.settings.backgroundTimeBudget.seconds + 10
         self.driver.schedule(.purge, at: at(Int64(end)))
@@ -122,6 +131,13 @@ package struct DemoScript {
         if let app = self.backgroundMode {
             expect(!reached(app, .suspended), "\(app) has background modes but was suspended (L7)")
             expect(reached(app, .notRunning, .terminated(.shutdown)), "\(app) was not stopped at shutdown (P4)")
+        }
+        if let app = self.killed {
+            let killed = events.contains {
+                $0.app == app && $0.to == .notRunning && $0.cause == .terminated(.requested)
+                    && $0.messages == [.willTerminate]
+            }
+            expect(killed, "\(app) was not killed in the switcher after willTerminate (S15)")
         }
         expect(self.driver.scheduler.allAppsStopped, "some apps are still running after shutdown (P4)")
         self.report.lines.append("")

@@ -22,6 +22,8 @@ extension SimulatedDriver {
     /// An operation scripted to happen at an instant.
     public enum Operation: Hashable, Sendable {
         case command(Command, AppID)
+        /// A user action of Behaviour.md section 4 (`home`, `switcherKill`, ...).
+        case userAction(UserAction, AppID)
         case beginTask(String, AppID)
         case endTask(BackgroundTaskID, AppID)
         /// Ends the app's oldest outstanding task begun through this driver.

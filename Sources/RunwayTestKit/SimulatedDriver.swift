@@ -74,6 +74,19 @@ public struct SimulatedDriver {
         self.settle()
     }
 
+    /// Performs a user action of Behaviour.md section 4 now. Refusals are thrown and logged.
+    public mutating func send(_ action: UserAction, to app: AppID) throws(SchedulerError) {
+        do {
+            try self.runner.attempt { core, now throws(SchedulerError) in
+                try core.userActionReceived(action, for: app, now: now)
+            }
+        } catch {
+            self.apps.record(.refused(error.description))
+            throw error
+        }
+        self.settle()
+    }
+
     /// Begins a background task now, as the app would.
     @discardableResult
     public mutating func beginTask(_ name: String, in app: AppID) -> BackgroundTaskID {
@@ -195,6 +208,8 @@ public struct SimulatedDriver {
         switch operation {
         case .command(let command, let app):
             _ = try? self.send(command, to: app)
+        case .userAction(let action, let app):
+            _ = try? self.send(action, to: app)
         case .beginTask(let name, let app):
             self.beginTask(name, in: app)
         case .endTask(let id, let app):

@@ -42,8 +42,9 @@ import Testing
         )
         #expect(
             groups["SIMULATION SUBCOMMANDS"] == [
-                "home", "summon", "open-switcher", "switcher-select-this", "switcher-select-other", "lock", "unlock",
-                "offer-shutdown", "cancel-shutdown", "accept-shutdown", "alert", "alert-ignored", "alert-answered",
+                "home", "summon", "open-switcher", "switcher-select-this", "switcher-select-other", "switcher-kill",
+                "lock", "unlock", "offer-shutdown", "cancel-shutdown", "accept-shutdown", "alert", "alert-ignored",
+                "alert-answered",
             ],
             "\(result)"
         )
@@ -57,7 +58,7 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix("#!/bin/bash"), "\(result)")
         #expect(result.stdout.hasSuffix("\n"), "\(result)")
-        for subcommand in ["status", "launch", "home", "completion", "launch-background"] {
+        for subcommand in ["status", "launch", "home", "completion", "launch-background", "switcher-kill"] {
             #expect(result.stdout.contains(subcommand), "the script completes \(subcommand)")
         }
         #expect(result.stdout.contains("complete ") && result.stdout.contains(" runway"), "registers for runway")
