@@ -131,8 +131,8 @@ public final class RunwayScheduler: Sendable {
 
     /// Performs a device-wide user event (S7, S8, S10): it reaches every app in the foreground (an opening event:
     /// lock, offerShutdown, alert) or the apps the matching opening event reached (unlock, cancelShutdown,
-    /// acceptShutdown, alertIgnored, alertAnswered). The lock behaviour (`SchedulerSettings.lockBehavior`, or the
-    /// app's) decides what a lock does to each app.
+    /// acceptShutdown, alertIgnored, alertAnswered); `acceptShutdown` after an offer ends every running app (P7).
+    /// The lock behaviour (`SchedulerSettings.lockBehavior`, or the app's) decides what a lock does to each app.
     ///
     /// - Returns: the apps the event reached; empty when none, or when the scheduler has stopped.
     @discardableResult

@@ -20,11 +20,17 @@ extension Scheduler {
     /// A device-wide user event (S7, S8, S10). An opening event (`lock`, `offerShutdown`, `alert`) reaches every
     /// app in the foreground for which its command is legal now, and the scheduler remembers them; the closing
     /// event reaches those of them for which its command is legal then. Apps for which it is not legal are left
-    /// alone (no error): a device event is not addressed to them.
+    /// alone (no error): a device event is not addressed to them. The exception is `acceptShutdown` while an offer
+    /// is open: the device powers off, so it ends every running app (P7).
     ///
     /// - Returns: the apps the event reached, in registration order, and the actions to run.
     public mutating func deviceEventReceived(_ event: DeviceEvent, now: Instant) -> (apps: [AppID], actions: [Action]) {
         self.begin(now)
+        if event == .acceptShutdown, self.interrupted[.offerShutdown] != nil {
+            // P7: a device that powers off ends every app, not only those the offer made inactive.
+            let reached = self.endEveryAppForAcceptedShutdown()
+            return (reached.map { self.apps[$0].id }, self.finish())
+        }
         let candidates: [Int]
         if let opener = event.closes {
             candidates = self.interrupted.removeValue(forKey: opener) ?? []

@@ -3,7 +3,8 @@ import RunwayControl
 import RunwayTestKit
 import Testing
 
-/// Device-wide user events (S7, S8, S10) and LockBehavior on a real daemon, through the control protocol and the CLI.
+/// Device-wide user events (S7, S8, S10, P7) and LockBehavior on a real daemon, through the control protocol and
+/// the CLI.
 @Suite(.serialized) struct DeviceEventTests {
     static let alpha = "com.example.alpha"
     static let beta = "com.example.beta"
@@ -63,17 +64,19 @@ import Testing
         #expect(try daemon.stop() == 0)
     }
 
-    @Test func S9_aDeviceShutdownOfferAndAcceptTerminateOnlyTheForegroundApps() throws {
+    @Test func P7_aDeviceShutdownOfferReachesTheForegroundAppsAndTheAcceptEndsEveryApp() throws {
         let daemon = try self.daemon()
         defer { daemon.close() }
         var result = try daemon.cli("offer-shutdown")
         #expect(result.stdout == "offer-shutdown: reached \(Self.alpha), \(Self.beta)\n", "\(result)")
+        // gamma, suspended, is ended too (with no message): the device powers off.
         result = try daemon.cli("accept-shutdown")
-        #expect(result.stdout == "accept-shutdown: reached \(Self.alpha), \(Self.beta)\n", "\(result)")
-        try waitUntil("alpha and beta terminated") {
-            try self.states(daemon) == ["notRunning", "notRunning", "suspended", "notRunning"]
+        #expect(result.stdout == "accept-shutdown: reached \(Self.alpha), \(Self.beta), \(Self.gamma)\n", "\(result)")
+        try waitUntil("every app ended") {
+            try self.states(daemon) == ["notRunning", "notRunning", "notRunning", "notRunning"]
         }
         #expect(try daemon.status(Self.alpha).lastTermination == "requested")
+        #expect(try daemon.status(Self.gamma).lastTermination == "requested")
         #expect(try daemon.stop() == 0)
     }
 

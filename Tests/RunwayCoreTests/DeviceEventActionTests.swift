@@ -138,19 +138,21 @@ import Testing
         #expect(scheduler.state(of: maps) == .suspended)
     }
 
-    @Test func S9_deviceShutdownAcceptedTerminatesTheAppsTheOfferReachedAndLeavesTheBackgroundAlone() throws {
+    @Test func S9_deviceShutdownAcceptedSendsTheAppsTheOfferReachedTheInactiveTerminateRow() throws {
         var scheduler = try self.phone()
         try scheduler.run(.launch, for: music, now: at(2))
         let offer = scheduler.deviceEventReceived(.offerShutdown, now: at(10))
         #expect(offer.apps == [mail, music])
         scheduler.acknowledgeAll(offer.actions, now: at(10))
         let accept = scheduler.deviceEventReceived(.acceptShutdown, now: at(12))
-        // Expected: both get didEnterBackground (inactive row of the table), one wake-up at the grace 12 + 5; maps,
-        // suspended, is not terminated.
-        #expect(accept.apps == [mail, music])
+        // Expected, in registration order: mail and music, inactive, get didEnterBackground (the inactive row of the
+        // table), one wake-up at the grace 12 + 5; maps, suspended, is stopped with no message (P7, L5).
+        #expect(accept.apps == [mail, maps, music])
         #expect(
             accept.actions == [
                 .deliver(mail, .didEnterBackground, token(.didEnterBackground, to: mail, in: accept.actions)),
+                .stop(maps),
+                published(maps, .suspended, .notRunning, .terminated(.requested), at: at(12), asked: .acceptShutdown),
                 .deliver(music, .didEnterBackground, token(.didEnterBackground, to: music, in: accept.actions)),
                 .armWakeup(at(17)),
             ]
@@ -158,7 +160,6 @@ import Testing
         scheduler.acknowledgeAll(accept.actions, now: at(12))
         #expect(scheduler.state(of: mail) == .notRunning)
         #expect(scheduler.state(of: music) == .notRunning)
-        #expect(scheduler.state(of: maps) == .suspended)
         // Expected: a cancel after the accept closes nothing: the offer was closed by the accept.
         #expect(scheduler.deviceEventReceived(.cancelShutdown, now: at(13)).apps == [])
     }
