@@ -164,7 +164,8 @@ public final class RunwayScheduler: Sendable {
         }
     }
 
-    /// Purges one app under memory pressure (P3): the longest-suspended first. Returns it, or nil.
+    /// Purges one app under memory pressure (P3), the first of P8's order: the longest-suspended, else an app in the
+    /// background (never one in the foreground). Returns it, or nil.
     @discardableResult
     public func purge() -> AppID? {
         self.bridge.sync { $0.purge() } ?? nil

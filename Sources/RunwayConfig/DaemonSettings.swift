@@ -22,8 +22,8 @@ package struct DaemonSettings: Hashable, Sendable {
     /// `MemoryWarningPressure`: PSI `some avg10` percentage at or above which running apps are sent
     /// `didReceiveMemoryWarning`. Default 10; within 0...100.
     package var memoryWarningPressure: Double
-    /// `MemoryCriticalPressure`: PSI percentage at or above which suspended apps are purged, longest-suspended
-    /// first (P3). Default 30; within `memoryWarningPressure...100`.
+    /// `MemoryCriticalPressure`: PSI percentage at or above which apps are purged, one per sample in the order of
+    /// P8 (P3). Default 30; within `memoryWarningPressure...100`.
     package var memoryCriticalPressure: Double
     /// `RSSCeilingBytes`: the resident-set ceiling used when the source is `rss`; nil otherwise. Greater than 0.
     package var rssCeilingBytes: UInt64?

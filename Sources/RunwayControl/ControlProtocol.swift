@@ -189,7 +189,7 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var reached: [String]?
     /// `reload`: what changed (or, with `dryRun`, would change).
     package var reload: ReloadReport?
-    /// `purge`: the app purged; absent when none could be (P3: no suspended or background-mode app).
+    /// `purge`: the app purged; absent when none could be (P8: no app suspended or in the background).
     package var purged: String?
     /// `beginTask`: the new task's id.
     package var task: UInt64?

@@ -4,7 +4,7 @@ public enum MemoryPressureLevel: Int, Hashable, Sendable, Comparable, CustomStri
     case normal
     /// At or above the warning threshold: running apps are sent `didReceiveMemoryWarning`, once per rise.
     case warning
-    /// At or above the critical threshold: one app is purged per sample, longest-suspended first.
+    /// At or above the critical threshold: one app is purged per sample, in the order of P8.
     case critical
 
     /// Orders by severity: `normal < warning < critical`.
@@ -53,7 +53,7 @@ public struct MemoryPressurePolicy: Hashable, Sendable {
 
     /// PSI `some avg10` percentage at or above which running apps get `didReceiveMemoryWarning`. Default 10.
     public var warningPercent: Double
-    /// PSI percentage at or above which suspended apps are purged, one per sample, longest-suspended first.
+    /// PSI percentage at or above which apps are purged, one per sample, in the order of P8.
     /// Default 30; never below `warningPercent`.
     public var criticalPercent: Double
 

@@ -44,34 +44,16 @@ extension Scheduler {
         return self.finish()
     }
 
-    /// Memory pressure persists (P3): purge one app, with no message. Suspended apps go first, longest
-    /// suspended first; then background-mode apps in the background (L7), longest in the background first.
-    /// Active and inactive apps are never purged.
+    /// Memory pressure persists (P3): purge one app, with no message, the first of the P8 order: suspended apps,
+    /// longest suspended first; then apps in the background, those doing no work before those holding a task or an
+    /// uncompleted wake-up, before background-mode apps (L7), each longest in the background first. Active and
+    /// inactive apps are never purged.
     ///
     /// - Returns: the purged app, or nil when nothing may be purged, and the actions to run.
     public mutating func purgeRequested(now: Instant) -> (purged: AppID?, actions: [Action]) {
         self.begin(now)
         let purged = self.purgeOne()
         return (purged, self.finish())
-    }
-
-    /// Purges the first app of the P3 order, if any may be purged; returns it.
-    mutating func purgeOne() -> AppID? {
-        var suspended: [Int] = []
-        var backgroundModes: [Int] = []
-        for index in self.apps.indices {
-            switch self.apps[index].lifecycle {
-            case .suspended: suspended.append(index)
-            case .background(let period, _) where period.deadline == nil: backgroundModes.append(index)
-            case .notRunning, .foreground, .background, .terminating: continue
-            }
-        }
-        // Longest in its state first; equal times keep registration order.
-        let apps = self.apps
-        let oldest = { (candidates: [Int]) in candidates.min { (apps[$0].stateSince, $0) < (apps[$1].stateSince, $1) } }
-        guard let victim = oldest(suspended) ?? oldest(backgroundModes) else { return nil }
-        self.beginTermination(victim, reason: .memoryPressure, graceful: false)
-        return self.apps[victim].id
     }
 
     /// The scheduler is stopping (P4): every running app is terminated by the `terminate` rows, in parallel
