@@ -14,6 +14,8 @@ import Testing
 /// - uploader (UIApplicationExitsOnSuspend, drain) begins "upload" and goes Home at t=1, ends it at t=2 and is
 ///   terminated there instead of suspended (E1, S13); its 6 s budget never runs out;
 /// - player (UIBackgroundModes) goes Home at t=2 and is never suspended (L7);
+/// - weather (the third plain app) begins "export" and goes Home at t=1, and is killed in the switcher at t=2: it is
+///   sent willTerminate and ends (S15);
 /// - purge at BackgroundTimeBudget+10 = t=20 (S14, notes is the longest-suspended app), shutdown at t=21 (P4).
 @Suite struct DemoCommandTests {
     /// One timeline line: `<instant> <bundle id>  <text>`.
@@ -115,6 +117,12 @@ import Testing
         let playerStopped = try #require(find("com.example.player", "[terminated(shutdown)]"), "\(result)")
         #expect(playerStopped.instant == "t=21.000s", "\(playerStopped)")
         #expect(find("com.example.player", "-> suspended") == nil, "\(result)")
+
+        // S15: the app killed in the switcher while it holds a task gets willTerminate, then ends.
+        #expect(lines.contains("  S15 app killed in the switcher: com.example.weather"), "\(result)")
+        let weatherKilled = try #require(find("com.example.weather", "-> notRunning"), "\(result)")
+        #expect(weatherKilled.instant == "t=2.000s", "\(weatherKilled)")
+        #expect(weatherKilled.text.hasPrefix("background -> notRunning  [terminated(requested)]  {willTerminate}"))
 
         // Order. The uploader's exit (t=2) comes before the sync kill (t=5): its task ends at t=2, long before
         // the sync deadline.
