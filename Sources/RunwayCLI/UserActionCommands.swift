@@ -88,8 +88,7 @@ enum SwitcherKillVerb: UserActionVerb {
     static let action = UserAction.switcherKill
     static let scenario = "S15 kill in the switcher"
     static let abstract =
-        "User action S15 kill in the switcher: terminate; suspended, no message; in the background, willTerminate. "
-        + "Refused for the app in the foreground."
+        "User action S15 kill in the switcher: terminate (no message if suspended); refused in the foreground."
 }
 enum LockVerb: UserActionVerb {
     static let action = UserAction.lock
