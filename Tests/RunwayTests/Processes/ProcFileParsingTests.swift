@@ -49,8 +49,9 @@ struct ProcFileParsingTests {
             ]
         )
         try #require(build.status == 0, "clang failed: \(build.output)")
-        // `-runs=0`: every input of the corpus once, no fuzzing.
-        let run = try Self.run(binary, ["-runs=0", "\(repository)/Fuzz/Corpus/proc-files"])
+        // `-runs=0`: every input of the corpus once, no fuzzing; an input that fails is written beside the binary.
+        let corpus = "\(repository)/Fuzz/Corpus/proc-files"
+        let run = try Self.run(binary, ["-runs=0", "-artifact_prefix=\(binary)-", corpus])
         #expect(run.status == 0, "\(run.output)")
         #expect(!run.output.contains("runtime error"), "\(run.output)")
     }
