@@ -4,7 +4,7 @@
 SWIFT ?= swift
 CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
-SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Package.swift Benchmarks/Package.swift
+SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Fuzz Package.swift Benchmarks/Package.swift
 
 .PHONY: all deps build demo demo-wake simulate validate lint format snippet-check refs-check example-check docs \
 	docs-check man test clean install
@@ -76,7 +76,7 @@ C_CHECK_CC ?= $(CC)
 C_CHECK_FLAGS ?= -std=gnu17 -O2 -Wall -Wextra -Werror
 .PHONY: c-check
 c-check: deps
-	@for file in Sources/CRunwayProcess/*.c; do \
+	@for file in Sources/CRunwayProcess/*.c Fuzz/C/*.c; do \
 		$(C_CHECK_CC) $(C_CHECK_FLAGS) -ISources/CRunwayProcess/include -c -o /dev/null "$$file" || exit 1; \
 	done
 	@printf '#include "CRunwayProcess.h"\n' | \
@@ -202,3 +202,14 @@ clean:
 instructions: deps
 	cd Benchmarks && $(SWIFT) build -c release -j 2 --product CoreInstructions
 	cd Benchmarks && python3 Scripts/instructions.py
+
+# The libFuzzer targets of Fuzz/ (Docs/Testing.md, "Fuzzing"): the control and app protocol decoders with their line
+# framer, the config files' reader, and the /proc and cgroup.events parsers, each run for FUZZ_SECONDS from its seed
+# corpus (Scripts/fuzz.sh). FUZZ_TARGETS picks some. The first build (.build/fuzz: debug, ASan, coverage) compiles
+# the package's modules once more, as long as `make test`'s build; later ones only what changed. Exits 1 on a
+# finding, with its input in .build/fuzz/artifacts/NAME/.
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= control-request app-protocol config-plist cgroup-events proc-files
+.PHONY: fuzz
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT="$(SWIFT)" Scripts/fuzz.sh

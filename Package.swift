@@ -202,3 +202,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The fuzz targets of `make fuzz` (Docs/Testing.md), declared only when RUNWAY_FUZZ is set: each is libFuzzer's
+// `LLVMFuzzerTestOneInput` without a `main` of its own, so it links only with `--sanitize fuzzer`, and every other
+// build (`swift build`, the tests, an embedder's) sees the package without them. They live in this manifest, not a
+// package of their own, to reach the `package` and internal decoders the daemon calls (`@testable`, debug builds).
+if Context.environment["RUNWAY_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzControlRequest", ["RunwayControl", "RunwayCore"]),
+        ("FuzzAppProtocol", ["RunwayProtocol", "RunwayCore"]),
+        ("FuzzConfigPlist", ["RunwayConfig"]),
+        ("FuzzCgroupEvents", ["RunwayProcesses"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(
+            .executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)")
+        )
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+    }
+}

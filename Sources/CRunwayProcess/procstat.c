@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +55,8 @@ int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out) {
         if (*field < '0' || *field > '9') return -EINVAL;
         while (*field >= '0' && *field <= '9') value = value * 10 + (uint64_t)(*field++ - '0');
         if (*field != ' ' && *field != '\n' && *field != 0) return -EINVAL;
-        values[number] = negative ? (uint64_t)(-(int64_t)value) : value;
+        // Negated as unsigned (modulo 2^64, so "-1" is UINT64_MAX): negating INT64_MIN as a signed number is undefined.
+        values[number] = negative ? (uint64_t)0 - value : value;
     }
     if (number < 22 || state == 0) return -EINVAL;
     out->state = state;
@@ -81,7 +83,10 @@ static int runway_proc_children_file(const char *path, int *out, int capacity, i
         for (ssize_t i = 0; i < got; i++) {
             char c = buffer[i];
             if (c >= '0' && c <= '9') {
-                value = (value < 0 ? 0 : value * 10) + (c - '0');
+                // Saturates at INT_MAX: the kernel writes pids of at most 7 digits, and a longer run of digits must
+                // not overflow `value` (undefined); a pid of INT_MAX names no process, so the scan skips it.
+                if (value < 0) value = 0;
+                value = value > (INT_MAX - 9) / 10 ? INT_MAX : value * 10 + (c - '0');
             } else if (value >= 0) {
                 if (count < capacity) out[count] = (int)value;
                 count += 1;

@@ -29,6 +29,9 @@ struct PlistFile {
     ///   dictionary at the root. Both have a nil key path.
     static func read(path: String) throws(ConfigError) -> PlistFile {
         let data = try Self.readBytes(path: path)
+        if BinaryPlistSets.found(in: data) {
+            throw Self.malformed(path: path, found: "a binary property list holding a set, which is not a plist type")
+        }
         var format = PropertyListSerialization.PropertyListFormat.xml
         let object: Any
         do {

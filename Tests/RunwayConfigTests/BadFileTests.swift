@@ -258,4 +258,26 @@ struct BadFileTests {
             expectedContains: "at most 1 MiB"
         )
     }
+
+    /// Foundation on Linux crashes parsing a binary plist that holds a set with an element: the file is refused first.
+    @Test func C2_binaryPlistHoldingASetIsRejected() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        // bplist00: the dictionary {"k": set {"v"}}, its offset table and trailer (53 bytes).
+        let bytes: [UInt8] = [
+            0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xD1, 0x01, 0x02, 0x51, 0x6B, 0xC1, 0x03, 0x51, 0x76, 0x08,
+            0x0B, 0x0D, 0x0F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11,
+        ]
+        let file = try config.write("Apps/set.plist", Data(bytes))
+
+        expectError(
+            loadError(config.path),
+            code: .malformedFile,
+            file: file,
+            keyPath: nil,
+            found: "a binary property list holding a set, which is not a plist type",
+            expectedContains: Self.propertyList
+        )
+    }
 }
