@@ -176,14 +176,20 @@ install:
 # `sleep` children on raw libuv (spawn, suspend + confirm, resume + confirm, terminate + reap), PROBE_ROUNDS rounds,
 # one JSON line per round in milliseconds. PROBE_MODE=freezer uses one cgroup v2 per child instead of SIGSTOP/SIGCONT
 # (root or a delegated subtree). gcc and libuv through pkg-config; the binary goes to .build/probes/.
+# PROBE_SPAWN=runway starts the children with Runway's own runway_spawn (CRunwayProcess compiled in: the
+# same-mechanism floor), posix_spawn with glibc's; libuv (uv_spawn, a fork) is the default.
 PROBE_CHILDREN ?= 200
 PROBE_MODE ?= signal
 PROBE_ROUNDS ?= 3
+PROBE_SPAWN ?= libuv
+PROBE_C_SOURCES = Benchmarks/Probes/lifecycle.c Benchmarks/Probes/lifecycle_spawn.c \
+	$(addprefix Sources/CRunwayProcess/,spawn.c spawn_child.c spawn_limits.c spawn_slots.c spawn_vm.c process.c)
 .PHONY: probe bench-check
 probe: deps
 	mkdir -p .build/probes
-	gcc -O2 -Wall -Wextra -o .build/probes/lifecycle Benchmarks/Probes/lifecycle.c $$(pkg-config --cflags --libs libuv)
-	.build/probes/lifecycle $(PROBE_CHILDREN) $(PROBE_MODE) $(PROBE_ROUNDS)
+	gcc -std=gnu17 -O2 -Wall -Wextra -o .build/probes/lifecycle -IBenchmarks/Probes -ISources/CRunwayProcess/include \
+		$(PROBE_C_SOURCES) $$(pkg-config --cflags --libs libuv)
+	.build/probes/lifecycle $(PROBE_CHILDREN) $(PROBE_MODE) $(PROBE_ROUNDS) $(PROBE_SPAWN)
 
 # package-benchmark's check of every benchmark in Benchmarks/ against the p90s recorded in Benchmarks/Thresholds/,
 # within the tolerances of Benchmarks/Benchmarks/DeadlineBenchmarks/Benchmarks.swift (`checkTolerances`); fails

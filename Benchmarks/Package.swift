@@ -52,6 +52,7 @@ let package = Package(
                 .product(name: "RunwayTestKit", package: rootIdentity),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/LatenessComparison"
         ),

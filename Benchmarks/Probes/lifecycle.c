@@ -1,21 +1,31 @@
 // The floor under Runway's process lifecycle: the whole lifecycle of N `/bin/sleep 1000` children on raw libuv,
 // phase by phase, with the same confirmations as Benchmarks/Sources/ProcessLifecycle:
-//   spawn      uv_spawn every child (libuv returns once the child has exec'd); freezer: mkdir one cgroup v2 per
-//              child first, and write the pid to its cgroup.procs after uv_spawn (Runway joins before exec)
+//   spawn      start every child (done once each has exec'd); freezer: mkdir one cgroup v2 per child first
 //   suspend    signal: SIGSTOP each, done when every /proc/PID/stat shows state T;
 //              freezer: write 1 to each cgroup.freeze, done when every cgroup.events shows "frozen 1"
 //   resume     SIGCONT (state no longer T), or 0 to cgroup.freeze ("frozen 0")
-//   terminate  SIGTERM each (uv_process_kill), done when libuv has reaped every child (all exit callbacks ran);
-//              the freezer's cgroups are removed after the timed phase
+//   terminate  SIGTERM each, done when every child has been reaped (all exit callbacks ran); the freezer's cgroups
+//              are removed after the timed phase
 // Confirmations poll without sleeping, over the children not yet confirmed.
-// signal-rules (analysis, not the floor of the target): the signal mode plus the per-app work that
+// The spawn mechanism (the fourth argument; lifecycle.h, lifecycle_spawn.c):
+//   libuv        uv_spawn (a fork: the page tables copied; libuv returns once the child has exec'd); freezer: the
+//                pid written to the child's cgroup.procs after uv_spawn; exits through libuv's SIGCHLD handling
+//   runway       Runway's own runway_spawn (Sources/CRunwayProcess, compiled in): clone with CLONE_VM |
+//                CLONE_VFORK, or for the freezer clone3 with CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP (the child
+//                in its cgroup from its first instruction); exits through a polled pidfd and waitid, as in Runway:
+//                the same-mechanism floor of ProcessLifecycle
+//   posix_spawn  glibc's posix_spawn (CLONE_VM | CLONE_VFORK too), the pid written to cgroup.procs after it, exits
+//                through a pidfd_open'd pidfd: a reference any program could use
+// signal-rules (analysis, not the floor of a target): the signal mode plus the per-app work that
 // Runway's rules add for a one-process app: stdout and stderr captured through pipes, the child a session leader,
 // and before each signal its stat and children file read, its oom_score_adj written (1,000 to suspend, 0 to
 // resume) and the signal sent to its process group. Runway against it tells the price of the rules from overhead.
 //
 // Build and run (or `make probe` at the repository root):
-//   gcc -O2 -o /tmp/lifecycle Benchmarks/Probes/lifecycle.c $(pkg-config --cflags --libs libuv)
-//   /tmp/lifecycle [children=200] [signal|signal-rules|freezer] [rounds=3]
+//   gcc -O2 -o /tmp/lifecycle -IBenchmarks/Probes -ISources/CRunwayProcess/include Benchmarks/Probes/lifecycle*.c
+//       Sources/CRunwayProcess/{spawn,spawn_child,spawn_limits,spawn_slots,spawn_vm,process}.c
+//       $(pkg-config --cflags --libs libuv)         (one command)
+//   /tmp/lifecycle [children=200] [signal|signal-rules|freezer] [rounds=3] [libuv|runway|posix_spawn]
 // Prints one JSON object per round with each phase's wall time in milliseconds, in ProcessLifecycle's shape.
 // The freezer needs a writable cgroup v2 hierarchy (root, or a delegated subtree): the cgroup2 mount is read from
 // /proc/self/mountinfo and this process's own cgroup from /proc/self/cgroup (the "0::" line).
@@ -31,16 +41,10 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "lifecycle.h"
+
 enum { MAX_CHILDREN = 100000 };
 
-typedef struct {
-    uv_process_t process;
-    int pid;
-    int exited;
-    int confirmed;
-    char cgroup[512];
-    uv_pipe_t out, err;
-} child_t;
 
 static child_t *children;
 static int count;
@@ -48,6 +52,8 @@ static int exited;
 static int use_freezer;
 // signal-rules: the signal mode plus the per-app work Runway's rules add (see the top of the file).
 static int use_rules;
+// How children are started (lifecycle.h): uv_spawn, Runway's runway_spawn, or posix_spawn.
+static spawn_mechanism_t mechanism = SPAWN_LIBUV;
 
 static double now_ms(void) {
     struct timespec t;
@@ -170,6 +176,14 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
             snprintf(child->cgroup, sizeof child->cgroup, "%s/c%d", parent, i);
             if (mkdir(child->cgroup, 0755) < 0) fail(child->cgroup, strerror(errno));
         }
+        if (mechanism != SPAWN_LIBUV) {
+            spawn_child(loop, child, mechanism, args, &exited, use_rules);
+            if (use_rules) {
+                uv_read_start((uv_stream_t *)&child->out, on_alloc, on_read);
+                uv_read_start((uv_stream_t *)&child->err, on_alloc, on_read);
+            }
+            continue;
+        }
         child->process.data = child;
         uv_stdio_container_t piped[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
         if (use_rules) {
@@ -234,6 +248,8 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
         if (use_rules) {
             rules_before_signal(&children[i], -1);
             if (kill(-children[i].pid, SIGTERM) < 0) fail("kill", strerror(errno));
+        } else if (mechanism != SPAWN_LIBUV) {
+            if (kill(children[i].pid, SIGTERM) < 0) fail("kill", strerror(errno));
         } else {
             uv_process_kill(&children[i].process, SIGTERM);
         }
@@ -247,9 +263,10 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
 
     double total = phases[0] + phases[1] + phases[2] + phases[3];
     printf(
-        "{\"tool\": \"c-libuv-%s\", \"apps\": %d, \"round\": %d, \"spawn\": %.2f, \"suspend\": %.2f, "
+        "{\"tool\": \"c-%s-%s\", \"apps\": %d, \"round\": %d, \"spawn\": %.2f, \"suspend\": %.2f, "
         "\"resume\": %.2f, \"terminate\": %.2f, \"total\": %.2f}\n",
-        use_freezer ? "freezer" : use_rules ? "signal-rules" : "signal", count, round, phases[0], phases[1], phases[2], phases[3], total);
+        spawn_mechanism_name(mechanism), use_freezer ? "freezer" : use_rules ? "signal-rules" : "signal", count, round,
+        phases[0], phases[1], phases[2], phases[3], total);
     fflush(stdout);
     return total;
 }
@@ -259,8 +276,12 @@ int main(int argc, char **argv) {
     use_freezer = argc > 2 && strcmp(argv[2], "freezer") == 0;
     use_rules = argc > 2 && strcmp(argv[2], "signal-rules") == 0;
     int rounds = argc > 3 ? atoi(argv[3]) : 3;
-    if (count < 1 || count > MAX_CHILDREN || rounds < 1 || (argc > 2 && !use_freezer && !use_rules && strcmp(argv[2], "signal")))
-        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|signal-rules|freezer] [rounds=3]");
+    int named = argc > 4 ? spawn_mechanism_named(argv[4]) : SPAWN_LIBUV;
+    mechanism = named < 0 ? SPAWN_LIBUV : (spawn_mechanism_t)named;
+    if (count < 1 || count > MAX_CHILDREN || rounds < 1 || named < 0 ||
+        (argc > 2 && !use_freezer && !use_rules && strcmp(argv[2], "signal")))
+        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|signal-rules|freezer] [rounds=3] "
+                      "[libuv|runway|posix_spawn]");
     children = calloc((size_t)count, sizeof(child_t));
     char parent[400] = "";
     if (use_freezer) {

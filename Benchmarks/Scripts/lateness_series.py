@@ -6,16 +6,31 @@ timer 50 us early and spins to the deadline; swift-nio has no equivalent). For e
 across runs of Runway's and swift-nio's p50, p90, p99 and max, and in how many runs Runway's was the lower one.
 One run's maximum is a single sample, so compare series, not runs.
 
+--contended is the documented run under a fixed background load: `stress-ng --cpu 2` (Debian's stress-ng: two
+workers spinning at the normal policy, one per core of the reference machine) runs for the whole series, and each
+round also runs the bare-timerfd floor (Probes/timerfd_wakeup.c, built with gcc) right after LatenessComparison.
+It prints each run's p50 and p99 of Runway, swift-nio and the timerfd, and checks the targets run by run: Runway's
+p99 at or below swift-nio's, and within 3x the timerfd's. The load average before and after is printed; other work
+on the machine adds to the fixed load and is not controlled.
+
 Usage (from Benchmarks/, after `swift build -c release --product LatenessComparison`):
     python3 Scripts/lateness_series.py [rounds] [modes]   # default 12 rounds of normal,fifo,fifo-spin: 6 minutes
-modes is a comma-separated list of normal, fifo, spin (50 us, normal policy) and fifo-spin.
+    python3 Scripts/lateness_series.py --contended 5 normal   # the contended series (about 1.5 minutes)
+modes is a comma-separated list of normal, fifo, spin (50 us, normal policy) and fifo-spin. --stress-workers N
+changes the background load (default 2).
 """
+import argparse
+import os
 import re
 import statistics
 import subprocess
 import sys
 
-BINARY = '.build/release/LatenessComparison'
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCHMARKS = os.path.dirname(HERE)
+BINARY = os.path.join(BENCHMARKS, '.build', 'release', 'LatenessComparison')
+TIMERFD_SOURCE = os.path.join(BENCHMARKS, 'Probes', 'timerfd_wakeup.c')
+TIMERFD = os.path.join(os.path.dirname(BENCHMARKS), '.build', 'probes', 'timerfd_wakeup')
 MODES = {
     'normal': ('normal', []),
     'fifo': ('SCHED_FIFO 10', ['--realtime-priority', '10']),
@@ -25,6 +40,7 @@ MODES = {
 DEFAULT_MODES = 'normal,fifo,fifo-spin'
 SIDES = (('runway', 'Runway (RunwayScheduler'), ('nio', 'swift-nio (scheduleTask'))
 QUANTILES = ('p50', 'p90', 'p99', 'max')
+FIGURE = re.compile(r'(p50|p90|p99|max)=([\d.]+)')
 
 
 def run(extra):
@@ -32,21 +48,32 @@ def run(extra):
     figures = {}
     for side, prefix in SIDES:
         line = next(line for line in text.splitlines() if line.startswith(prefix))
-        figures[side] = {name: float(value) for name, value in re.findall(r'(p50|p90|p99|max)=([\d.]+)', line)}
+        figures[side] = {name: float(value) for name, value in FIGURE.findall(line)}
         if 'early=0' not in line:
             raise SystemExit(f'an early deadline: {line}')
     return figures
 
 
-def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 12
-    chosen = [MODES[name] for name in (sys.argv[2] if len(sys.argv) > 2 else DEFAULT_MODES).split(',')]
-    series = {mode: [] for mode, _ in chosen}
-    for round_number in range(1, rounds + 1):
-        for mode, extra in chosen:
-            figures = run(extra)
-            series[mode].append(figures)
-            print(f'{round_number:2} {mode:25} Runway {figures["runway"]}  swift-nio {figures["nio"]}', flush=True)
+def build_timerfd():
+    os.makedirs(os.path.dirname(TIMERFD), exist_ok=True)
+    subprocess.run(['gcc', '-O2', '-Wall', '-Wextra', '-o', TIMERFD, TIMERFD_SOURCE], check=True)
+
+
+def run_timerfd(extra):
+    """The bare-timerfd floor at the mode's policy (SCHED_FIFO through chrt when the mode asks for it)."""
+    command = [TIMERFD]
+    if '--realtime-priority' in extra:
+        command = ['chrt', '-f', extra[extra.index('--realtime-priority') + 1]] + command
+    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return {name: float(value) for name, value in FIGURE.findall(text)}
+
+
+def load_average():
+    with open('/proc/loadavg') as handle:
+        return ' '.join(handle.read().split()[:3])
+
+
+def summarise(series):
     for mode, runs in series.items():
         print(f'\n{mode}, {len(runs)} runs: median Runway / swift-nio (us), runs where Runway is lower')
         for quantile in QUANTILES:
@@ -55,7 +82,57 @@ def main():
             lower = sum(a < b for a, b in zip(ours, theirs))
             print(f'  {quantile:3}  {statistics.median(ours):8.1f} / {statistics.median(theirs):8.1f}'
                   f'   {lower} of {len(runs)}   (worst {max(ours):.1f} / {max(theirs):.1f})')
+        floors = [figures['timerfd'] for figures in runs if 'timerfd' in figures]
+        if not floors:
+            continue
+        print('  run  Runway p50/p99   swift-nio p50/p99   timerfd p50/p99   p99 <= nio   p99 <= 3x timerfd')
+        met_nio = met_floor = 0
+        for number, figures in enumerate(runs, start=1):
+            ours, theirs, floor = figures['runway'], figures['nio'], figures['timerfd']
+            below_nio = ours['p99'] <= theirs['p99']
+            below_floor = ours['p99'] <= 3 * floor['p99']
+            met_nio += below_nio
+            met_floor += below_floor
+            print(f'  {number:3}  {ours["p50"]:6.1f}/{ours["p99"]:7.1f}   {theirs["p50"]:7.1f}/{theirs["p99"]:8.1f}'
+                  f'   {floor["p50"]:6.1f}/{floor["p99"]:7.1f}   {"yes" if below_nio else "no":10}'
+                  f'   {"yes" if below_floor else "no"} ({ours["p99"] / floor["p99"]:.2f}x)')
+        print(f'  Runway p99 <= swift-nio p99 in {met_nio} of {len(runs)} runs; <= 3x the timerfd p99 in '
+              f'{met_floor} of {len(runs)}')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('rounds', nargs='?', type=int, default=12)
+    parser.add_argument('modes', nargs='?', default=DEFAULT_MODES)
+    parser.add_argument('--contended', action='store_true', help='stress-ng --cpu 2 for the whole series, and '
+                        'the timerfd floor each round')
+    parser.add_argument('--stress-workers', type=int, default=2)
+    options = parser.parse_args()
+    chosen = [MODES[name] for name in options.modes.split(',')]
+    series = {mode: [] for mode, _ in chosen}
+    stress = None
+    if options.contended:
+        build_timerfd()
+        print(f'load before: {load_average()}; background: stress-ng --cpu {options.stress_workers}', flush=True)
+        stress = subprocess.Popen(['stress-ng', '--cpu', str(options.stress_workers), '--quiet'],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for round_number in range(1, options.rounds + 1):
+            for mode, extra in chosen:
+                figures = run(extra)
+                if options.contended:
+                    figures['timerfd'] = run_timerfd(extra)
+                series[mode].append(figures)
+                floor = f'  timerfd {figures["timerfd"]}' if 'timerfd' in figures else ''
+                print(f'{round_number:2} {mode:25} Runway {figures["runway"]}  swift-nio {figures["nio"]}{floor}'
+                      f'  (load {load_average()})', flush=True)
+    finally:
+        if stress is not None:
+            stress.terminate()
+            stress.wait()
+    summarise(series)
+    print(f'\nload after: {load_average()}')
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

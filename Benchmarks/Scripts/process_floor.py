@@ -3,20 +3,28 @@
 
 Runs, interleaved round by round (one lifecycle per tool per round, in a fixed order), the whole lifecycle of N
 `/bin/sleep 1000` children (spawn, suspend + confirm, resume + confirm, terminate + reap) on:
-  probe-signal, probe-freezer   Probes/lifecycle.c, raw libuv (`make probe`): the floor, same mechanism
+  floor-signal, floor-freezer   Probes/lifecycle.c spawning with Runway's own runway_spawn (clone with CLONE_VM |
+                                CLONE_VFORK; clone3 into the cgroup for the freezer) and reaping through pidfds: the
+                                same-mechanism floor, the one the target is measured against
+  posix-signal, posix-freezer   the probe spawning with glibc's posix_spawn (a reference)
+  probe-signal, probe-freezer   the probe on libuv's uv_spawn (a fork: the first floor, kept for comparison)
+  floor-rules-signal            the same-mechanism floor plus the per-app work Runway's rules add (pipes for stdout
+                                and stderr, a /proc read and an oom_score_adj write per signal, signals to the
+                                process group): what Runway costs beyond its rules (analysis, no target)
   runway-signal, runway-freezer Sources/ProcessLifecycle (release build), RunwayScheduler
   supervisord                   Supervisord/supervisord_lifecycle.py as in the repository (loglevel=error)
   supervisord-default           the same with supervisord's default log level (info)
-and prints the median of each phase in milliseconds, the ratios Runway / probe (the target is <= 1.2) and
-supervisord / Runway (the target is >= 8), and supervisord / probe (the best any program on the same
-mechanism could reach). With --large M it then runs M children (probe and Runway, both modes; supervisord only
-with --supervisord-large) and prints the cost per child at N and at M.
+and prints the median of each phase in milliseconds, the ratios Runway / same-mechanism floor (the target is
+<= 1.1), Runway / the other probes, supervisord / Runway (the target is >= 8) and supervisord / probe. A ratio is
+shown two ways: of the medians, and paired (the median over rounds of that round's ratio, which a change of load
+between rounds moves less). With --large M it then runs M children (probes and Runway, both modes; supervisord only
+with --supervisord-large) and prints the cost per child at N and at M. --tools picks a subset.
 
 Usage, from Benchmarks/:
   swift build -c release --product ProcessLifecycle
   pip install supervisor==4.2.5
   python3 Scripts/process_floor.py [--children 200] [--rounds 5] [--large 2000] [--large-rounds 3]
-                                   [--supervisord-large] [--no-supervisord] [--json FILE]
+                                   [--supervisord-large] [--no-supervisord] [--tools floor,runway] [--json FILE]
 The freezer needs a writable cgroup v2 hierarchy (root, or a delegated subtree).
 """
 import argparse
@@ -32,7 +40,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCHMARKS)
 RUNWAY = os.path.join(BENCHMARKS, ".build", "release", "ProcessLifecycle")
-PROBE_SOURCE = os.path.join(BENCHMARKS, "Probes", "lifecycle.c")
+PROBE_SOURCES = [os.path.join(BENCHMARKS, "Probes", name) for name in ("lifecycle.c", "lifecycle_spawn.c")]
+# Runway's spawn, compiled into the probe for its same-mechanism floor.
+RUNWAY_C = os.path.join(ROOT, "Sources", "CRunwayProcess")
+RUNWAY_C_SOURCES = [os.path.join(RUNWAY_C, name + ".c")
+                    for name in ("spawn", "spawn_child", "spawn_limits", "spawn_slots", "spawn_vm", "process")]
 PROBE = os.path.join(ROOT, ".build", "probes", "lifecycle")
 SUPERVISORD = os.path.join(BENCHMARKS, "Supervisord", "supervisord_lifecycle.py")
 PHASES = ["spawn", "suspend", "resume", "terminate", "total"]
@@ -43,23 +55,30 @@ def build_probe():
     flags = subprocess.run(
         ["pkg-config", "--cflags", "--libs", "libuv"], check=True, capture_output=True, text=True
     ).stdout.split()
-    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-o", PROBE, PROBE_SOURCE] + flags, check=True)
+    includes = ["-I" + os.path.join(BENCHMARKS, "Probes"), "-I" + os.path.join(RUNWAY_C, "include")]
+    subprocess.run(["gcc", "-std=gnu17", "-O2", "-Wall", "-Wextra", "-o", PROBE] + includes + PROBE_SOURCES
+                   + RUNWAY_C_SOURCES + flags, check=True)
 
 
-def commands(children, supervisord):
+def commands(children, supervisord, tools):
+    """(tool, command) in the order of a round; `tools`, when given, keeps only those families."""
     count = str(children)
-    result = [
-        ("probe-signal", [PROBE, count, "signal", "1"]),
-        ("runway-signal", [RUNWAY, count, "signal", "1"]),
-        ("probe-freezer", [PROBE, count, "freezer", "1"]),
-        ("runway-freezer", [RUNWAY, count, "freezer", "1"]),
-    ]
+    result = []
+    for mode in ("signal", "freezer"):
+        result += [
+            ("floor", "floor-" + mode, [PROBE, count, mode, "1", "runway"]),
+            ("runway", "runway-" + mode, [RUNWAY, count, mode, "1"]),
+            ("posix", "posix-" + mode, [PROBE, count, mode, "1", "posix_spawn"]),
+            ("probe", "probe-" + mode, [PROBE, count, mode, "1", "libuv"]),
+        ]
+    result.append(("floor-rules", "floor-rules-signal", [PROBE, count, "signal-rules", "1", "runway"]))
     if supervisord:
         result += [
-            ("supervisord", [sys.executable, SUPERVISORD, count, "1"]),
-            ("supervisord-default", [sys.executable, SUPERVISORD, count, "1", "--loglevel", "default"]),
+            ("supervisord", "supervisord", [sys.executable, SUPERVISORD, count, "1"]),
+            ("supervisord-default", "supervisord-default",
+             [sys.executable, SUPERVISORD, count, "1", "--loglevel", "default"]),
         ]
-    return result
+    return [(tool, command) for family, tool, command in result if not tools or family in tools]
 
 
 def run(tool, command, timeout):
@@ -82,13 +101,14 @@ def load_average():
         return " ".join(handle.read().split()[:3])
 
 
-def measure(children, rounds, supervisord, timeout):
+def measure(children, rounds, supervisord, timeout, tools):
     """One lifecycle per tool per round, interleaved; returns {tool: [row, ...]}."""
     results = {}
     for number in range(rounds):
-        for tool, command in commands(children, supervisord):
+        for tool, command in commands(children, supervisord, tools):
             row = run(tool, command, timeout)
             if row is not None:
+                row["round_index"] = number
                 results.setdefault(tool, []).append(row)
         print("  %d children, round %d of %d done (load %s)" % (children, number + 1, rounds, load_average()),
               file=sys.stderr)
@@ -115,19 +135,67 @@ def ratio(table, numerator, denominator, phase="total"):
     return table[numerator][phase] / table[denominator][phase]
 
 
-def print_ratios(table):
-    print("\nratios of medians (total; per phase in parentheses: spawn suspend resume terminate)")
-    pairs = [("runway-signal", "probe-signal", "<= 1.2"), ("runway-freezer", "probe-freezer", "<= 1.2")]
+def paired(results, numerator, denominator):
+    """The median over rounds of numerator / denominator in the same round (rounds where both ran)."""
+    if numerator not in results or denominator not in results:
+        return None
+    theirs = {row["round_index"]: row["total"] for row in results[denominator]}
+    ratios = [row["total"] / theirs[row["round_index"]] for row in results[numerator]
+              if theirs.get(row["round_index"])]
+    return statistics.median(ratios) if ratios else None
+
+
+RATIO_PAIRS = [("runway-signal", "floor-signal", "<= 1.1"), ("runway-freezer", "floor-freezer", "<= 1.1"),
+               ("runway-signal", "posix-signal", "reference"), ("runway-freezer", "posix-freezer", "reference"),
+               ("runway-signal", "probe-signal", "<= 1.2"), ("runway-freezer", "probe-freezer", "<= 1.2"),
+               ("floor-signal", "posix-signal", "mechanisms"), ("floor-freezer", "posix-freezer", "mechanisms"),
+               ("runway-signal", "floor-rules-signal", "analysis")]
+
+
+def ratios(table, results):
+    """Every pair of RATIO_PAIRS and supervisord's that ran: {"a / b": {"total", "paired", "phases", "target"}}."""
+    pairs = list(RATIO_PAIRS)
     for supervisor in ("supervisord", "supervisord-default"):
         for mode in ("signal", "freezer"):
             pairs.append((supervisor, "runway-" + mode, ">= 8"))
             pairs.append((supervisor, "probe-" + mode, "bound"))
+    found = {}
     for numerator, denominator, target in pairs:
         total = ratio(table, numerator, denominator)
         if total is None:
             continue
-        phases = " ".join("%.2f" % (ratio(table, numerator, denominator, phase) or 0) for phase in PHASES[:4])
-        print("  %-20s / %-15s %7.2fx   (%s)   target %s" % (numerator, denominator, total, phases, target))
+        found["%s / %s" % (numerator, denominator)] = {
+            "total": total, "paired": paired(results, numerator, denominator), "target": target,
+            "phases": [ratio(table, numerator, denominator, phase) for phase in PHASES[:4]]}
+    return found
+
+
+def print_ratios(found):
+    print("\nratios of medians (total; paired: the median of each round's ratio; per phase in parentheses: spawn "
+          "suspend resume terminate)")
+    for name, entry in found.items():
+        numerator, denominator = name.split(" / ")
+        phases = " ".join("%.2f" % (value or 0) for value in entry["phases"])
+        pair = "%.2fx" % entry["paired"] if entry["paired"] is not None else "-"
+        print("  %-20s / %-15s %6.2fx  paired %6s   (%s)   target %s" % (
+            numerator, denominator, entry["total"], pair, phases, entry["target"]))
+
+
+def print_side_by_side(small, small_ratios, small_table, large, large_ratios, large_table):
+    """Runway against the same-mechanism floor at both sizes, the figures the target is about."""
+    print("\nRunway / same-mechanism floor, median total ms (ratio of medians; paired), target <= 1.1")
+    print("%-8s %-40s %-40s" % ("mode", "%d children" % small, "%d children" % large))
+    for mode in ("signal", "freezer"):
+        cells = []
+        for table, found in ((small_table, small_ratios), (large_table, large_ratios)):
+            entry = found.get("runway-%s / floor-%s" % (mode, mode))
+            if entry is None:
+                cells.append("-")
+                continue
+            cells.append("%.1f / %.1f: %.2fx; %.2fx" % (table["runway-" + mode]["total"],
+                                                        table["floor-" + mode]["total"], entry["total"],
+                                                        entry["paired"] or 0))
+        print("%-8s %-40s %-40s" % (mode, cells[0], cells[1]))
 
 
 def main():
@@ -139,8 +207,11 @@ def main():
     parser.add_argument("--supervisord-large", action="store_true", help="run supervisord at --large too")
     parser.add_argument("--no-supervisord", action="store_true")
     parser.add_argument("--timeout", type=int, default=600, help="seconds for one lifecycle of one tool")
+    parser.add_argument("--tools", help="comma-separated subset of floor, runway, posix, probe, floor-rules, "
+                        "supervisord, supervisord-default (default: all)")
     parser.add_argument("--json", help="write every row and median to this file")
     options = parser.parse_args()
+    tools = set(options.tools.split(",")) if options.tools else None
     if not os.path.exists(RUNWAY):
         sys.exit("no %s: run `swift build -c release --product ProcessLifecycle` in Benchmarks/" % RUNWAY)
     build_probe()
@@ -149,17 +220,20 @@ def main():
         started, platform.system(), platform.release(), os.cpu_count(), load_average()))
     report = {"date": started, "kernel": platform.release(), "cores": os.cpu_count(), "load_before": load_average()}
 
-    results = measure(options.children, options.rounds, not options.no_supervisord, options.timeout)
+    results = measure(options.children, options.rounds, not options.no_supervisord, options.timeout, tools)
     table = medians(results)
     print_table(options.children, options.rounds, table, results)
-    print_ratios(table)
-    report["small"] = {"children": options.children, "rounds": options.rounds, "rows": results, "medians": table}
+    small_ratios = ratios(table, results)
+    print_ratios(small_ratios)
+    report["small"] = {"children": options.children, "rounds": options.rounds, "rows": results, "medians": table,
+                       "ratios": small_ratios}
 
     if options.large:
-        large = measure(options.large, options.large_rounds, options.supervisord_large, options.timeout)
+        large = measure(options.large, options.large_rounds, options.supervisord_large, options.timeout, tools)
         large_table = medians(large)
         print_table(options.large, options.large_rounds, large_table, large)
-        print_ratios(large_table)
+        large_ratios = ratios(large_table, large)
+        print_ratios(large_ratios)
         print("\ncost per child (median total / children, microseconds) and its growth from %d to %d" % (
             options.children, options.large))
         for tool in large_table:
@@ -169,7 +243,8 @@ def main():
             large_cost = large_table[tool]["total"] * 1000 / options.large
             print("  %-20s %8.0f us %8.0f us   x%.2f" % (tool, small_cost, large_cost, large_cost / small_cost))
         report["large"] = {"children": options.large, "rounds": options.large_rounds, "rows": large,
-                           "medians": large_table}
+                           "medians": large_table, "ratios": large_ratios}
+        print_side_by_side(options.children, small_ratios, table, options.large, large_ratios, large_table)
 
     report["load_after"] = load_average()
     print("\nload after: %s" % report["load_after"])

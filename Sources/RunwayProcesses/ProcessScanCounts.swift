@@ -21,4 +21,6 @@ struct ProcessScanCounts: Hashable, Sendable {
     var mainStatsByWait = 0
     /// SIGCHLDs handled by the zombie sweep's watcher (exits only, no stops or continues).
     var childSignals = 0
+    /// Apps looked at to decide whether the periodic scan runs (`startScanningIfNeeded`, `scanFired`).
+    var periodicScanLooks = 0
 }

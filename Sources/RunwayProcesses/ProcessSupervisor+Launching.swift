@@ -102,7 +102,7 @@ extension ProcessSupervisor {
         self.startTicking(soon: true)
         self.apps[app] = managed
         self.markStateDirty()
-        self.startScanningIfNeeded()
+        self.startScanningIfNeeded(for: managed)
         self.logger.info(
             "process started",
             metadata: [

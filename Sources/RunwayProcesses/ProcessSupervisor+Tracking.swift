@@ -228,21 +228,28 @@ extension ProcessSupervisor {
     // MARK: The scan timer
 
     /// Starts the periodic scan when some app needs it (signal mode, or any app when a state file is kept).
-    func startScanningIfNeeded() {
-        guard !self.processScan.isRunning, !self.closed, self.needsPeriodicScan else { return }
+    /// Starts the periodic scan when `started`, an app just spawned, needs it. Only that app is looked at: the scan
+    /// runs while any running app needs it (`scanFired` stops it once none does), and the others' needs have not
+    /// changed since it was last decided, so a batch of N launches looks at N apps, not N² (a freezer app without a
+    /// state file never starts the scan, and looking at every app for each of them was quadratic).
+    func startScanningIfNeeded(for started: Managed) {
+        guard !self.processScan.isRunning, !self.closed, self.needsPeriodicScan(started) else { return }
         self.processScan.start(
             intervalMilliseconds: ScanCadence.periodicIntervalMilliseconds(self.options.descendantScanInterval)
         )
     }
 
     private var needsPeriodicScan: Bool {
-        self.apps.values.contains { managed in
-            guard let child = managed.child, !child.hasExited else { return false }
-            return ScanCadence.periodicScanNeeded(
-                usesFreezer: managed.choice?.mechanism == .freezer,
-                keepsStateFile: self.stateRecorder.keepsFile
-            )
-        }
+        self.apps.values.contains { self.needsPeriodicScan($0) }
+    }
+
+    private func needsPeriodicScan(_ managed: Managed) -> Bool {
+        self.scanCounts.periodicScanLooks += 1
+        guard let child = managed.child, !child.hasExited else { return false }
+        return ScanCadence.periodicScanNeeded(
+            usesFreezer: managed.choice?.mechanism == .freezer,
+            keepsStateFile: self.stateRecorder.keepsFile
+        )
     }
 
     /// The periodic scan's expiry: the light scan, then the timer stops when no running app needs it.

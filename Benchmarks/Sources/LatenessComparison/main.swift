@@ -10,10 +10,12 @@
 // at `start + offset` with the same offsets; lateness = `NIODeadline.now()` read inside the task minus its
 // deadline.
 //
-// Every offset is at least 1 s, so that the deadlines come after the loop has finished most of the setup of
-// 10,000 apps (about 40,000 calls that hop to the loop, plus the delegate messages). The Runway report says
-// how long the setup took and how many deadlines fell before it ended; those can be late because the loop
-// was busy with setup work when their wake-up came.
+// The setup registers the 10,000 apps, launches them in one batch request, begins each app's task, and sends them
+// all to the background in one batch request, so that every budget starts in the same loop turn, as every NIO
+// deadline is scheduled in one submitted closure. Every offset is at least 1 s, so that the deadlines come after
+// the loop has finished the delegate messages of the setup. The Runway report says how long the setup took and
+// how many deadlines fell before it ended; those can be late because the loop was busy with setup work when their
+// wake-up came.
 //
 // Asymmetry: Runway's lateness is one clock reading per wake-up (deadlines due together share it); NIO's is
 // read in each task, after the tasks run before it in the same batch.
@@ -32,6 +34,7 @@
 
 import Dispatch
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 @_spi(Processes) @_spi(Benchmarks) import Runway
@@ -111,6 +114,11 @@ let appIndices = Dictionary(uniqueKeysWithValues: (0..<count).map { (appID($0), 
 func appIndex(of app: AppID) -> Int? { appIndices[app] }
 
 func measureRunway() async throws -> [Int64] {
+    // At warning, as `runway bench` and ProcessLifecycle run it: at info the scheduler logs every transition (a
+    // formatted line, glibc's stat of /etc/localtime for the timestamp and a write to stderr on the loop thread: three
+    // per app here, one with each kill), work swift-nio's side does not do.
+    var logger = Logger(label: "runway.lateness")
+    logger.logLevel = .warning
     let scheduler = try RunwayScheduler(
         settings: SchedulerSettings(
             // Overridden per app by `AppDescriptor.backgroundTimeBudget`.
@@ -121,6 +129,7 @@ func measureRunway() async throws -> [Int64] {
             terminationGrace: .seconds(1),
             overrunPolicy: .terminate
         ),
+        logger: logger,
         loopPriority: loopPriority,
         wakeupSpin: wakeupSpin
     )
@@ -150,13 +159,17 @@ func measureRunway() async throws -> [Int64] {
     for index in 0..<count {
         let descriptor = AppDescriptor(id: appID(index), backgroundTimeBudget: .nanoseconds(offsetsNanoseconds[index]))
         applications.append(try scheduler.register(descriptor, delegate: Quiet()))
-        try scheduler.perform(.launch, on: appID(index))
     }
-    for (index, application) in applications.enumerated() {
+    let ids = (0..<count).map(appID)
+    precondition(scheduler.perform(.launch, onEach: ids).isEmpty, "a launch was refused")
+    for application in applications {
         let task = application.beginBackgroundTask(withName: "never-ends")
         precondition(task != .invalid, "Expected a task for \(application.id)")
-        try scheduler.perform(.home, on: appID(index))
     }
+    // Every app enters the background in one request (one hop to the loop, one loop turn), as swift-nio's side
+    // schedules every deadline in one submitted closure: the budgets then start together and no deadline falls
+    // while the setup is still sending requests to the loop.
+    precondition(scheduler.perform(.home, onEach: ids).isEmpty, "an app did not enter the background")
     // A fresh loop-clock reading, as deadline - remaining of the last app (whose deadline is >= 1 s away).
     let lastRemaining = applications[count - 1].backgroundTimeRemaining
     let setupDuration = ContinuousClock.now - setupStart

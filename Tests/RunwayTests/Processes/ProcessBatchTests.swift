@@ -58,6 +58,33 @@ struct ProcessBatchTests {
         await scheduler.shutdown()
     }
 
+    @Test(
+        "a batch of N freezer launches looks at N apps to decide the periodic scan, not at every app per launch",
+        .enabled(if: ProcessTestSupport.freezerAvailable)
+    )
+    func launchesDecideThePeriodicScanFromTheLaunchedAppOnly() async throws {
+        // Freezer apps without a state file never need the periodic scan, so nothing stops the look early.
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.freezer)
+        )
+        let apps = (0..<12).map { AppID("com.test.batch.scan.\($0)") }
+        for app in apps {
+            try scheduler.register(
+                process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+            )
+        }
+        let looks = scheduler.bridge.sync { driver -> Int in
+            let supervisor = driver.processSupervisor()
+            let before = supervisor.scanCounts.periodicScanLooks
+            for app in apps { try? driver.command(.launch, for: app) }
+            return supervisor.scanCounts.periodicScanLooks - before
+        }
+        #expect(looks == apps.count, "apps looked at for \(apps.count) launches")
+        #expect(scheduler.processes().values.filter { $0.pid != nil }.count == apps.count)
+        await scheduler.shutdown()
+    }
+
     @Test("a launch does not write the oom_score_adj the child inherited; a different value is written")
     func launchSkipsTheInheritedOOMScore() async throws {
         let own = try #require(ProcFS.oomScoreAdjust(getpid()))

@@ -1,0 +1,35 @@
+// What Probes/lifecycle.c and Probes/lifecycle_spawn.c share: one child of the probe, and the spawn mechanisms
+// other than libuv's (lifecycle_spawn.c).
+#pragma once
+
+#include <uv.h>
+
+typedef struct {
+    uv_process_t process;
+    // The exit of a child not started by uv_spawn: its pidfd, polled on the loop, then waitid(P_PIDFD).
+    uv_poll_t exit_poll;
+    int pidfd;
+    int pid;
+    int exited;
+    int confirmed;
+    char cgroup[512];
+    uv_pipe_t out, err;
+} child_t;
+
+// How a child is started: libuv's uv_spawn (fork, then exec, with a pipe for the exec's outcome); Runway's own
+// runway_spawn (Sources/CRunwayProcess: clone with CLONE_VM | CLONE_VFORK, clone3 with CLONE_INTO_CGROUP for the
+// freezer); glibc's posix_spawn (clone with CLONE_VM | CLONE_VFORK, the cgroup joined afterwards).
+typedef enum { SPAWN_LIBUV, SPAWN_RUNWAY, SPAWN_POSIX } spawn_mechanism_t;
+
+// Parses "libuv", "runway" or "posix_spawn"; -1 for anything else.
+int spawn_mechanism_named(const char *name);
+const char *spawn_mechanism_name(spawn_mechanism_t mechanism);
+
+// Starts `argv` with `mechanism` (not SPAWN_LIBUV), stdin on /dev/null, stdout and stderr on /dev/null or, with
+// `pipes`, on pipes whose read ends it opens as child->out and child->err (the caller reads them) and the child a
+// session leader (runway_spawn always makes it one). With a `cgroup` folder the child runs in it (runway: from its
+// first instruction; posix_spawn: its pid written to cgroup.procs right after). Sets child->pid and child->pidfd
+// and polls the pidfd on `loop`; `*exited` goes up by one once the child has been reaped. Exits the probe with a
+// message on failure.
+void spawn_child(uv_loop_t *loop, child_t *child, spawn_mechanism_t mechanism, char *const argv[], int *exited,
+                 int pipes);
