@@ -39,7 +39,7 @@ import Testing
         #expect(
             driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate]
         )
-        #expect(driver.events.map(\.to) == [.active, .inactive, .notRunning])
+        #expect(driver.events.map(\.to) == [.inactive, .active, .inactive, .notRunning])
         #expect(throws: SchedulerError.self) { try driver.send(.launchInBackground, to: mail) }
     }
 
