@@ -159,6 +159,7 @@ import Testing
         runner.onWakeupChanged = { loopTimer = $0 }
         var descriptor = process(mail)
         descriptor.exitsOnSuspend = true
+        descriptor.exitsOnSuspendStyle = .drain
         try runner.register(descriptor)
         // The app returns every message but didEnterBackground and willTerminate.
         func returnAll() {

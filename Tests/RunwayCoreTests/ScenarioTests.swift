@@ -172,10 +172,9 @@ import Testing
     @Test func S13_exitsOnSuspendAppPressedHome() throws {
         var driver = makeDriver([AppDescriptor(id: mail, exitsOnSuspend: true)]).launched(mail)
         try driver.send(UserAction.home.command, to: mail)
+        // E1 by default: terminated instead of entering the background.
         #expect(
-            driver.messages(to: mail) == [
-                .didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground, .willTerminate,
-            ]
+            driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate]
         )
         #expect(driver.state(mail) == .notRunning)
         #expect(driver.lastEvent(of: mail)?.cause == .terminated(.exitsOnSuspend))

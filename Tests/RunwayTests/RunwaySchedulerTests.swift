@@ -106,8 +106,9 @@ import Testing
         try scheduler.perform(.home, on: self.mail)
         let gone = await watcher.first { $0.to == .notRunning }
         #expect(gone?.cause == .terminated(.exitsOnSuspend))
-        #expect(delegate.messages.suffix(3) == ["willResignActive", "didEnterBackground", "willTerminate"])
-        #expect(!watcher.events.contains { $0.to == .suspended })
+        // E1 by default: never in the background.
+        #expect(delegate.messages.suffix(3) == ["didBecomeActive", "willResignActive", "willTerminate"])
+        #expect(!watcher.events.contains { $0.to == .suspended || $0.to == .background })
         await scheduler.shutdown()
     }
 
