@@ -201,25 +201,28 @@ extension Scheduler {
     }
 
     /// background/suspended -> active. B7: the clock stops; tasks stay valid; handlers not yet called are not
-    /// called. N1: held notifications are delivered between `willEnterForeground` and `didBecomeActive`.
-    mutating func enterForeground(_ index: Int) {
+    /// called. N1: held notifications are delivered between `willEnterForeground` and `didBecomeActive`. L10: an app
+    /// that an interruption still open holds inactive comes back `inactive`, without `didBecomeActive`.
+    mutating func enterForeground(_ index: Int, to mode: Lifecycle.Foreground = .active) {
         let from = self.apps[index].state
+        let to: AppState = mode == .active ? .active : .inactive
+        let last: [Message] = mode == .active ? [.didBecomeActive] : []
         var running: RunningApp
         switch self.apps[index].lifecycle {
         case .background(let period, let kept):
             self.disarm(period.timers)
             running = kept
             running.outbox.dropExpirationMessages()
-            running.outbox.append([.willEnterForeground, .didBecomeActive])
-            self.enter(index, .foreground(.active, running))
-            let messages: [Message] = [.willEnterForeground, .didBecomeActive]
-            self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
+            running.outbox.append([.willEnterForeground] + last)
+            self.enter(index, .foreground(mode, running))
+            let messages: [Message] = [.willEnterForeground] + last
+            self.publish(index, from: from, to: to, cause: .command(.enterForeground), messages: messages)
         case .suspended(let held):
             self.actions.append(.resume(self.apps[index].id))
-            let messages = [.willEnterForeground] + held.messages + [.didBecomeActive]
-            running = RunningApp(outbox: Outbox(before: [.willEnterForeground], held: held, after: [.didBecomeActive]))
-            self.enter(index, .foreground(.active, running))
-            self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
+            let messages = [.willEnterForeground] + held.messages + last
+            running = RunningApp(outbox: Outbox(before: [.willEnterForeground], held: held, after: last))
+            self.enter(index, .foreground(mode, running))
+            self.publish(index, from: from, to: to, cause: .command(.enterForeground), messages: messages)
         case .notRunning, .foreground, .terminating:
             preconditionFailure("enterForeground from \(from); app=\(self.apps[index].id)")
         }
