@@ -14,6 +14,13 @@ final class EmbeddedAppHost: AppHost {
     /// registers.
     var returned: @Sendable (MessageToken, AppID) -> Void = { _, _ in }
     private var apps: [AppID: App] = [:]
+    /// A2: apps resumed whose resume transition has not been published yet (`resume` comes before its `publish`).
+    private var resuming: Set<AppID> = []
+    /// A2: per resumed app, the last message of its resume; its work held while suspended is released when that
+    /// message has returned.
+    private var releaseAfter: [AppID: Message] = [:]
+    /// A2: the delivery of that message, once sent; `messageHandled` releases the work when it returns.
+    private var releasing: [AppID: MessageToken] = [:]
 
     init(loop: EventLoopThread) {
         self.loop = loop
@@ -42,6 +49,11 @@ final class EmbeddedAppHost: AppHost {
         }
         let entry = self.app(app, for: "deliver")
         let (loop, returned) = (self.loop, self.returned)
+        // A2: the resume's last message releases the held work once the app has handled it (`messageHandled`).
+        if self.releaseAfter[app] == message {
+            self.releaseAfter[app] = nil
+            self.releasing[app] = token
+        }
         Task {
             await entry.delegate.deliver(message, to: entry.application)
             // Refused only when the loop is stopping: the app is being torn down anyway.
@@ -49,14 +61,43 @@ final class EmbeddedAppHost: AppHost {
         }
     }
 
-    func suspend(_ app: AppID) { self.app(app, for: "suspend").application.executor.suspended() }
+    /// A2: a delivered message returned (on the loop thread, before the scheduler hears of it): the return of a
+    /// resume's last message releases the work held while the app was suspended.
+    func messageHandled(_ token: MessageToken, from app: AppID) {
+        guard self.releasing[app] == token else { return }
+        self.releasing[app] = nil
+        self.apps[app]?.application.executor.resumed()
+    }
 
-    func resume(_ app: AppID) { self.app(app, for: "resume").application.executor.resumed() }
+    func suspend(_ app: AppID) {
+        // A resume whose messages did not all run keeps its work held for the next one.
+        self.releaseAfter[app] = nil
+        self.releasing[app] = nil
+        self.resuming.remove(app)
+        self.app(app, for: "suspend").application.executor.suspended()
+    }
 
-    func stop(_ app: AppID) { self.apps[app]?.application.executor.terminated() }
+    /// A2: the work held while suspended is not released here but after the resume's last message (`transitioned`).
+    func resume(_ app: AppID) { self.resuming.insert(app) }
+
+    func stop(_ app: AppID) {
+        self.releaseAfter[app] = nil
+        self.releasing[app] = nil
+        self.resuming.remove(app)
+        self.apps[app]?.application.executor.terminated()
+    }
 
     func transitioned(_ event: TransitionEvent) {
         if event.from == .notRunning { self.apps[event.app]?.application.executor.launched() }
+        if event.from == .suspended, self.resuming.remove(event.app) != nil {
+            // A2: held work runs after the last message of the resume: didBecomeActive on a summon,
+            // willEnterForeground when the app comes back inactive (L10), backgroundWake on a wake-up (W1).
+            if let last = event.messages.last {
+                self.releaseAfter[event.app] = last
+            } else {
+                self.apps[event.app]?.application.executor.resumed()
+            }
+        }
     }
 
     func spawn(_ app: AppID) { preconditionFailure("spawn for embedded app \(app)") }

@@ -175,6 +175,7 @@ package final class LoopDriver: @unchecked Sendable {
 
     func messageReturned(_ token: MessageToken, from app: AppID) {
         self.assertOnLoop()
+        self.embedded.messageHandled(token, from: app)
         self.runner.messageReturned(token, from: app)
     }
 

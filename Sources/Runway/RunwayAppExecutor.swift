@@ -3,7 +3,9 @@ import Synchronization
 /// Runs an embedded app's work only while the app may run (Behaviour.md A2).
 ///
 /// Work submitted while the app is active, inactive or in the background starts at once as a task. Work
-/// submitted while it is suspended is held, in order, and started when it resumes. When the app terminates,
+/// submitted while it is suspended is held, in order, and started once the app has handled the last message of its
+/// resume: after `didBecomeActive` returns on a summon (`willEnterForeground` when it comes back inactive, L10),
+/// after `backgroundWake` returns on a wake-up; work submitted meanwhile is held behind it. When the app terminates,
 /// held work is dropped without running and running work is cancelled (`Task.isCancelled` becomes true).
 /// While the app is not running, `submit` refuses work.
 ///

@@ -33,7 +33,8 @@ struct RunwayMetrics: Sendable {
             Counter(label: "runway_terminations_total", dimensions: [("reason", reason.kind)], factory: self.factory)
                 .increment()
         }
-        if case .restart = event.cause { self.appRestarted(event.app) }
+        // A restart publishes two steps (L9: notRunning -> inactive -> active); it is counted once, at the first.
+        if case .restart = event.cause, event.from == .notRunning { self.appRestarted(event.app) }
     }
 
     func taskBegun() {

@@ -35,7 +35,7 @@ struct AppCommand<Verb: AppVerb>: ParsableCommand {
 enum LaunchVerb: AppVerb {
     static let name = "launch"
     static let protocolCommand = Command.launch.rawValue
-    static let abstract = "Launch an app: didFinishLaunching, didBecomeActive (S1)."
+    static let abstract = "Launch an app: inactive during didFinishLaunching, then active and didBecomeActive (S1, L9)."
 }
 enum LaunchBackgroundVerb: AppVerb {
     static let name = "launch-background"

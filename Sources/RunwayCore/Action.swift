@@ -12,7 +12,8 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     case spawn(AppID)
     /// Suspend the app: freeze or SIGSTOP a process, hold an embedded app's executor (P1, A2).
     case suspend(AppID)
-    /// Resume a suspended app: thaw or SIGCONT, release held work.
+    /// Resume a suspended app: thaw or SIGCONT; an embedded app's held work is released once the resume's last
+    /// message has returned (A2).
     case resume(AppID)
     /// An embedded app is gone: cancel its held work and release it. The app is already `notRunning`.
     case stop(AppID)

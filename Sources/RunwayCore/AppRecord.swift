@@ -13,6 +13,9 @@ struct AppRecord {
     var refresh: RefreshRequest?
     /// When the app's last scheduled refresh woke it (W7, `refreshMinimumInterval`), kept across runs.
     var lastRefresh: Instant?
+    /// The cause of a launch into the foreground whose `didFinishLaunching` has not returned (L9): the app is
+    /// inactive until then, and this cause is published again with the step to active. Nil otherwise.
+    var launching: TransitionCause?
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor

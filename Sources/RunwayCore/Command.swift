@@ -1,6 +1,6 @@
 /// What the host or an operator asks of one app (Behaviour.md section 1, table of section 2).
 public enum Command: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// notRunning -> active: didFinishLaunching, didBecomeActive.
+    /// notRunning -> inactive: didFinishLaunching; active, and didBecomeActive, when it returns (L9).
     case launch
     /// notRunning -> background: didFinishLaunching, didEnterBackground (`launch --background`).
     case launchInBackground

@@ -39,7 +39,7 @@ extension Scheduler {
 
         switch (command, record.lifecycle) {
         case (.launch, .notRunning):
-            // notRunning -> active (via inactive): didFinishLaunching, didBecomeActive (S1).
+            // notRunning -> inactive: didFinishLaunching; active when it returns (L9, S1).
             guard !self.stopping else { throw SchedulerError(.stopping, app: app, state: record.state) }
             self.launch(index, inBackground: false)
 
@@ -60,6 +60,11 @@ extension Scheduler {
         case (.resignActive, .foreground(.active, let running)):
             // active -> inactive: willResignActive (S4, S7 lock, S8 offer, S10 alert).
             self.changeForeground(index, to: .inactive, running, command: command, messages: [.willResignActive])
+
+        case (.resignActive, .foreground(.inactive, _)) where self.apps[index].launching != nil:
+            // L9: interrupted while launching: no message (it never became active), nothing published, and it
+            // stays inactive when didFinishLaunching returns.
+            self.apps[index].launching = nil
 
         case (.enterBackground, .foreground(let mode, let running)):
             if exitsImmediately {
@@ -126,10 +131,24 @@ extension Scheduler {
                 messages: messages
             )
         } else {
-            let messages: [Message] = [.didFinishLaunching, .didBecomeActive]
-            self.enter(index, .foreground(.active, RunningApp(messages: messages)))
-            self.publish(index, from: .notRunning, to: .active, cause: .command(.launch), messages: messages)
+            // L9: inactive while didFinishLaunching runs; `launchFinished` makes the app active when it returns.
+            let messages: [Message] = [.didFinishLaunching]
+            self.apps[index].launching = .command(.launch)
+            self.enter(index, .foreground(.inactive, RunningApp(messages: messages)))
+            self.publish(index, from: .notRunning, to: .inactive, cause: .command(.launch), messages: messages)
         }
+    }
+
+    /// L9: `didFinishLaunching` returned. An app still inactive from its launch becomes active and is sent
+    /// `didBecomeActive`; one that a command moved meanwhile (activated, sent to the background, terminating) keeps
+    /// what that command did.
+    mutating func launchFinished(_ index: Int) {
+        guard let cause = self.apps[index].launching else { return }
+        self.apps[index].launching = nil
+        guard case .foreground(.inactive, var running) = self.apps[index].lifecycle else { return }
+        running.outbox.append([.didBecomeActive])
+        self.enter(index, .foreground(.active, running))
+        self.publish(index, from: .inactive, to: .active, cause: cause, messages: [.didBecomeActive])
     }
 
     /// active <-> inactive: queue the messages, publish.
@@ -141,6 +160,8 @@ extension Scheduler {
         messages: [Message]
     ) {
         let from = self.apps[index].state
+        // L9: a command that changes the foreground during the launch replaces the launch's own step to active.
+        self.apps[index].launching = nil
         var running = running
         running.outbox.append(messages)
         self.enter(index, .foreground(mode, running))
@@ -180,25 +201,28 @@ extension Scheduler {
     }
 
     /// background/suspended -> active. B7: the clock stops; tasks stay valid; handlers not yet called are not
-    /// called. N1: held notifications are delivered between `willEnterForeground` and `didBecomeActive`.
-    mutating func enterForeground(_ index: Int) {
+    /// called. N1: held notifications are delivered between `willEnterForeground` and `didBecomeActive`. L10: an app
+    /// that an interruption still open holds inactive comes back `inactive`, without `didBecomeActive`.
+    mutating func enterForeground(_ index: Int, to mode: Lifecycle.Foreground = .active) {
         let from = self.apps[index].state
+        let to: AppState = mode == .active ? .active : .inactive
+        let last: [Message] = mode == .active ? [.didBecomeActive] : []
         var running: RunningApp
         switch self.apps[index].lifecycle {
         case .background(let period, let kept):
             self.disarm(period.timers)
             running = kept
             running.outbox.dropExpirationMessages()
-            running.outbox.append([.willEnterForeground, .didBecomeActive])
-            self.enter(index, .foreground(.active, running))
-            let messages: [Message] = [.willEnterForeground, .didBecomeActive]
-            self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
+            running.outbox.append([.willEnterForeground] + last)
+            self.enter(index, .foreground(mode, running))
+            let messages: [Message] = [.willEnterForeground] + last
+            self.publish(index, from: from, to: to, cause: .command(.enterForeground), messages: messages)
         case .suspended(let held):
             self.actions.append(.resume(self.apps[index].id))
-            let messages = [.willEnterForeground] + held.messages + [.didBecomeActive]
-            running = RunningApp(outbox: Outbox(before: [.willEnterForeground], held: held, after: [.didBecomeActive]))
-            self.enter(index, .foreground(.active, running))
-            self.publish(index, from: from, to: .active, cause: .command(.enterForeground), messages: messages)
+            let messages = [.willEnterForeground] + held.messages + last
+            running = RunningApp(outbox: Outbox(before: [.willEnterForeground], held: held, after: last))
+            self.enter(index, .foreground(mode, running))
+            self.publish(index, from: from, to: to, cause: .command(.enterForeground), messages: messages)
         case .notRunning, .foreground, .terminating:
             preconditionFailure("enterForeground from \(from); app=\(self.apps[index].id)")
         }

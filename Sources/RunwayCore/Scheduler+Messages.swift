@@ -115,6 +115,9 @@ extension Scheduler {
 
     mutating func messageCompleted(_ index: Int, _ message: Message) {
         switch message {
+        case .didFinishLaunching:
+            // L9: the launch is done: inactive -> active.
+            self.launchFinished(index)
         case .didEnterBackground:
             // B5/L3: the entry is done; the grace no longer matters.
             if case .background = self.apps[index].lifecycle { self.entryReturned(index) }

@@ -78,6 +78,7 @@ extension Scheduler {
             event.cause = .restart(pending.attempt)
             self.actions[position] = .publish(event)
         }
+        if self.apps[index].launching != nil { self.apps[index].launching = .restart(pending.attempt) }
         self.advance(index)
     }
 
@@ -86,6 +87,7 @@ extension Scheduler {
     mutating func runStarting(_ index: Int) {
         if self.apps[index].restart.status.pending != nil { self.cancelRestart(index) }
         self.apps[index].restart.status.runStarted = self.lastNow
+        self.apps[index].launching = nil
     }
 
     /// An operator's `terminate` of an app waiting for a restart cancels the restart; returns true when it did

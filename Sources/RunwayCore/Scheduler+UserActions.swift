@@ -40,7 +40,11 @@ extension Scheduler {
         var reached: [Int] = []
         for index in candidates {
             do throws(SchedulerError) {
-                try self.apply(event.userAction, to: index)
+                // L10: an unlock does not end an alert or a shutdown offer that is still open.
+                let stillInterrupted =
+                    event == .unlock
+                    && self.interrupted.contains { $0.key != .lock && $0.value.contains(index) }
+                try self.apply(event.userAction, to: index, stayingInactive: stillInterrupted)
                 reached.append(index)
             } catch {
                 continue
@@ -57,13 +61,25 @@ extension Scheduler {
     /// Applies the command `action` stands for to one app and marks the transitions of that app it published with
     /// the action (`TransitionEvent.userAction`), so that an event reports what was asked beside the command.
     ///
+    /// With `stayingInactive`, an `enterForeground` leaves the app `inactive` (L10).
+    ///
     /// - Throws: as `apply(_:to:)`; nothing changes and nothing is published when it throws.
-    mutating func apply(_ action: UserAction, to index: Int) throws(SchedulerError) {
+    mutating func apply(_ action: UserAction, to index: Int, stayingInactive: Bool = false) throws(SchedulerError) {
         let first = self.actions.count
         if action == .switcherKill {
             try self.killFromSwitcher(index)
         } else {
-            try self.apply(self.command(for: action, self.apps[index].descriptor), to: index)
+            let command = self.command(for: action, self.apps[index].descriptor)
+            let state = self.apps[index].state
+            if stayingInactive, command == .enterForeground, !self.apps[index].lifecycle.isTerminating,
+                state == .background || state == .suspended
+            {
+                // L10: background/suspended -> inactive: willEnterForeground (and held notifications, N1) only.
+                self.enterForeground(index, to: .inactive)
+                self.advance(index)
+            } else {
+                try self.apply(command, to: index)
+            }
         }
         let app = self.apps[index].id
         for position in first..<self.actions.count {

@@ -8,11 +8,12 @@ public enum OverrunPolicy: String, Hashable, Sendable, CaseIterable {
 
 /// How an app with `UIApplicationExitsOnSuspend` leaves the foreground (E1).
 public enum ExitsOnSuspendStyle: String, Hashable, Sendable, CaseIterable {
-    /// Runway's default: the app enters the background, may finish background tasks under the normal
-    /// budget, and is terminated (with `willTerminate`) wherever it would have been suspended.
+    /// A Runway extension, opted into per app or in `Runway.plist`: the app enters the background, may finish
+    /// background tasks under the normal budget, and is terminated (with `willTerminate`) wherever it would have
+    /// been suspended.
     case drain
-    /// iOS 4 exactly: leaving the foreground sends `willResignActive`, `willTerminate`; the app never
-    /// reaches the background and `beginBackgroundTask` returns `.invalid`.
+    /// The default, iOS 4 exactly: leaving the foreground sends `willResignActive`, `willTerminate`; the app
+    /// never reaches the background and `beginBackgroundTask` returns `.invalid`.
     case immediate
 }
 
@@ -53,7 +54,7 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// falls no earlier than the background entry; one that would fall on the deadline is not sent. Default zero:
     /// no notice, SIGKILL at the deadline, as on iOS. The config loader keeps it within `BackgroundTimeBudget`.
     public var overrunSignalLead: TimeSpan = .zero
-    /// Default style for apps with `UIApplicationExitsOnSuspend` (E1). Default `.drain`.
+    /// Default style for apps with `UIApplicationExitsOnSuspend` (E1). Default `.immediate`, as on iOS.
     public var exitsOnSuspendStyle: ExitsOnSuspendStyle
     /// How budgets refill between background periods (B7). Default `.fullEachPeriod`.
     public var budgetRefillPolicy: BudgetRefillPolicy
@@ -112,7 +113,7 @@ public struct SchedulerSettings: Hashable, Sendable {
         backgroundEntryGrace: TimeSpan = .seconds(5),
         terminationGrace: TimeSpan = .seconds(5),
         overrunPolicy: OverrunPolicy = .terminate,
-        exitsOnSuspendStyle: ExitsOnSuspendStyle = .drain,
+        exitsOnSuspendStyle: ExitsOnSuspendStyle = .immediate,
         budgetRefillPolicy: BudgetRefillPolicy = .fullEachPeriod,
         notificationQueueLimit: Int = 64,
         lockBehavior: LockBehavior = .classic,

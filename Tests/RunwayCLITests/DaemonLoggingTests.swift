@@ -32,7 +32,7 @@ import Testing
         let metadata = try #require(line["metadata"] as? [String: Any])
         #expect(metadata["app"] as? String == Self.alpha)
         #expect(metadata["from"] as? String == "notRunning")
-        #expect(metadata["to"] as? String == "active")
+        #expect(metadata["to"] as? String == "inactive")
         // Every line of the log is one JSON object (the timeline's text lines start with "t=").
         for text in daemon.output.split(separator: "\n") where !text.hasPrefix("t=") && text.hasPrefix("{") {
             #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil, "\(text)")
@@ -69,13 +69,14 @@ import Testing
         )
         defer { daemon.close() }
         #expect(try daemon.cli("launch", Self.alpha).status == 0)
+        try waitUntil("alpha active\n\(daemon.output)") { try daemon.status(Self.alpha).state == "active" }
         #expect(try daemon.cli("terminate", Self.alpha).status == 0)
         #expect(try daemon.stop(SIGTERM) == 0)
         let transitions = Self.jsonLines(daemon.output).filter { $0["message"] as? String == "transition" }
         let moves = transitions.compactMap { $0["metadata"] as? [String: Any] }.map {
             "\($0["from"] as? String ?? "?")->\($0["to"] as? String ?? "?")"
         }
-        #expect(moves == ["notRunning->active", "active->notRunning"], "\(daemon.output)")
+        #expect(moves == ["notRunning->inactive", "inactive->active", "active->notRunning"], "\(daemon.output)")
     }
 
     @Test func withoutLevelOrFlagTransitionsAreNotLogged() throws {
@@ -88,7 +89,7 @@ import Testing
             !Self.jsonLines(daemon.output).contains { $0["message"] as? String == "transition" },
             "\(daemon.output)"
         )
-        #expect(daemon.output.contains("notRunning -> active"), "\(daemon.output)")
+        #expect(daemon.output.contains("notRunning -> inactive"), "\(daemon.output)")
     }
 
     @Test func aReloadListsAChangedLogLevelAsNeedingARestart() throws {

@@ -24,7 +24,9 @@ import Testing
 
         var result = try daemon.cli("launch", Self.alpha)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "\(Self.alpha): active\n", "\(result)")
+        // Inactive until didFinishLaunching returns (L9).
+        #expect(result.stdout == "\(Self.alpha): inactive\n", "\(result)")
+        try waitUntil("alpha active\n\(daemon.output)") { try daemon.status(Self.alpha).state == "active" }
         result = try daemon.cli("status", Self.alpha)
         #expect(result.status == 12, "status APP exits 12 for active\n\(result)")
 
@@ -80,19 +82,20 @@ import Testing
 
         // The events stream saw every transition, in order.
         func eventLines() -> [Substring] { events.output.split(separator: "\n").filter { $0.hasPrefix("{") } }
-        try waitUntil("three transitions on `runway events --json`\n\(events.output)") { eventLines().count >= 3 }
+        try waitUntil("four transitions on `runway events --json`\n\(events.output)") { eventLines().count >= 4 }
         let transitions = try eventLines().map {
             try ControlClient.decode(ControlEventLine.self, Array($0.utf8)).event
         }
         let summary = transitions.map { "\($0.app) \($0.from)->\($0.to) \($0.reason ?? "")" }
         #expect(
             summary == [
-                "com.example.alpha notRunning->active ",
+                "com.example.alpha notRunning->inactive ",
+                "com.example.alpha inactive->active ",
                 "com.example.alpha active->background ",
                 "com.example.alpha background->notRunning budgetOverrun",
             ]
         )
-        #expect(transitions[1].messages == ["willResignActive", "didEnterBackground"])
+        #expect(transitions[2].messages == ["willResignActive", "didEnterBackground"])
 
         // P4: SIGTERM stops it; the events client ends with the daemon.
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
@@ -115,12 +118,13 @@ import Testing
         #expect(try daemon.cli("resign", Self.alpha).status == 0)
         let waited = ContinuousClock.now - started
         var instants: [String: Double] = [:]
-        while instants.count < 2, let line = try barrier.readLine() {
+        // The launch's two steps (L9), then the resignation.
+        while instants.count < 3, let line = try barrier.readLine() {
             let event = try ControlClient.decode(ControlEventLine.self, line).event
-            instants[event.to] = event.atSeconds
+            instants["\(event.from)->\(event.to)"] = event.atSeconds
         }
-        let launched = try #require(instants["active"])
-        let resigned = try #require(instants["inactive"])
+        let launched = try #require(instants["notRunning->inactive"])
+        let resigned = try #require(instants["active->inactive"])
         #expect(
             resigned - launched >= 0.5,
             "launch at \(launched) s, resign at \(resigned) s; the test waited \(waited)"
@@ -132,6 +136,10 @@ import Testing
         defer { daemon.close() }
         _ = try daemon.cli("launch", Self.alpha)
         _ = try daemon.cli("launch", "com.example.beta")
+        // L9: both launches done (active) before the lock and the stop.
+        try waitUntil("both active\n\(daemon.output)") {
+            try daemon.status(Self.alpha).state == "active" && daemon.status("com.example.beta").state == "active"
+        }
         _ = try daemon.cli("lock", "com.example.beta")
         #expect(try daemon.stop(SIGINT) == 0, "\(daemon.output)")
         let output = daemon.output
@@ -248,7 +256,7 @@ import Testing
 
         // The daemon and the first client are unaffected.
         answer = try reply(#"{"command": "launch", "app": "com.example.alpha"}"#)
-        #expect(answer.ok && answer.state == "active")
+        #expect(answer.ok && answer.state == "inactive")
         try waitUntil("a fresh client to be served once the 200 are gone") {
             (try? daemon.request(ControlRequest(command: "status")))?.ok == true
         }

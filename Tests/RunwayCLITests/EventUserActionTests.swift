@@ -16,38 +16,42 @@ import Testing
         let subscriber = try daemon.client()
         #expect(try subscriber.request(ControlRequest(command: "events")).subscribed == true)
         #expect(try daemon.cli("launch", Self.alpha).status == 0)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        try waitUntil("alpha active\n\(daemon.output)") { try daemon.status(Self.alpha).state == "active" }
         #expect(try daemon.cli("home", Self.alpha).status == 0)
         #expect(try daemon.cli("foreground", Self.alpha).status == 0)
         var lines: [String] = []
         var events: [TransitionPayload] = []
-        // launch, home, the suspension when didEnterBackground returns with no task, foreground.
-        while events.count < 4, let line = try subscriber.readLine() {
+        // launch (two steps, L9), home, the suspension when didEnterBackground returns with no task, foreground.
+        while events.count < 5, let line = try subscriber.readLine() {
             lines.append(String(decoding: line, as: UTF8.self))
             events.append(try ControlClient.decode(ControlEventLine.self, line).event)
         }
         let summary = events.map { "\($0.from)->\($0.to) \($0.cause) \($0.userAction ?? "-")" }
         #expect(
             summary == [
-                "notRunning->active command(launch) -",
+                "notRunning->inactive command(launch) -",
+                "inactive->active command(launch) -",
                 "active->background command(enterBackground) home",
                 "background->suspended noOutstandingTasks -",
                 "suspended->active command(enterForeground) -",
             ]
         )
         // The field as it is on the wire; absent, not null, when no user action was asked.
-        #expect(lines.count == 4)
-        #expect(lines.dropFirst().first?.contains(#""userAction":"home""#) == true, "\(lines)")
+        #expect(lines.count == 5)
+        #expect(lines.dropFirst(2).first?.contains(#""userAction":"home""#) == true, "\(lines)")
         #expect(lines.first?.contains("userAction") == false, "\(lines)")
         // `runway events` without --json shows it after the cause (each line starts with the wall time, then t=).
-        try waitUntil("four transitions on `runway events`\n\(text.output)") {
-            text.output.split(separator: "\n").filter { $0.contains(" -> ") }.count >= 4
+        try waitUntil("five transitions on `runway events`\n\(text.output)") {
+            text.output.split(separator: "\n").filter { $0.contains(" -> ") }.count >= 5
         }
         let shown = text.output.split(separator: "\n").filter { $0.contains(" -> ") }
         #expect(
-            shown[1].hasSuffix(
+            shown[2].hasSuffix(
                 "active -> background  [command(enterBackground)]  (home)  {willResignActive, didEnterBackground}"
             )
         )
-        #expect(shown[0].hasSuffix("[command(launch)]  {didFinishLaunching, didBecomeActive}"), "\(shown[0])")
+        #expect(shown[0].hasSuffix("[command(launch)]  {didFinishLaunching}"), "\(shown[0])")
+        #expect(shown[1].hasSuffix("inactive -> active  [command(launch)]  {didBecomeActive}"), "\(shown[1])")
     }
 }

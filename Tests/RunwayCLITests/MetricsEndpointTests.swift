@@ -40,7 +40,8 @@ import Testing
             ("runway_app_state{app=\"\(Self.beta)\",state=\"notRunning\"}", 0),
             ("runway_app_background_tasks{app=\"\(Self.alpha)\"}", 0),
             ("runway_app_background_tasks{app=\"\(Self.beta)\"}", 1),
-            ("runway_transitions_total{from=\"notRunning\",to=\"active\",cause=\"command\"}", 2),
+            ("runway_transitions_total{from=\"notRunning\",to=\"inactive\",cause=\"command\"}", 2),
+            ("runway_transitions_total{from=\"inactive\",to=\"active\",cause=\"command\"}", 2),
             ("runway_transitions_total{from=\"active\",to=\"background\",cause=\"command\"}", 1),
             ("runway_transitions_total{from=\"background\",to=\"notRunning\",cause=\"terminated\"}", 1),
             ("runway_terminations_total{reason=\"budgetOverrun\"}", 1),
@@ -105,7 +106,7 @@ import Testing
         #expect(sample(text, "runway_app_restarts_total{app=\"\(app)\"}") == Double(stopped.restarts ?? -1), "\(text)")
         #expect(sample(text, "runway_app_crash_looping{app=\"\(app)\"}") == 0, "\(text)")
         #expect(
-            (sample(text, "runway_transitions_total{from=\"notRunning\",to=\"active\",cause=\"restart\"}") ?? 0)
+            (sample(text, "runway_transitions_total{from=\"inactive\",to=\"active\",cause=\"restart\"}") ?? 0)
                 == Double(stopped.restarts ?? -1),
             "\(text)"
         )

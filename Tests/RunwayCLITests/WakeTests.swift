@@ -135,7 +135,8 @@ import Testing
             $0.contains("com.example.weather") && $0.contains(" -> ")
         }
         let expected = [
-            "notRunning -> active  [command(launch)]",
+            "notRunning -> inactive  [command(launch)]",
+            "inactive -> active  [command(launch)]",
             "active -> background  [command(enterBackground)]  (lock)  {willResignActive, didEnterBackground}",
             "background -> suspended  [noOutstandingTasks]",
             "suspended -> background  [backgroundWake(fetch)]  {backgroundWake(fetch, wake#1)}",

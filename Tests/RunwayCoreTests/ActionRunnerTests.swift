@@ -59,10 +59,16 @@ import Testing
         try self.runner.attempt { core, now throws(SchedulerError) in
             try core.commandReceived(.launch, for: maps, now: now)
         }
-        // Embedded: the transition, then the first message (L2: one at a time).
-        #expect(self.embedded.calls == ["\(mail) notRunning->active", "deliver \(mail) didFinishLaunching"])
-        // Process: spawn, the transition, its OOM score (P3); a plain process gets no deliveries (A4).
-        #expect(self.processes.calls == ["spawn \(maps)", "\(maps) notRunning->active", "oom \(maps) 0"])
+        // Embedded: the transition to inactive (L9), then the first message (L2: one at a time).
+        #expect(self.embedded.calls == ["\(mail) notRunning->inactive", "deliver \(mail) didFinishLaunching"])
+        // Process: spawn, both steps of the launch (L9) with their OOM scores (P3); a plain process gets no
+        // deliveries (A4) and is not waited for.
+        #expect(
+            self.processes.calls == [
+                "spawn \(maps)", "\(maps) notRunning->inactive", "oom \(maps) 200", "\(maps) inactive->active",
+                "oom \(maps) 0",
+            ]
+        )
         self.returnMessage(mail)
         #expect(self.embedded.calls.last == "deliver \(mail) didBecomeActive")
     }
@@ -153,6 +159,7 @@ import Testing
         runner.onWakeupChanged = { loopTimer = $0 }
         var descriptor = process(mail)
         descriptor.exitsOnSuspend = true
+        descriptor.exitsOnSuspendStyle = .drain
         try runner.register(descriptor)
         // The app returns every message but didEnterBackground and willTerminate.
         func returnAll() {

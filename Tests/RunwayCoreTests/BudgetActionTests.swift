@@ -149,8 +149,8 @@ import Testing
 
     // MARK: E1
 
-    @Test func E1_drainStyleSendsWillTerminateWhereItWouldBeSuspended() throws {
-        var scheduler = try makeScheduler([AppDescriptor(id: mail, exitsOnSuspend: true)])
+    @Test func E2_drainStyleSendsWillTerminateWhereItWouldBeSuspended() throws {
+        var scheduler = try makeScheduler([AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .drain)])
         try scheduler.run(.launch, for: mail, now: at(0))
         try scheduler.run(.resignActive, for: mail, now: at(0))
         let other = try scheduler.commandReceived(.enterBackground, for: mail, now: at(10))
@@ -180,11 +180,12 @@ import Testing
         )
     }
 
-    @Test func E1_drainStyleProcessGetsWillTerminateWhenItsLastTaskEndsThenSIGTERMAndSIGKILLAtItsGrace() throws {
+    @Test func E2_drainStyleProcessGetsWillTerminateWhenItsLastTaskEndsThenSIGTERMAndSIGKILLAtItsGrace() throws {
         let descriptor = AppDescriptor(
             id: mail,
             kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"], speaksProtocol: true)),
-            exitsOnSuspend: true
+            exitsOnSuspend: true,
+            exitsOnSuspendStyle: .drain
         )
         var scheduler = try makeScheduler([descriptor])
         try scheduler.run(.launch, for: mail, now: at(0))
@@ -206,9 +207,10 @@ import Testing
         #expect(scheduler.clockAdvanced(to: at(9)) == [.kill(mail), .cancelWakeup])
     }
 
-    @Test func E1_drainStyleAtTheDeadlineWithSuspendPolicyEndsTheTasksThenSendsWillTerminate() throws {
+    @Test func E2_drainStyleAtTheDeadlineWithSuspendPolicyEndsTheTasksThenSendsWillTerminate() throws {
         let settings = SchedulerSettings(overrunPolicy: .suspend)
-        var scheduler = try makeScheduler([AppDescriptor(id: mail, exitsOnSuspend: true)], settings: settings)
+        let drain = AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .drain)
+        var scheduler = try makeScheduler([drain], settings: settings)
         try scheduler.run(.launch, for: mail, now: at(0))
         let task = scheduler.beginTask("stuck", in: mail, now: at(0))
         try scheduler.run(.enterBackground, for: mail, now: at(0))

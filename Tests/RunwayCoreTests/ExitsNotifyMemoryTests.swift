@@ -2,10 +2,26 @@
 @_spi(Driver) import RunwayTestKit
 import Testing
 
-/// E1 (exits on suspend), N1 (notifications), P3 (memory) and P4 (shutdown) on the core.
+/// E1 and E2 (exits on suspend), N1 (notifications), P3 (memory) and P4 (shutdown) on the core.
 @Suite struct ExitsOnSuspendTests {
-    @Test func E1_drainStyleFinishesTasksThenTerminatesInsteadOfSuspending() throws {
+    @Test func E1_byDefaultHomeTerminatesTheAppWhichNeverEntersTheBackground() throws {
+        // No ExitsOnSuspendStyle anywhere: the default.
         var driver = makeDriver([AppDescriptor(id: mail, exitsOnSuspend: true)]).launched(mail)
+        driver.advance(to: at(1))
+        #expect(driver.beginTask("upload", in: mail) == .invalid)
+        try driver.send(.enterBackground, to: mail)
+        // Expected at t=1: willResignActive, willTerminate; inactive while it runs, then gone; no background.
+        #expect(
+            driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate]
+        )
+        #expect(driver.events.map(\.to) == [.inactive, .active, .inactive, .notRunning])
+        #expect(driver.lastEvent(of: mail)?.cause == .terminated(.exitsOnSuspend))
+        #expect(driver.lastEvent(of: mail)?.at == at(1))
+    }
+
+    @Test func E2_drainStyleFinishesTasksThenTerminatesInsteadOfSuspending() throws {
+        var driver = makeDriver([AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .drain)])
+            .launched(mail)
         let task = driver.beginTask("upload", in: mail)
         try driver.send(.enterBackground, to: mail)
         #expect(driver.state(mail) == .background)
@@ -18,9 +34,9 @@ import Testing
         #expect(driver.lastEvent(of: mail)?.cause == .terminated(.exitsOnSuspend))
     }
 
-    @Test func E1_atTheDeadlineWithSuspendPolicyItTerminatesInstead() throws {
+    @Test func E2_atTheDeadlineWithSuspendPolicyItTerminatesInstead() throws {
         var driver = makeDriver(
-            [AppDescriptor(id: mail, exitsOnSuspend: true)],
+            [AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .drain)],
             settings: SchedulerSettings(overrunPolicy: .suspend)
         ).launched(mail)
         driver.beginTask("stuck", in: mail)
@@ -39,7 +55,7 @@ import Testing
         #expect(
             driver.messages(to: mail) == [.didFinishLaunching, .didBecomeActive, .willResignActive, .willTerminate]
         )
-        #expect(driver.events.map(\.to) == [.active, .inactive, .notRunning])
+        #expect(driver.events.map(\.to) == [.inactive, .active, .inactive, .notRunning])
         #expect(throws: SchedulerError.self) { try driver.send(.launchInBackground, to: mail) }
     }
 

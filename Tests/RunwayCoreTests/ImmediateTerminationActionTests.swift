@@ -171,10 +171,10 @@ import Testing
         #expect(scheduler.clockAdvanced(to: at(7)) == [.kill(mail), .cancelWakeup])
     }
 
-    /// E1/B6: an exits-on-suspend app whose budget ends with a message in flight is sent `willTerminate` at the
-    /// deadline; the message in flight is abandoned (its late return is ignored).
-    @Test func E1_atTheDeadlineAMessageInFlightIsAbandonedForWillTerminate() throws {
-        var core = try makeScheduler([AppDescriptor(id: mail, exitsOnSuspend: true)])
+    /// E2/B6: a drain-style exits-on-suspend app whose budget ends with a message in flight is sent
+    /// `willTerminate` at the deadline; the message in flight is abandoned (its late return is ignored).
+    @Test func E2_atTheDeadlineAMessageInFlightIsAbandonedForWillTerminate() throws {
+        var core = try makeScheduler([AppDescriptor(id: mail, exitsOnSuspend: true, exitsOnSuspendStyle: .drain)])
         try core.run(.launch, for: mail, now: at(0))
         let task = core.beginTask("t", in: mail, now: at(0))
         try core.run(.enterBackground, for: mail, now: at(0))

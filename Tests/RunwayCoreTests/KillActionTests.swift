@@ -165,10 +165,10 @@ import Testing
     @Test func L6_processThatExitsWithAMessageInFlightIgnoresTheLateAcknowledgement() throws {
         var scheduler = try makeScheduler([protocolApp])
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
-        // Expected: publish active -> notRunning; didBecomeActive is never delivered.
+        // Expected: publish inactive -> notRunning (still launching, L9); didBecomeActive is never delivered.
         #expect(
             scheduler.processExited(mail, exit: .exited(1), now: at(1)) == [
-                published(mail, .active, .notRunning, .terminated(.exited(1)), at: at(1), exit: .exited(1))
+                published(mail, .inactive, .notRunning, .terminated(.exited(1)), at: at(1), exit: .exited(1))
             ]
         )
         #expect(scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1)) == [])

@@ -10,7 +10,12 @@ import Testing
         AppDescriptor(id: "com.example.embedded"),
         AppDescriptor(id: "com.example.protocol", kind: .process(ProcessSpec(arguments: ["a"], speaksProtocol: true))),
         AppDescriptor(id: "com.example.plain", kind: .process(ProcessSpec(arguments: ["b"]))),
-        AppDescriptor(id: "com.example.drain", exitsOnSuspend: true, backgroundTimeBudget: .seconds(4)),
+        AppDescriptor(
+            id: "com.example.drain",
+            exitsOnSuspend: true,
+            exitsOnSuspendStyle: .drain,
+            backgroundTimeBudget: .seconds(4)
+        ),
         AppDescriptor(id: "com.example.immediate", exitsOnSuspend: true, exitsOnSuspendStyle: .immediate),
         AppDescriptor(id: "com.example.audio", backgroundModes: ["audio"]),
         AppDescriptor(id: "com.example.short", backgroundTimeBudget: .milliseconds(700)),

@@ -28,18 +28,14 @@ import Testing
             // Expected: nothing a tick early (B9).
             #expect(scheduler.clockAdvanced(to: at(now + delay) - .nanoseconds(1)) == [])
             now += delay
-            // Expected: at the instant, the app is launched again into the foreground, cause restart(n).
+            // Expected: at the instant, the app is launched again into the foreground through inactive (L9), cause
+            // restart(n) on both steps.
             #expect(
                 scheduler.clockAdvanced(to: at(now)) == [
                     .spawn(mail),
-                    published(
-                        mail,
-                        .notRunning,
-                        .active,
-                        .restart(attempt),
-                        at: at(now),
-                        [.didFinishLaunching, .didBecomeActive]
-                    ),
+                    published(mail, .notRunning, .inactive, .restart(attempt), at: at(now), [.didFinishLaunching]),
+                    .setOOMScoreAdjust(mail, 200),
+                    published(mail, .inactive, .active, .restart(attempt), at: at(now), [.didBecomeActive]),
                     .setOOMScoreAdjust(mail, 0),
                     .cancelWakeup,
                 ],
@@ -122,14 +118,9 @@ import Testing
         #expect(
             actions == [
                 .spawn(mail),
-                published(
-                    mail,
-                    .notRunning,
-                    .active,
-                    .command(.launch),
-                    at: at(5),
-                    [.didFinishLaunching, .didBecomeActive]
-                ),
+                published(mail, .notRunning, .inactive, .command(.launch), at: at(5), [.didFinishLaunching]),
+                .setOOMScoreAdjust(mail, 200),
+                published(mail, .inactive, .active, .command(.launch), at: at(5), [.didBecomeActive]),
                 .setOOMScoreAdjust(mail, 0),
                 .cancelWakeup,
             ]

@@ -21,11 +21,14 @@ import Testing
                 }
             )
         case .active:
+            // Active once didFinishLaunching returned (L9), with didBecomeActive in flight and a warning queued.
             let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
+            let active = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(0))
+            _ = scheduler.memoryWarningRaised(now: at(0))
             return (
                 scheduler, [.activate, .resignActive, .enterBackground, .terminate],
                 {
-                    $0.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
+                    $0.acknowledge(.didBecomeActive, of: mail, in: active, now: at(1))
                 }
             )
         case .inactive:
@@ -79,23 +82,17 @@ import Testing
         // The probes' own lists, exactly.
         switch state {
         case .notRunning:
-            // Expected: publish notRunning -> active at 1, didFinishLaunching.
+            // Expected: publish notRunning -> inactive at 1 (L9), didFinishLaunching.
             #expect(
                 expected == [
-                    published(
-                        mail,
-                        .notRunning,
-                        .active,
-                        .command(.launch),
-                        at: at(1),
-                        [.didFinishLaunching, .didBecomeActive]
-                    ),
+                    published(mail, .notRunning, .inactive, .command(.launch), at: at(1), [.didFinishLaunching]),
                     .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: expected)),
                 ]
             )
         case .active:
-            // Expected: didBecomeActive follows didFinishLaunching.
-            #expect(expected == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: expected))])
+            // Expected: the queued memory warning follows didBecomeActive.
+            let warning = Message.didReceiveMemoryWarning
+            #expect(expected == [.deliver(mail, warning, token(warning, to: mail, in: expected))])
         case .inactive:
             // Expected: publish inactive -> active; didBecomeActive waits for willResignActive (L2).
             #expect(
@@ -150,13 +147,14 @@ import Testing
     @Test func L1_activateOnAnActiveAppIsANoOpEvenWithAMessageInFlight() throws {
         var scheduler = try makeScheduler()
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
+        let active = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(0))
         var untouched = scheduler
         // Expected: nothing.
         #expect(try scheduler.commandReceived(.activate, for: mail, now: at(1)) == [])
-        // Expected: the next event is as if activate was never sent: didBecomeActive, once.
-        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(2))
-        #expect(finished == untouched.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(2)))
-        #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
+        // Expected: the next event is as if activate was never sent: didBecomeActive was the only one.
+        let finished = scheduler.acknowledge(.didBecomeActive, of: mail, in: active, now: at(2))
+        #expect(finished == untouched.acknowledge(.didBecomeActive, of: mail, in: active, now: at(2)))
+        #expect(finished == [])
     }
 
     // MARK: L2
@@ -167,7 +165,13 @@ import Testing
         let launched = token(.didFinishLaunching, to: mail, in: launch)
         // Expected: queued behind didFinishLaunching: nothing delivered.
         #expect(scheduler.memoryWarningRaised(now: at(0)) == [])
-        // Expected: published at once, willResignActive queued.
+        // Expected: published at once, didBecomeActive then willResignActive queued (the activation replaces the
+        // launch's own step, L9).
+        #expect(
+            try scheduler.commandReceived(.activate, for: mail, now: at(0)) == [
+                published(mail, .inactive, .active, .command(.activate), at: at(0), [.didBecomeActive])
+            ]
+        )
         #expect(
             try scheduler.commandReceived(.resignActive, for: mail, now: at(0)) == [
                 published(mail, .active, .inactive, .command(.resignActive), at: at(0), [.willResignActive])
@@ -178,14 +182,14 @@ import Testing
         #expect(scheduler.messageReturned(unknown, from: mail, now: at(1)) == [])
         #expect(scheduler.messageReturned(launched, from: maps, now: at(1)) == [])
         let first = scheduler.messageReturned(launched, from: mail, now: at(1))
-        // Expected: then, one per return, in queue order: didBecomeActive, didReceiveMemoryWarning,
+        // Expected: then, one per return, in queue order: didReceiveMemoryWarning, didBecomeActive,
         // willResignActive; a duplicate return of an earlier token changes nothing.
-        #expect(first == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: first))])
-        #expect(scheduler.messageReturned(launched, from: mail, now: at(1)) == [])
-        let second = scheduler.acknowledge(.didBecomeActive, of: mail, in: first, now: at(2))
         let warning = Message.didReceiveMemoryWarning
-        #expect(second == [.deliver(mail, warning, token(warning, to: mail, in: second))])
-        let third = scheduler.acknowledge(warning, of: mail, in: second, now: at(3))
+        #expect(first == [.deliver(mail, warning, token(warning, to: mail, in: first))])
+        #expect(scheduler.messageReturned(launched, from: mail, now: at(1)) == [])
+        let second = scheduler.acknowledge(warning, of: mail, in: first, now: at(2))
+        #expect(second == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: second))])
+        let third = scheduler.acknowledge(.didBecomeActive, of: mail, in: second, now: at(3))
         #expect(third == [.deliver(mail, .willResignActive, token(.willResignActive, to: mail, in: third))])
         #expect(scheduler.acknowledge(.willResignActive, of: mail, in: third, now: at(4)) == [])
         // Every delivery has its own token.

@@ -6,66 +6,15 @@ import Testing
 /// protocol processes await each message (L2); plain processes get no deliveries. Defaults: budget 30 s,
 /// warning lead 5 s, BackgroundEntryGrace 5 s.
 @Suite struct TransitionActionTests {
-    private let launchMessages: [Message] = [.didFinishLaunching, .didBecomeActive]
-
-    // MARK: notRunning -> active (launch)
-
-    @Test func S2_launchEmbeddedPublishesThenDeliversDidFinishLaunchingThenDidBecomeActive() throws {
-        var scheduler = try makeScheduler()
-        let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
-        // Expected: the transition is published at once, then didFinishLaunching alone is delivered (L2).
-        #expect(
-            launch == [
-                published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
-                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
-            ]
-        )
-        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
-        // Expected: didBecomeActive, only when didFinishLaunching returned.
-        #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
-        // Expected: nothing left.
-        #expect(scheduler.acknowledge(.didBecomeActive, of: mail, in: finished, now: at(2)) == [])
-        #expect(scheduler.state(of: mail) == .active)
-    }
-
-    @Test func S2_launchProtocolProcessSpawnsThenPublishesThenDelivers() throws {
-        var scheduler = try makeScheduler([protocolApp])
-        let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
-        // Expected: spawn, publish notRunning -> active, didFinishLaunching.
-        #expect(
-            launch == [
-                .spawn(mail),
-                published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
-                .setOOMScoreAdjust(mail, 0),
-                .deliver(mail, .didFinishLaunching, token(.didFinishLaunching, to: mail, in: launch)),
-            ]
-        )
-        let finished = scheduler.acknowledge(.didFinishLaunching, of: mail, in: launch, now: at(1))
-        // Expected: didBecomeActive.
-        #expect(finished == [.deliver(mail, .didBecomeActive, token(.didBecomeActive, to: mail, in: finished))])
-        #expect(scheduler.acknowledge(.didBecomeActive, of: mail, in: finished, now: at(1)) == [])
-    }
-
-    @Test func S2_launchPlainProcessSpawnsAndPublishesWithoutDeliveries() throws {
-        var scheduler = try makeScheduler([plainApp])
-        // Expected: spawn, publish (the messages are recorded, never delivered nor awaited: L2, A4).
-        #expect(
-            try scheduler.commandReceived(.launch, for: mail, now: at(0)) == [
-                .spawn(mail),
-                published(mail, .notRunning, .active, .command(.launch), at: at(0), self.launchMessages),
-                .setOOMScoreAdjust(mail, 0),
-            ]
-        )
-        #expect(scheduler.state(of: mail) == .active)
-    }
+    // MARK: notRunning -> inactive -> active (launch; its steps are L9's, in LaunchActionTests)
 
     @Test func S2_launchProcessThatCannotStartGoesBackToNotRunning() throws {
         var scheduler = try makeScheduler([protocolApp])
         let launch = try scheduler.commandReceived(.launch, for: mail, now: at(0))
-        // Expected: publish active -> notRunning, reason spawnFailed, no message, no exit status.
+        // Expected: publish inactive -> notRunning (L9), reason spawnFailed, no message, no exit status.
         #expect(
             scheduler.spawnFailed(mail, error: "ENOENT", now: at(0)) == [
-                published(mail, .active, .notRunning, .terminated(.spawnFailed("ENOENT")), at: at(0))
+                published(mail, .inactive, .notRunning, .terminated(.spawnFailed("ENOENT")), at: at(0))
             ]
         )
         // Expected: the abandoned didFinishLaunching's late return is ignored.

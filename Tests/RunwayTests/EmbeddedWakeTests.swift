@@ -48,6 +48,8 @@ import Testing
         let delegate = WakeDelegate()
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
         let token = try scheduler.wake(self.mail, for: .remoteNotification, payload: #"{"id":1}"#)
@@ -72,6 +74,7 @@ import Testing
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
         #expect(await eventually { scheduler.status().first?.nextRefresh != nil })
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let refreshed = await watcher.first { $0.cause == .backgroundWake(.refresh) }
         let woken = ContinuousClock.now

