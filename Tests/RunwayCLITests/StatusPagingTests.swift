@@ -65,4 +65,24 @@ import Testing
         #expect(reply.matched == 1_005 && reply.next == nil)
         #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
     }
+
+    @Test func watchShowsATransitionItLearnsFromTheEventStream() throws {
+        let daemon = try Self.daemon(apps: 3)
+        defer { daemon.close() }
+        let watch = try CLIDaemonConventionsTests.Watch(["--socket", daemon.socket, "--json"])
+        defer { watch.close() }
+        try waitUntil("a first frame\n\(watch.stdout)") { !watch.stdout.isEmpty }
+        #expect(try daemon.cli("launch", "com.example.app1").status == 0)
+        // The watch asks again only for the app the events named; its next frames show it active.
+        try waitUntil("app1 active in a frame\n\(watch.stdout)\n\(watch.stderr)") {
+            watch.stdout.split(separator: "\n").contains { line in
+                guard let reply = try? JSONDecoder().decode(ControlReply.self, from: Data(line.utf8)) else {
+                    return false
+                }
+                return reply.apps?.first { $0.app == "com.example.app1" }?.state == "active"
+                    && reply.apps?.count == 3
+            }
+        }
+        #expect(try daemon.stop(SIGTERM) == 0, "\(daemon.output)")
+    }
 }
