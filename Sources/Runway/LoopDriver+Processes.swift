@@ -59,6 +59,11 @@ extension LoopDriver {
         return self.supervisor?.statusOfEveryApp() ?? [:]
     }
 
+    func processStatus(of app: AppID) -> ProcessStatus? {
+        self.assertOnLoop()
+        return self.supervisor?.status(of: app)
+    }
+
     /// Starts sampling memory pressure if configured (P3). Called once, on the loop, after init.
     func startMemoryMonitor() {
         self.assertOnLoop()

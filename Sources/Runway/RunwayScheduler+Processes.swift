@@ -38,4 +38,14 @@ extension RunwayScheduler {
     public func processes() -> [AppID: ProcessStatus] {
         self.bridge.sync { $0.processStatus() } ?? [:]
     }
+
+    /// `processes()` for the listed apps only (O(apps listed)); an app that is not a process app is left out.
+    @_spi(Processes)
+    public func processes(of apps: [AppID]) -> [AppID: ProcessStatus] {
+        self.bridge.sync { driver in
+            var result: [AppID: ProcessStatus] = [:]
+            for app in apps { result[app] = driver.processStatus(of: app) }
+            return result
+        } ?? [:]
+    }
 }

@@ -180,6 +180,19 @@ public final class RunwayScheduler: Sendable {
         self.bridge.sync { $0.status(taskLimit: taskLimit) } ?? []
     }
 
+    /// One page of `status`: the apps `query` selects, at most `query.limit` of them snapshotted (O(apps) compares
+    /// plus O(limit) snapshots on the loop), and how many matched. An empty page after shutdown.
+    package func statusPage(_ query: StatusQuery) -> StatusPage {
+        self.bridge.sync { $0.runner.core.statusPage(query, now: $0.loop.now()) }
+            ?? StatusPage(statuses: [], matched: 0, next: nil)
+    }
+
+    /// The apps registered after the first `count`, in registration order (apps are never removed): O(new apps),
+    /// for a caller that keeps a row per app. Empty after shutdown.
+    package func appIDs(after count: Int) -> [AppID] {
+        self.bridge.sync { $0.runner.core.appIDs(after: count) } ?? []
+    }
+
     /// A new subscription to the transition events (L8), from now on. Each subscriber buffers up to 4,096
     /// events and loses the oldest beyond that. The stream finishes when the scheduler shuts down.
     public func transitions() -> AsyncStream<TransitionEvent> {

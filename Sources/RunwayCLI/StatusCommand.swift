@@ -24,7 +24,13 @@ struct StatusCommand: ParsableCommand {
             long termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
             (Docs/ControlProtocol.md). --watch redraws the table in place every --interval seconds, under a line with \
             the time, until interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json \
-            it prints one JSON line per reply (JSON lines).
+            it prints one JSON line per redraw (JSON lines). It follows the daemon's events: each redraw asks again \
+            only for the apps that moved and advances the time columns of the others.
+
+            --state S and --app PATTERN (* any run, ? one character) list only the apps that match; the daemon \
+            counts them all ("matched"). It lists at most \(StatusCommand.pageLimit) apps per reply \
+            (statusPageLimit): without --limit this asks page after page and shows every app; --limit N asks for \
+            one page of N and says under the table how many matched and the --after for the next page.
 
             Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
             14 suspended, 15 terminating (any state). Without APP: 0. Either way: 1 unknown app or another refusal, \
@@ -49,6 +55,35 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "List every outstanding background task of each app, not only the first 16.")
     var tasks = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Only apps in this state (notRunning, inactive, active, background, suspended).",
+            valueName: "state"
+        ),
+        completion: .list(["notRunning", "inactive", "active", "background", "suspended"])
+    )
+    var state: String?
+
+    @Option(
+        name: .customLong("app"),
+        help: ArgumentHelp(
+            "Only apps whose bundle identifier matches (* any run, ? one character).",
+            valueName: "pattern"
+        )
+    )
+    var pattern: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Show at most this many apps (1...1000; one request); without it every page.",
+            valueName: "count"
+        )
+    )
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("Start after this app (a reply's next), with --limit.", valueName: "app"))
+    var after: String?
+
     @Flag(help: "Redraw in place until interrupted.")
     var watch = false
 
@@ -59,6 +94,17 @@ struct StatusCommand: ParsableCommand {
         guard self.interval >= 0.1, self.interval <= 3_600 else {
             throw ValidationError("--interval must be within 0.1...3600 seconds, got \(self.interval)")
         }
+        if let limit = self.limit, !(1...Self.pageLimit).contains(limit) {
+            throw ValidationError(
+                "--limit must be within 1...\(Self.pageLimit), the most apps in one status reply (statusPageLimit)"
+            )
+        }
+        if self.after != nil, self.limit == nil {
+            throw ValidationError("--after needs --limit (without it every page is shown)")
+        }
+        if self.app != nil, self.state != nil || self.pattern != nil || self.limit != nil {
+            throw ValidationError("--state, --app and --limit select among every app; not with APP")
+        }
     }
 
     func run() throws {
@@ -68,12 +114,17 @@ struct StatusCommand: ParsableCommand {
             command: "status",
             app: self.app,
             history: self.json ? true : nil,
-            tasks: self.tasks ? true : nil
+            tasks: self.tasks ? true : nil,
+            state: self.state,
+            appPattern: self.pattern,
+            limit: self.limit,
+            after: self.after
         )
         guard self.watch else {
-            let reply = try self.connection.request(request)
+            let reply = try self.pages(request, on: try self.connection.connect())
             // One app: the describe-style view (StatusDescribe.swift); every app: the table.
-            let text = self.app == nil ? StatusTable.render(reply) : StatusDescribe.render(reply)
+            var text = self.app == nil ? StatusTable.render(reply) : StatusDescribe.render(reply)
+            if self.app == nil, let note = Self.cutNote(reply, limit: self.limit) { text += note + "\n" }
             writeOut(self.json ? self.jsonText(reply) + "\n" : text)
             if let app = self.app, let row = reply.apps?.first(where: { $0.app == app }) {
                 throw ExitCode(row.terminating != nil ? Self.terminatingExitCode : Self.exitCodes[row.state] ?? 1)

@@ -10,6 +10,7 @@ struct OperationsPlist: Decodable {
     var metricsIdleTimeout: Double?
     var logLevel: String?
     var logFormat: String?
+    var metricsPerApp: String?
 
     enum CodingKeys: String, CodingKey {
         case metricsAddress = "MetricsAddress"
@@ -19,6 +20,7 @@ struct OperationsPlist: Decodable {
         case metricsIdleTimeout = "MetricsIdleTimeout"
         case logLevel = "LogLevel"
         case logFormat = "LogFormat"
+        case metricsPerApp = "MetricsPerApp"
     }
 
     enum Key {
@@ -48,12 +50,13 @@ struct OperationsPlist: Decodable {
         )
         static let logLevel = PlistKeySpec(CodingKeys.logLevel, expected: Expected.oneOf(DaemonLogLevel.self))
         static let logFormat = PlistKeySpec(CodingKeys.logFormat, expected: Expected.oneOf(DaemonLogFormat.self))
+        static let metricsPerApp = PlistKeySpec(CodingKeys.metricsPerApp, expected: Expected.oneOf(MetricsPerApp.self))
     }
 
     /// The specs, appended to `Runway.plist`'s schema so that these keys are known (not warned about).
     static let specs = [
         Key.metricsAddress, Key.metricsConnectionLimit, Key.metricsPeerConnectionLimit, Key.metricsRequestByteLimit,
-        Key.metricsIdleTimeout, Key.logLevel, Key.logFormat,
+        Key.metricsIdleTimeout, Key.logLevel, Key.logFormat, Key.metricsPerApp,
     ]
 
     /// Decodes and validates these keys of `file`.
@@ -96,7 +99,9 @@ struct OperationsPlist: Decodable {
                 ?? OperationsSettings.defaultMetricsRequestByteLimit,
             metricsIdleTimeout: idle ?? OperationsSettings.defaultMetricsIdleTimeout,
             logLevel: try file.choice(plist.logLevel, key: Key.logLevel, as: DaemonLogLevel.self),
-            logFormat: try file.choice(plist.logFormat, key: Key.logFormat, as: DaemonLogFormat.self) ?? .text
+            logFormat: try file.choice(plist.logFormat, key: Key.logFormat, as: DaemonLogFormat.self) ?? .text,
+            metricsPerApp: try file.choice(plist.metricsPerApp, key: Key.metricsPerApp, as: MetricsPerApp.self)
+                ?? .state
         )
     }
 }

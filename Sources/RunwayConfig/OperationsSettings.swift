@@ -24,6 +24,9 @@ package struct OperationsSettings: Hashable, Sendable {
     package var logLevel: DaemonLogLevel?
     /// `LogFormat`: `text` (default) or `json`, one object per line.
     package var logFormat: DaemonLogFormat
+    /// `MetricsPerApp`: which series `GET /metrics` has for each app: `state` (the default, one series an app)
+    /// or `all` (seven an app: the state, tasks, crash loop, containment and three counters).
+    package var metricsPerApp: MetricsPerApp
 
     package static let defaultMetricsConnectionLimit = 16
     package static let defaultMetricsPeerConnectionLimit = 8
@@ -45,7 +48,8 @@ package struct OperationsSettings: Hashable, Sendable {
         metricsRequestByteLimit: Int = OperationsSettings.defaultMetricsRequestByteLimit,
         metricsIdleTimeout: TimeSpan = OperationsSettings.defaultMetricsIdleTimeout,
         logLevel: DaemonLogLevel? = nil,
-        logFormat: DaemonLogFormat = .text
+        logFormat: DaemonLogFormat = .text,
+        metricsPerApp: MetricsPerApp = .state
     ) {
         precondition(Self.metricsConnectionLimits.contains(metricsConnectionLimit), "bad metricsConnectionLimit")
         precondition(
@@ -64,7 +68,15 @@ package struct OperationsSettings: Hashable, Sendable {
         self.metricsIdleTimeout = metricsIdleTimeout
         self.logLevel = logLevel
         self.logFormat = logFormat
+        self.metricsPerApp = metricsPerApp
     }
+}
+
+/// `MetricsPerApp`: the per-app detail of `GET /metrics`. Prometheus keeps every label set as a series of its
+/// own, so the default keeps one series an app (its state) and the aggregates; `all` adds the six per-app series
+/// a small fleet may want (Docs/Operations.md lists both).
+package enum MetricsPerApp: String, CaseIterable, Hashable, Sendable {
+    case state, all
 }
 
 /// The levels of `LogLevel` and `runway run --log-level`, swift-log's, lowest first.

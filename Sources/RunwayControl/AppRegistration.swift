@@ -73,9 +73,9 @@ func schedulerSettings(for configuration: RunwayConfiguration) -> SchedulerSetti
     return settings
 }
 
-/// pid and suspension details per process app.
-func processRows(of scheduler: RunwayScheduler) -> [AppID: ProcessRow] {
-    scheduler.processes().mapValues {
+/// pid and suspension details per process app; of the listed `apps` only when given (O(apps listed)).
+func processRows(of scheduler: RunwayScheduler, apps: [AppID]? = nil) -> [AppID: ProcessRow] {
+    (apps.map { scheduler.processes(of: $0) } ?? scheduler.processes()).mapValues {
         ProcessRow(
             pid: $0.pid,
             mechanism: $0.mechanism?.rawValue,

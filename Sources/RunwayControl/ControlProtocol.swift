@@ -64,6 +64,14 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     /// For `status`: list every outstanding task of each app. Absent or false: the first
     /// `ControlService.statusTaskLimit` per app, with `tasksTotal` counting them all.
     package var tasks: Bool?
+    /// For `status`: only apps in this state (`notRunning`, `inactive`, `active`, `background`, `suspended`).
+    package var state: String?
+    /// For `status`: only apps whose bundle identifier matches this pattern (`*` any run, `?` one character).
+    package var appPattern: String?
+    /// For `status`: the most apps in the reply, 1 ... `ControlService.statusPageLimit` (also the default).
+    package var limit: Int?
+    /// For `status`: the page starts after this app (the previous reply's `next`), in registration order.
+    package var after: String?
 
     package init(
         command: String,
@@ -81,7 +89,11 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         stream: String? = nil,
         reason: String? = nil,
         history: Bool? = nil,
-        tasks: Bool? = nil
+        tasks: Bool? = nil,
+        state: String? = nil,
+        appPattern: String? = nil,
+        limit: Int? = nil,
+        after: String? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -100,6 +112,10 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.reason = reason
         self.history = history
         self.tasks = tasks
+        self.state = state
+        self.appPattern = appPattern
+        self.limit = limit
+        self.after = after
     }
 }
 
@@ -181,8 +197,12 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var error: ControlErrorPayload?
     /// `status`: the daemon.
     package var daemon: DaemonInfo?
-    /// `status`: every app (or the one asked for), in registration order.
+    /// `status`: the apps of this page that match (or the one asked for), in registration order.
     package var apps: [AppStatusPayload]?
+    /// `status`: how many apps match the filter in all, on every page.
+    package var matched: Int?
+    /// `status`: when more matching apps follow this page, its last app: the `after` of the next request.
+    package var next: String?
     /// App commands: the app's state once the command was accepted (messages are delivered afterwards).
     package var state: String?
     /// A device-wide user action (no `app`): the apps it reached, in registration order; empty when none.

@@ -7,6 +7,7 @@ extension ControlRequest {
         case reason
         case history
         case tasks
+        case state, appPattern, limit, after
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -29,7 +30,11 @@ extension ControlRequest {
             stream: try container.decodeIfPresent(String.self, forKey: .stream),
             reason: try container.decodeIfPresent(String.self, forKey: .reason),
             history: try container.decodeIfPresent(Bool.self, forKey: .history),
-            tasks: try container.decodeIfPresent(Bool.self, forKey: .tasks)
+            tasks: try container.decodeIfPresent(Bool.self, forKey: .tasks),
+            state: try container.decodeIfPresent(String.self, forKey: .state),
+            appPattern: try container.decodeIfPresent(String.self, forKey: .appPattern),
+            limit: try container.decodeInteger(Int.self, forKey: .limit),
+            after: try container.decodeIfPresent(String.self, forKey: .after)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

@@ -158,12 +158,7 @@ final class ControlService: @unchecked Sendable {
         do throws(SchedulerError) {
             switch command {
             case .status:
-                return self.statusReply(
-                    app: app,
-                    history: request.history ?? (app != nil),
-                    allTasks: request.tasks ?? false,
-                    id: id
-                )
+                return self.statusReply(request, app: app, id: id)
             case .events:
                 self.subscribers.insert(connection)
                 var reply = ControlReply(id: id, ok: true)
@@ -222,20 +217,6 @@ final class ControlService: @unchecked Sendable {
         if let failure = self.spawnFailureReply(command, app: app, id: id) { return failure }
         var reply = ControlReply(id: id, ok: true)
         reply.state = self.scheduler.status(taskLimit: 0).first { $0.app == app }?.state.rawValue
-        return reply
-    }
-
-    private func statusReply(app: AppID?, history: Bool, allTasks: Bool, id: Int?) -> ControlReply {
-        let statuses = self.scheduler.status(taskLimit: allTasks ? .max : Self.statusTaskLimit)
-        let rows = processRows(of: self.scheduler)
-        var reply = ControlReply(id: id, ok: true)
-        reply.daemon = self.info()
-        let selected = app.map { app in statuses.filter { $0.app == app } } ?? statuses
-        if let app, selected.isEmpty {
-            return .failure("unknownApp", "unknownApp: no app '\(app)' is registered", id: id)
-        }
-        reply.apps = selected.map { AppStatusPayload($0, process: rows[$0.app]) }
-        self.addRuns(to: &reply, statuses: selected, history: history)
         return reply
     }
 

@@ -68,6 +68,12 @@ public struct Scheduler {
     /// The registered apps, in registration order.
     public var appIDs: [AppID] { self.apps.map(\.id) }
 
+    /// The apps registered after the first `count`, in registration order. Apps are never removed, so a caller
+    /// that keeps a row per app reads only the new ones: O(new apps).
+    public func appIDs(after count: Int) -> [AppID] {
+        count < self.apps.count ? self.apps[max(0, count)...].map(\.id) : []
+    }
+
     /// The app's descriptor, or nil for an unknown app. O(1).
     public func descriptor(of app: AppID) -> AppDescriptor? {
         self.appIndex[app].map { self.apps[$0].descriptor }

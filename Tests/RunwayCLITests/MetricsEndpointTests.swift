@@ -12,7 +12,8 @@ import Testing
     @Test func metricsAfterAScriptedScenarioHaveTheRightValuesAndPassPromtool() throws {
         // A 1 s budget with a 0.5 s warning: the expiration runs on real deadlines (lateness samples).
         let daemon = try DaemonProcess(
-            settings: "<key>BackgroundTimeBudget</key><real>1</real><key>ExpirationWarningLead</key><real>0.5</real>",
+            settings: "<key>BackgroundTimeBudget</key><real>1</real><key>ExpirationWarningLead</key><real>0.5</real>"
+                + "<key>MetricsPerApp</key><string>all</string>",
             arguments: ["--metrics-address", "127.0.0.1:0"]
         )
         defer { daemon.close() }
@@ -35,9 +36,7 @@ import Testing
         let text = answer.body
         let expected: [(String, Double)] = [
             ("runway_app_state{app=\"\(Self.alpha)\",state=\"notRunning\"}", 1),
-            ("runway_app_state{app=\"\(Self.alpha)\",state=\"background\"}", 0),
             ("runway_app_state{app=\"\(Self.beta)\",state=\"active\"}", 1),
-            ("runway_app_state{app=\"\(Self.beta)\",state=\"notRunning\"}", 0),
             ("runway_app_background_tasks{app=\"\(Self.alpha)\"}", 0),
             ("runway_app_background_tasks{app=\"\(Self.beta)\"}", 1),
             ("runway_transitions_total{from=\"notRunning\",to=\"inactive\",cause=\"command\"}", 2),
@@ -53,11 +52,16 @@ import Testing
             ("runway_app_budget_overruns_total{app=\"\(Self.beta)\"}", 0),
             ("runway_app_restarts_total{app=\"\(Self.alpha)\"}", 0),
             ("runway_apps", 2),
+            ("runway_apps_in_state{state=\"notRunning\"}", 1),
+            ("runway_apps_in_state{state=\"active\"}", 1),
             ("runway_metrics_scrapes_total", 1),
         ]
         for (series, value) in expected {
             #expect(sample(text, series) == value, "\(series)\n\(text)")
         }
+        // One state series per app: none for the states an app is not in.
+        #expect(sample(text, "runway_app_state{app=\"\(Self.alpha)\",state=\"background\"}") == nil, "\(text)")
+        #expect(sample(text, "runway_app_state{app=\"\(Self.beta)\",state=\"notRunning\"}") == nil, "\(text)")
         // The warning and the deadline were served by the loop's wake-up: two lateness samples at least, each
         // under a second.
         let lateness = try #require(sample(text, "runway_deadline_lateness_seconds_count"), "\(text)")
@@ -82,7 +86,8 @@ import Testing
                     + "<string>exit 3</string></array>"
                     + "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0.2</real>"
             ],
-            settings: "<key>RestartBackoffLimit</key><real>0.8</real><key>CrashLoopThreshold</key><integer>2</integer>",
+            settings: "<key>RestartBackoffLimit</key><real>0.8</real><key>CrashLoopThreshold</key><integer>2</integer>"
+                + "<key>MetricsPerApp</key><string>all</string>",
             arguments: ["--metrics-address", "127.0.0.1:0"]
         )
         defer { daemon.close() }

@@ -4,7 +4,7 @@ import RunwayTestKit
 import Testing
 
 /// The keys of the daemon's metrics endpoint and log in `Runway.plist` (Docs/Operations.md): `MetricsAddress`,
-/// its three limits, `LogLevel` and `LogFormat`.
+/// its three limits, `LogLevel`, `LogFormat` and `MetricsPerApp`.
 @Suite struct OperationsKeyTests {
     @Test func operationsKeysMapToTheirSettings() throws {
         let config = try TemporaryConfig()
@@ -20,6 +20,7 @@ import Testing
                 <key>MetricsIdleTimeout</key><real>2.5</real>
                 <key>LogLevel</key><string>debug</string>
                 <key>LogFormat</key><string>json</string>
+                <key>MetricsPerApp</key><string>all</string>
                 """
             )
         )
@@ -34,7 +35,8 @@ import Testing
                     metricsRequestByteLimit: 2_048,
                     metricsIdleTimeout: .milliseconds(2_500),
                     logLevel: .debug,
-                    logFormat: .json
+                    logFormat: .json,
+                    metricsPerApp: .all
                 )
         )
     }
@@ -51,6 +53,7 @@ import Testing
         #expect(operations.metricsIdleTimeout == .seconds(Int64(10)))
         #expect(operations.logLevel == nil)
         #expect(operations.logFormat == .text)
+        #expect(operations.metricsPerApp == .state)
     }
 
     @Test(arguments: [
@@ -79,6 +82,7 @@ import Testing
         ("MetricsIdleTimeout", "<integer>3601</integer>", "integer 3601", "at most 3600"),
         ("LogLevel", "<string>verbose</string>", "string \"verbose\"", "one of \"trace\", \"debug\", \"info\""),
         ("LogFormat", "<string>JSON</string>", "string \"JSON\"", "one of \"text\", \"json\""),
+        ("MetricsPerApp", "<string>every</string>", "string \"every\"", "one of \"state\", \"all\""),
     ])
     func aBadValueIsRejectedNamingTheKeyAndWhatIsExpected(
         key: String,

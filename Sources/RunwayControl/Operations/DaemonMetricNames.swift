@@ -12,7 +12,8 @@ enum DaemonMetricNames {
     static let deadlineLateness = "runway_deadline_lateness_seconds"
     static let appLogLinesRefused = "runway_app_log_lines_refused_total"
 
-    // Recorded by the daemon (DaemonMetrics.swift).
+    // Recorded by the daemon: the per-app rows and their aggregates (AppMetricsTable, never registered) and
+    // the daemon's own counters (DaemonMetrics.swift).
     static let appState = "runway_app_state"
     static let appTasks = "runway_app_background_tasks"
     static let appExpirations = "runway_app_budget_expirations_total"
@@ -21,6 +22,7 @@ enum DaemonMetricNames {
     static let appCrashLooping = "runway_app_crash_looping"
     static let appContained = "runway_app_contained"
     static let apps = "runway_apps"
+    static let appsInState = "runway_apps_in_state"
     static let loopBusy = "runway_loop_busy_seconds_total"
     static let scrapes = "runway_metrics_scrapes_total"
 
@@ -36,8 +38,8 @@ enum DaemonMetricNames {
             + "(it could not be opened, a write failed, or it is at LogFileSizeLimit with rotation blocked), by "
             + "stream; runway logs still has them.",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
-        appState: "1 for the state each app is in now, 0 for the other four (notRunning, inactive, active, "
-            + "background, suspended).",
+        appState: "1 for the state each app is in now (notRunning, inactive, active, background, suspended); one "
+            + "series per app.",
         appTasks: "Background tasks the app holds now (begun and not ended).",
         appExpirations: "Budget deadlines the app reached in the background: suspended or exited (cause "
             + "budgetExpired) or terminated (budgetOverrun).",
@@ -48,6 +50,7 @@ enum DaemonMetricNames {
         appContained: "Process apps: 1 when the app is contained (a cgroup of its own, a user other than root and "
             + "the daemon's), else 0 (Docs/Security.md).",
         apps: "Apps registered with the daemon.",
+        appsInState: "Apps in each state now (notRunning, inactive, active, background, suspended).",
         loopBusy: "Seconds the scheduler's loop thread spent outside its kernel wait since the daemon started: "
             + "its rate is the loop's utilisation (0 to 1).",
         scrapes: "GET /metrics requests served, this one included.",

@@ -1,5 +1,6 @@
 import Prometheus
 @_spi(Processes) import Runway
+import RunwayConfig
 @_spi(Driver) @_spi(Processes) import RunwayCore
 import Synchronization
 
@@ -10,13 +11,21 @@ import Synchronization
 /// one process never share counters; `runway run` also bootstraps `MetricsSystem` with `factory` so that a
 /// library's metrics land in the same export.
 ///
-/// Threading: any thread. `observe(_:)` is called on the loop thread (a transition observer); `render()` on the
-/// metrics server's thread, which hops to the loop (twice, microseconds) for the per-app snapshot and the loop's
-/// idle time. Time: the loop's monotonic clock for the utilisation counter.
+/// The per-app series are not in the registry: `AppMetricsTable` keeps a row per app, updated by each
+/// transition, and writes them after the registry's text. A scrape registers nothing and looks up two counters
+/// whatever the number of apps (`MetricsPerApp` `state`); at `all` it also reads each app's tasks, crash loop and
+/// containment on the loop, O(apps).
+///
+/// Threading: any thread. The table is changed on the loop thread (a transition observer, and the scrape's hop
+/// for apps registered since); `render()` runs on the metrics server's thread, which hops to the loop once
+/// (microseconds at `state`) for the new apps and the loop's idle time. Time: the loop's monotonic clock for the
+/// utilisation counter.
 final class DaemonMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let factory: RunwayPrometheusFactory
+    let perApp: MetricsPerApp
     private let scheduler: Mutex<RunwayScheduler?> = Mutex(nil)
+    private let table = Mutex(AppMetricsTable())
     /// The loop's busy time already added to `runway_loop_busy_seconds_total`, and the origin it counts from.
     private let loop = Mutex<LoopSample?>(nil)
 
@@ -27,86 +36,66 @@ final class DaemonMetrics: Sendable {
         var counted: Int64
     }
 
-    init() {
+    init(perApp: MetricsPerApp = .state) {
+        self.perApp = perApp
         self.factory = RunwayPrometheusFactory(registry: self.registry)
     }
 
-    /// Starts counting for `scheduler`'s apps (every app registered so far shows 0 in its counters, rather than
-    /// nothing, until its first event) and its loop. Call once, after the apps are registered.
+    /// Starts counting for `scheduler`'s apps and its loop: a row for every app registered so far, kept up to
+    /// date by a transition observer. Call once.
     func attach(_ scheduler: RunwayScheduler) {
+        // One loop turn for the observer and the first rows, so that no transition falls between the two.
         let sample = scheduler.runOnLoop {
-            (scheduler.eventLoop.now(), scheduler.eventLoop.idleTime() ?? .zero)
+            scheduler.observeTransitions { event in self.observe(event) }
+            let apps = scheduler.appIDs(after: 0)
+            self.table.withLock { $0.registered(apps) }
+            for status in scheduler.status(taskLimit: 0) where status.state != .notRunning {
+                self.table.withLock { $0.add(status.app, state: status.state) }
+            }
+            return (scheduler.eventLoop.now(), scheduler.eventLoop.idleTime() ?? .zero)
         }
         if let (now, idle) = sample {
             self.loop.withLock { $0 = LoopSample(startedAt: now, idleAtStart: idle, counted: 0) }
         }
         self.scheduler.withLock { $0 = scheduler }
-        for status in scheduler.status() { self.registerApp(status.app) }
         _ = self.factory.counter(DaemonMetricNames.scrapes)
         _ = self.factory.counter(DaemonMetricNames.loopBusy)
     }
 
-    /// Counts one transition in the per-app counters. Loop thread; quick.
+    /// Counts one transition in the app's row. Loop thread; O(1).
     func observe(_ event: TransitionEvent) {
-        // A budget deadline ends in budgetExpired (suspended or exited, B6) or in a budgetOverrun termination.
-        let labels = [("app", event.app.bundleIdentifier)]
-        switch event.cause {
-        case .budgetExpired:
-            self.factory.counter(DaemonMetricNames.appExpirations, labels: labels).increment()
-        case .terminated(.budgetOverrun):
-            self.factory.counter(DaemonMetricNames.appExpirations, labels: labels).increment()
-            self.factory.counter(DaemonMetricNames.appOverruns, labels: labels).increment()
-        default:
-            break
-        }
+        self.table.withLock { $0.record(event) }
     }
 
-    /// Counts a restart of `app` by the daemon (KeepAlive): the restart logic calls this when it launches an
-    /// app again after an exit it did not cause. Any thread.
-    func appRestarted(_ app: AppID) {
-        self.factory.counter(DaemonMetricNames.appRestarts, labels: [("app", app.bundleIdentifier)]).increment()
-    }
-
-    /// The exposition text of every metric, with the per-app gauges and the loop's busy time read now.
+    /// The exposition text of every metric, with the loop's busy time read now.
     func render() -> [UInt8] {
         self.factory.counter(DaemonMetricNames.scrapes).increment()
+        var details: [AppID: AppMetricsTable.Detail] = [:]
         if let scheduler = self.scheduler.withLock({ $0 }) {
-            self.sample(scheduler)
+            details = self.sample(scheduler)
         }
-        return self.registry.emitToBuffer()
+        var body = self.registry.emitToBuffer()
+        // A copy (O(1), copy on write): the loop is not held while the text is written.
+        let table = self.table.withLock { $0 }
+        table.render(into: &body, perApp: self.perApp, details: details)
+        return body
     }
 
-    private func registerApp(_ app: AppID) {
-        let labels = [("app", app.bundleIdentifier)]
-        for name in [DaemonMetricNames.appExpirations, DaemonMetricNames.appOverruns, DaemonMetricNames.appRestarts] {
-            _ = self.factory.counter(name, labels: labels)
-        }
-    }
-
-    private func sample(_ scheduler: RunwayScheduler) {
-        let statuses = scheduler.status(taskLimit: 0)
-        self.factory.gauge(DaemonMetricNames.apps).set(to: Double(statuses.count))
-        for status in statuses {
-            let app = status.app.bundleIdentifier
-            self.registerApp(status.app)
-            for state in AppState.allCases {
-                self.factory.gauge(DaemonMetricNames.appState, labels: [("app", app), ("state", state.rawValue)])
-                    .set(to: state == status.state ? 1.0 : 0.0)
-            }
-            self.factory.gauge(DaemonMetricNames.appTasks, labels: [("app", app)]).set(to: Double(status.taskCount))
-            self.factory.gauge(DaemonMetricNames.appCrashLooping, labels: [("app", app)])
-                .set(to: status.restart.crashLooping ? 1.0 : 0.0)
-        }
-        for (app, process) in scheduler.processes() {
-            self.factory.gauge(DaemonMetricNames.appContained, labels: [("app", app.bundleIdentifier)])
-                .set(to: process.containment.isContained ? 1.0 : 0.0)
-        }
+    /// One hop to the loop: the apps registered since the last scrape, the loop's idle time, and at `all` each
+    /// app's tasks, crash loop and containment.
+    private func sample(_ scheduler: RunwayScheduler) -> [AppID: AppMetricsTable.Detail] {
+        let perApp = self.perApp
         // Read on the loop thread, where the kernel wait that woke it has been counted (EventLoopThread+Metrics).
         guard
-            let (now, idle) = scheduler.runOnLoop({
-                (scheduler.eventLoop.now(), scheduler.eventLoop.idleTime() ?? .zero)
+            let (now, idle, details) = scheduler.runOnLoop({
+                let seen = self.table.withLock { $0.registrationsSeen }
+                let added = scheduler.appIDs(after: seen)
+                if !added.isEmpty { self.table.withLock { $0.registered(added) } }
+                return (
+                    scheduler.eventLoop.now(), scheduler.eventLoop.idleTime() ?? .zero, Self.details(perApp, scheduler)
+                )
             })
-        else { return }
+        else { return [:] }
         let added = self.loop.withLock { sample -> Int64 in
             guard var current = sample else { return 0 }
             let busy = (now - current.startedAt).nanoseconds - (idle.nanoseconds - current.idleAtStart.nanoseconds)
@@ -119,5 +108,24 @@ final class DaemonMetrics: Sendable {
         if added > 0 {
             self.factory.counter(DaemonMetricNames.loopBusy).increment(by: Double(added) / 1e9)
         }
+        return details
+    }
+
+    /// What no event carries, read on the loop at the `all` level; empty at `state`.
+    private static func details(
+        _ perApp: MetricsPerApp,
+        _ scheduler: RunwayScheduler
+    ) -> [AppID: AppMetricsTable.Detail] {
+        guard perApp == .all else { return [:] }
+        let processes = scheduler.processes()
+        var details: [AppID: AppMetricsTable.Detail] = [:]
+        for status in scheduler.status(taskLimit: 0) {
+            details[status.app] = AppMetricsTable.Detail(
+                tasks: status.taskCount,
+                crashLooping: status.restart.crashLooping,
+                contained: processes[status.app].map(\.containment.isContained)
+            )
+        }
+        return details
     }
 }

@@ -19,7 +19,7 @@ final class DaemonOperations: Sendable {
     init(options: DaemonOptions, configuration: RunwayConfiguration) {
         self.settings = configuration.daemon.operations
         self.address = options.metricsAddress ?? self.settings.metricsAddress
-        self.metrics = self.address == nil ? nil : DaemonMetrics()
+        self.metrics = self.address == nil ? nil : DaemonMetrics(perApp: self.settings.metricsPerApp)
         if let metrics = self.metrics, options.bootstrapMetrics {
             // Process-wide and once: only `runway run`, one daemon per process, asks for it.
             MetricsSystem.bootstrap(metrics.factory)
@@ -47,7 +47,6 @@ final class DaemonOperations: Sendable {
     func serve(_ scheduler: RunwayScheduler) async throws -> String? {
         guard let metrics = self.metrics, let address = self.address else { return nil }
         metrics.attach(scheduler)
-        scheduler.observeTransitions { event in metrics.observe(event) }
         do {
             let server = try await MetricsServer.start(address: address, settings: self.settings) {
                 metrics.render()

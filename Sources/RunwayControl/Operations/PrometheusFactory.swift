@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import Synchronization
 
 /// The daemon's swift-metrics backend: swift-prometheus's collector registry, with a `# HELP` text for every
 /// metric (`promtool check metrics` requires one) and Prometheus names where the runtime's swift-metrics label
@@ -9,9 +10,18 @@ import Prometheus
 /// registry refuses (fatalError) one name registered with two texts, so this factory is the only way metrics
 /// reach `registry`: `DaemonMetrics` registers its own through ``counter(_:labels:)`` and ``gauge(_:labels:)``.
 ///
+/// The runtime's `runway_app_restarts_total` is not registered here: the daemon counts restarts per app from the
+/// transitions (`AppMetricsTable`), so that a fleet's per-app series stay out of the registry.
+///
 /// Threading: any thread (the registry locks). Handlers are cached by the registry per name and label set.
 struct RunwayPrometheusFactory: MetricsFactory {
     let registry: PrometheusCollectorRegistry
+    /// Calls that made or looked up a metric in `registry`: each costs a lock and a hash of its labels, and the
+    /// first one for a label set copies that family, so a scrape must make a fixed number whatever the apps.
+    let lookups = LookupCount()
+
+    /// The runtime's swift-metrics labels the daemon counts elsewhere (see above).
+    static let countedElsewhere: Set<String> = ["runway_app_restarts_total"]
 
     /// The runtime's swift-metrics labels that the export renames, to carry the unit Prometheus expects.
     static let renames = ["runway_wakeup_lateness": "runway_deadline_lateness_seconds"]
@@ -41,16 +51,19 @@ struct RunwayPrometheusFactory: MetricsFactory {
 
     /// A counter of the daemon's own, registered with its help text.
     func counter(_ name: String, labels: [(String, String)] = []) -> Prometheus.Counter {
-        self.registry.makeCounter(descriptor: Self.descriptor(name), labels: labels)
+        self.lookups.add()
+        return self.registry.makeCounter(descriptor: Self.descriptor(name), labels: labels)
     }
 
     /// A gauge of the daemon's own, registered with its help text.
     func gauge(_ name: String, labels: [(String, String)] = []) -> Prometheus.Gauge {
-        self.registry.makeGauge(descriptor: Self.descriptor(name), labels: labels)
+        self.lookups.add()
+        return self.registry.makeGauge(descriptor: Self.descriptor(name), labels: labels)
     }
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        self.counter(self.name(label), labels: dimensions)
+        if Self.countedElsewhere.contains(label) { return NOOPMetricsHandler.instance }
+        return self.counter(self.name(label), labels: dimensions)
     }
 
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
@@ -60,6 +73,7 @@ struct RunwayPrometheusFactory: MetricsFactory {
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         let name = self.name(label)
         guard aggregate else { return self.gauge(name, labels: dimensions) }
+        self.lookups.add()
         return self.registry.makeValueHistogram(
             descriptor: Self.descriptor(name),
             labels: dimensions,
@@ -73,6 +87,7 @@ struct RunwayPrometheusFactory: MetricsFactory {
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         let name = self.name(label)
+        self.lookups.add()
         return self.registry.makeDurationHistogram(
             descriptor: Self.descriptor(name),
             labels: dimensions,
@@ -100,4 +115,14 @@ struct RunwayPrometheusFactory: MetricsFactory {
     func destroyTimer(_ handler: any TimerHandler) {
         if let histogram = handler as? DurationHistogram { self.registry.unregisterDurationHistogram(histogram) }
     }
+}
+
+/// A count that any thread may add to (`RunwayPrometheusFactory.lookups`).
+final class LookupCount: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func add() { self.value.add(1, ordering: .relaxed) }
+
+    /// The calls counted so far.
+    var count: Int { self.value.load(ordering: .relaxed) }
 }
