@@ -1,7 +1,7 @@
 import Prometheus
 @_spi(Processes) import Runway
 @_spi(Driver) @_spi(Processes) import RunwayCore
-import Synchronization
+import RunwayLocking
 
 /// The daemon's Prometheus registry and the metrics it records itself, next to those the runtime records
 /// through swift-metrics (`factory`, handed to `RunwayScheduler`). Docs/Operations.md lists every metric.
@@ -16,9 +16,9 @@ import Synchronization
 final class DaemonMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let factory: RunwayPrometheusFactory
-    private let scheduler: Mutex<RunwayScheduler?> = Mutex(nil)
+    private let scheduler: RunwayLock<RunwayScheduler?> = RunwayLock(nil)
     /// The loop's busy time already added to `runway_loop_busy_seconds_total`, and the origin it counts from.
-    private let loop = Mutex<LoopSample?>(nil)
+    private let loop = RunwayLock<LoopSample?>(nil)
 
     private struct LoopSample {
         var startedAt: Instant
