@@ -219,3 +219,29 @@ FUZZ_TARGETS ?= control-request app-protocol config-plist cgroup-events proc-fil
 .PHONY: fuzz
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT="$(SWIFT)" Scripts/fuzz.sh
+
+# The test suite under the sanitizers (Docs/Testing.md, "Sanitizers"), each configuration in a build folder of its
+# own; both must pass. sanitize-address: AddressSanitizer with LeakSanitizer on the Swift and C, UndefinedBehavior-
+# Sanitizer on the C (swiftc has no -sanitize=undefined on Linux; Swift traps on overflow and bad unwraps itself);
+# the objects alive at exit that are not leaks are named in Scripts/Sanitizers/lsan.supp. sanitize-thread:
+# ThreadSanitizer, with RUNWAY_TSAN_LOCK so that `RunwayLock` is a pthread mutex TSan sees instead of Mutex. The
+# options reach the `runway` daemons and apps the tests start through the environment, so a child's report fails
+# its test too. Serial like `make test`.
+SANITIZE_ADDRESS_FLAGS ?= --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
+	--scratch-path .build-asan
+SANITIZE_THREAD_FLAGS ?= --sanitize=thread -Xswiftc -DRUNWAY_TSAN_LOCK --scratch-path .build-tsan
+SANITIZE_FILTER ?=
+.PHONY: sanitize sanitize-address sanitize-thread
+sanitize: sanitize-address sanitize-thread
+
+sanitize-address: deps
+	$(SWIFT) build --build-tests $(SANITIZE_ADDRESS_FLAGS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/Sanitizers/lsan.supp:print_suppressions=0 \
+		$(SWIFT) test --skip-build --no-parallel $(SANITIZE_ADDRESS_FLAGS) \
+		$(if $(SANITIZE_FILTER),--filter $(SANITIZE_FILTER))
+
+sanitize-thread: deps
+	$(SWIFT) build --build-tests $(SANITIZE_THREAD_FLAGS)
+	$(SWIFT) test --skip-build --no-parallel $(SANITIZE_THREAD_FLAGS) \
+		$(if $(SANITIZE_FILTER),--filter $(SANITIZE_FILTER))

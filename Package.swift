@@ -34,6 +34,9 @@ let package = Package(
     targets: [
         // The I/O-free core: state machines, budgets, the deadline queue. Standard library only.
         .target(name: "RunwayCore"),
+        // The project's one lock, `RunwayLock`: `Synchronization.Mutex`, or under `-Xswiftc -DRUNWAY_TSAN_LOCK`
+        // (`make sanitize`) a pthread mutex that ThreadSanitizer sees.
+        .target(name: "RunwayLocking"),
         // Plist loading and validation with Foundation's PropertyListDecoder; hands the core value types.
         .target(name: "RunwayConfig", dependencies: ["RunwayCore", "RunwayLoop", "RunwayProcesses"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
@@ -42,7 +45,7 @@ let package = Package(
         // RunwayClient.
         .target(name: "RunwayProtocol", dependencies: ["RunwayCore"]),
         // The client library for process apps written in Swift (A4).
-        .target(name: "RunwayClient", dependencies: ["RunwayProtocol", "RunwayCore"]),
+        .target(name: "RunwayClient", dependencies: ["RunwayProtocol", "RunwayCore", "RunwayLocking"]),
         // A protocol app in Swift for tests and the demo (Config/Apps/com.example.sample-swift.plist).
         .executableTarget(
             name: "RunwaySampleApp",
@@ -58,7 +61,7 @@ let package = Package(
         // The loop primitives the embedder's scheduler and the process supervisor share: `EventLoopThread` (one
         // libuv loop on its own thread, its inbox and timerfd wake-up), `LoopTimer`, `LoopHandles`, `StreamWrite`,
         // `LoopThreadPriority`. A module of its own so that the supervisor does not import the embedding API.
-        .target(name: "RunwayLoop", dependencies: ["RunwayCore", "CLibUV"]),
+        .target(name: "RunwayLoop", dependencies: ["RunwayCore", "RunwayLocking", "CLibUV"]),
         // Linux process apps: `ProcessSupervisor` (spawn, suspend, confirm, reap, the protocol channel), the apps'
         // captured output (`AppLogs/`) and `MemoryPressureMonitor`. `package` except `ProcessOptions` and what it
         // holds, which `Runway` re-exports for the embedder under `@_spi(Processes)`.
@@ -66,6 +69,7 @@ let package = Package(
             name: "RunwayProcesses",
             dependencies: [
                 "RunwayCore",
+                "RunwayLocking",
                 "RunwayLoop",
                 "RunwayProtocol",
                 "CLibUV",
@@ -79,6 +83,7 @@ let package = Package(
             name: "Runway",
             dependencies: [
                 "RunwayCore",
+                "RunwayLocking",
                 "RunwayLoop",
                 "RunwayProcesses",
                 "RunwayProtocol",
@@ -95,6 +100,7 @@ let package = Package(
                 "Runway",
                 "RunwayConfig",
                 "RunwayCore",
+                "RunwayLocking",
                 "RunwayLoop",
                 "RunwayProcesses",
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +129,7 @@ let package = Package(
             name: "RunwayBench",
             dependencies: [
                 "RunwayCore",
+                "RunwayLocking",
                 "Runway",
                 "RunwayLoop",
                 "RunwayProcesses",
@@ -142,6 +149,7 @@ let package = Package(
             name: "RunwayCLI",
             dependencies: [
                 "RunwayCore",
+                "RunwayLocking",
                 "RunwayConfig",
                 "RunwayControl",
                 "Runway",
@@ -179,13 +187,14 @@ let package = Package(
             name: "RunwayControlTests",
             dependencies: [
                 "Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayLoop", "RunwayProcesses",
-                "RunwayTestKit",
+                "RunwayTestKit", "RunwayLocking",
             ]
         ),
         .testTarget(
             name: "RunwayTests",
             dependencies: [
                 "Runway",
+                "RunwayLocking",
                 "CLibUV",
                 "CRunwayProcess",
                 "RunwayControl",

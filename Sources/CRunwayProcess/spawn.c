@@ -81,7 +81,9 @@ int runway_spawn(const struct runway_spawn_request *request, struct runway_spawn
         if (cgroup_procs_fd < 0) clone_error = errno;
     }
     void *stack = NULL;
-    if (request->cgroup_fd < 0) {
+    if (request->cgroup_fd < 0 && !(RUNWAY_SPAWN_UNDER_TSAN && RUNWAY_HAS_CLONE3_VM && clone3_available)) {
+        // Built for ThreadSanitizer this takes the clone3 path below instead: TSan intercepts glibc's clone() as a
+        // fork, and its bookkeeping in a child that shares this memory corrupts the parent's (a failed CHECK).
         // No cgroup (signal mode): glibc's clone with CLONE_VM | CLONE_VFORK, as posix_spawn does: the child
         // borrows the parent's memory on a stack of its own until it execs, so nothing is copied (a fork copies
         // the page tables of the whole daemon). CLONE_PIDFD stores the pidfd through parent_tid.

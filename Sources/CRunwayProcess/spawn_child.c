@@ -11,18 +11,25 @@
 
 #include "spawn_internal.h"
 
+// TSan's _exit finalizes TSan, in memory a CLONE_VM child shares with the parent: under TSan the raw system call.
+#if RUNWAY_SPAWN_UNDER_TSAN
+#define RUNWAY_CHILD_EXIT(status) syscall(SYS_exit_group, (status))
+#else
+#define RUNWAY_CHILD_EXIT(status) _exit(status)
+#endif
+
 /// Reports `step` and errno and exits 127. Async-signal-safe.
 static void runway_spawn_child_fail(struct runway_spawn_report *report, int step) {
     int error = errno;
     if (report->fd < 0) {
         report->error = error;
         report->step = step;
-        _exit(127);
+        RUNWAY_CHILD_EXIT(127);
     }
     int message[2] = {step, error};
     ssize_t ignored = write(report->fd, message, sizeof message);
     (void)ignored;
-    _exit(127);
+    RUNWAY_CHILD_EXIT(127);
 }
 
 void runway_spawn_child(const struct runway_spawn_request *request, struct runway_spawn_report *report,
@@ -68,6 +75,21 @@ void runway_spawn_child(const struct runway_spawn_request *request, struct runwa
     if (request->rlimit_count > 0 && runway_apply_rlimits(request->rlimits, request->rlimit_count, &failed_limit) != 0)
         runway_spawn_child_fail(report, RUNWAY_SPAWN_RLIMIT + failed_limit);
     // Default dispositions and an empty mask (the parent blocked every signal around the clone).
+#if RUNWAY_SPAWN_UNDER_TSAN
+    // The kernel's struct: handler, flags, restorer, mask (SIG_DFL needs no restorer).
+    struct {
+        void (*handler)(int);
+        unsigned long flags;
+        void (*restorer)(void);
+        uint64_t mask;
+    } kernel_default = {SIG_DFL, 0, NULL, 0};
+    for (int signal_number = 1; signal_number < 65; signal_number++) {
+        if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+        (void)syscall(SYS_rt_sigaction, signal_number, &kernel_default, NULL, sizeof(uint64_t));
+    }
+    uint64_t no_signals = 0;
+    (void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &no_signals, NULL, sizeof no_signals);
+#else
     struct sigaction default_action;
     memset(&default_action, 0, sizeof default_action);
     default_action.sa_handler = SIG_DFL;
@@ -78,6 +100,7 @@ void runway_spawn_child(const struct runway_spawn_request *request, struct runwa
     sigset_t empty;
     sigemptyset(&empty);
     (void)sigprocmask(SIG_SETMASK, &empty, NULL);
+#endif
     // Its own cgroup namespace while still privileged (unshare needs CAP_SYS_ADMIN), rooted at the cgroup it is in.
     if (request->new_cgroup_namespace && syscall(SYS_unshare, RUNWAY_CLONE_NEWCGROUP) != 0)
         runway_spawn_child_fail(report, RUNWAY_SPAWN_CGROUP_NAMESPACE);

@@ -12,6 +12,21 @@
 
 #define RUNWAY_HIDDEN __attribute__((visibility("hidden")))
 
+// 1 when built for ThreadSanitizer (`make sanitize-thread`). TSan's interceptors keep their state (the signal
+// handlers it forwards to, the descriptor table, its thread's state) in memory that a CLONE_VM child shares with the
+// parent: a call the child makes through them changes the parent's. Under TSan the child therefore makes its calls
+// that TSan intercepts (signal dispositions, mask, exit) as raw system calls, and no child comes from glibc's clone.
+#if defined(__SANITIZE_THREAD__)
+#define RUNWAY_SPAWN_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RUNWAY_SPAWN_UNDER_TSAN 1
+#endif
+#endif
+#ifndef RUNWAY_SPAWN_UNDER_TSAN
+#define RUNWAY_SPAWN_UNDER_TSAN 0
+#endif
+
 #define RUNWAY_CLONE_VM 0x00000100ULL
 #define RUNWAY_CLONE_FILES 0x00000400ULL
 #define RUNWAY_CLONE_PIDFD 0x00001000ULL

@@ -1,5 +1,5 @@
 import RunwayCore
-import Synchronization
+import RunwayLocking
 
 /// Fans transition events out to every subscriber's `AsyncStream`. Thread-safe.
 ///
@@ -14,7 +14,7 @@ final class EventBroadcaster: Sendable {
         var finished = false
     }
 
-    private let subscribers = Mutex(Subscribers())
+    private let subscribers = RunwayLock(Subscribers())
 
     func subscribe() -> AsyncStream<TransitionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(

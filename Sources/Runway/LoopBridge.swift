@@ -1,7 +1,7 @@
 import Dispatch
 @_spi(Processes) @_spi(Driver) import RunwayCore
+import RunwayLocking
 import RunwayLoop
-import Synchronization
 
 /// Calls into the loop-thread driver from any thread and waits for the answer.
 ///
@@ -15,7 +15,7 @@ package struct LoopBridge: Sendable {
     /// Runs `body` on the loop thread and returns its result, or nil if the loop has stopped.
     package func sync<T: Sendable>(_ body: @escaping @Sendable (LoopDriver) -> T) -> T? {
         if self.loop.inEventLoop { return body(self.driver) }
-        let result = Mutex<T?>(nil)
+        let result = RunwayLock<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         let driver = self.driver
         let accepted = self.loop.execute {

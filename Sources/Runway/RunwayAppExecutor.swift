@@ -1,4 +1,4 @@
-import Synchronization
+import RunwayLocking
 
 /// Runs an embedded app's work only while the app may run (Behaviour.md A2).
 ///
@@ -30,7 +30,7 @@ public final class RunwayAppExecutor: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = RunwayLock(State())
 
     init() {}
 

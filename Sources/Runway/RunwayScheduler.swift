@@ -1,10 +1,10 @@
 import Logging
 import Metrics
 @_spi(Driver) @_spi(Processes) import RunwayCore
+import RunwayLocking
 import RunwayLoop
 @_spi(Processes) import RunwayProcesses
 import ServiceLifecycle
-import Synchronization
 
 /// The Runway scheduler on a real event loop: the core's decisions under real time, for apps embedded in
 /// this process (Behaviour.md A1–A3).
@@ -28,7 +28,7 @@ public final class RunwayScheduler: Sendable {
     /// What the loop thread got for the `loopPriority` given to `init`: SCHED_FIFO, or why not.
     public let loopPriorityOutcome: LoopThreadPriorityOutcome
     /// Tasks waiting in `waitUntilStopped`, or nil once the scheduler has stopped.
-    private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    private let stopWaiters = RunwayLock<[CheckedContinuation<Void, Never>]?>([])
 
     /// Starts the loop thread. Process apps (the `Processes` SPI) get the default `ProcessOptions`.
     ///

@@ -1,5 +1,5 @@
 import RunwayCore
-import Synchronization
+import RunwayLocking
 
 /// What one workload observed, per app and per task, as instants on the workload's clock. Written on the
 /// loop thread (transitions, expiration handlers, NIO's scheduled tasks) and by the driving thread (entries
@@ -112,10 +112,10 @@ package struct BenchEventStatistics: Sendable {
 
 /// `BenchObservations` behind a lock, shared by the loop thread and the driving thread.
 package final class BenchRecorder: Sendable {
-    package let observations: Mutex<BenchObservations>
+    package let observations: RunwayLock<BenchObservations>
 
     package init(apps: Int, tasksPerApp: Int) {
-        self.observations = Mutex(BenchObservations(apps: apps, tasksPerApp: tasksPerApp))
+        self.observations = RunwayLock(BenchObservations(apps: apps, tasksPerApp: tasksPerApp))
     }
 
     package func record(_ kind: BenchObservations.Kind, of index: Int, at instant: Instant) {

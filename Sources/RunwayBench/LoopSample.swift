@@ -1,7 +1,7 @@
 import Dispatch
 @_spi(Processes) import Runway
 @_spi(Processes) import RunwayCore
-import Synchronization
+import RunwayLocking
 
 /// How busy an event loop was over a window: `busyFraction = 1 - idle / wall`, where idle is the time the loop
 /// thread waited in epoll (libuv's `uv_metrics_idle_time`). Busy time includes the time the kernel kept the
@@ -20,7 +20,7 @@ package struct LoopSample: Sendable {
     /// Reads a sample on `loop`'s thread, where the wait that woke the loop has been counted as idle, and
     /// waits for it; nil if the loop has stopped.
     package static func read(_ loop: EventLoopThread) -> LoopSample? {
-        let sample = Mutex<LoopSample?>(nil)
+        let sample = RunwayLock<LoopSample?>(nil)
         let done = DispatchSemaphore(value: 0)
         let accepted = loop.execute {
             let reading = loop.idleTime().map { LoopSample(at: loop.now(), idle: $0) }

@@ -1,5 +1,5 @@
 import RunwayCore
-import Synchronization
+import RunwayLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -164,10 +164,10 @@ package struct ProcessBenchEvents: Sendable {
 
 /// `ProcessBenchObservations` behind a lock, shared by the loop thread and the driving thread.
 package final class ProcessBenchRecorder: Sendable {
-    package let observations: Mutex<ProcessBenchObservations>
+    package let observations: RunwayLock<ProcessBenchObservations>
 
     package init(apps: Int) {
-        self.observations = Mutex(ProcessBenchObservations(apps: apps))
+        self.observations = RunwayLock(ProcessBenchObservations(apps: apps))
     }
 
     package var recorded: Int { self.observations.withLock { $0.recorded } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RunwayLocking
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second. Only made when standard
 /// error is a terminal (`forStandardError()`), so redirected or piped output never contains it.
@@ -9,7 +9,7 @@ package final class ProgressBar: Sendable {
         package var drawn = false
     }
 
-    private let state = Mutex(State())
+    private let state = RunwayLock(State())
     private static let width = 30
 
     private init() {}

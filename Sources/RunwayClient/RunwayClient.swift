@@ -7,8 +7,8 @@
 
 import Foundation
 import RunwayCore
+import RunwayLocking
 import RunwayProtocol
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -22,8 +22,8 @@ import Musl
 /// replies resume the awaiting callers, messages are handed to `run`'s handler in order.
 public final class RunwayClient: Sendable {
     private let descriptor: Int32
-    private let writeLock = Mutex<Void>(())
-    private let state = Mutex<State>(State())
+    private let writeLock = RunwayLock<Void>(())
+    private let state = RunwayLock<State>(State())
     private let messages: AsyncStream<(UInt64, Message)>
     private let messagesContinuation: AsyncStream<(UInt64, Message)>.Continuation
 

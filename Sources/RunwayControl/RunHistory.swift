@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Processes) import Runway
 @_spi(Processes) @_spi(Driver) import RunwayCore
-import Synchronization
+import RunwayLocking
 
 /// One run of an app in the history (`status APP`, `status --json`, Docs/ControlProtocol.md): from a transition
 /// out of `notRunning` to the transition back into it. A plain value; times are wall-clock texts (`WallClock`).
@@ -44,7 +44,7 @@ package final class RunHistory: Sendable {
     let limit: Int
     let file: RunHistoryFile?
     let clock: WallClock
-    private let state: Mutex<State>
+    private let state: RunwayLock<State>
     /// Saves the newest snapshot to `file`; nil without a file.
     let writer: RunHistoryWriter?
 
@@ -63,7 +63,7 @@ package final class RunHistory: Sendable {
         self.limit = limit
         self.file = file
         self.clock = clock
-        self.state = Mutex(State(runs: runs.mapValues { Array($0.suffix(limit)) }))
+        self.state = RunwayLock(State(runs: runs.mapValues { Array($0.suffix(limit)) }))
         self.writer = file.map { file in RunHistoryWriter(write: { file.write($0) }, report: report) }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RunwayLocking
 
 /// Saves the newest snapshot of a run history off the loop thread, one write at a time: a snapshot submitted while
 /// a write is in progress or not yet due replaces the one waiting (the newest wins; snapshots are merged, never
@@ -35,7 +35,7 @@ final class RunHistoryWriter: Sendable {
         var problem: String?
     }
 
-    private let state = Mutex(State())
+    private let state = RunwayLock(State())
     private let queue = DispatchQueue(label: "runway-run-history")
     private let write: Write
     private let report: @Sendable (String) -> Void

@@ -28,6 +28,7 @@
 
 import CLibUV
 @_spi(Benchmarks) import RunwayCore
+import RunwayLocking
 import Synchronization
 
 /// A libuv event loop running on its own thread, with a cross-thread inbox and a nanosecond wake-up.
@@ -55,12 +56,12 @@ package final class EventLoopThread: Sendable {
     /// CLOCK_MONOTONIC at `init`, in nanoseconds: the origin of this loop's instants.
     let originNanoseconds: UInt64
     package let handles: LoopHandles
-    let inbox: Mutex<Inbox>
+    let inbox: RunwayLock<Inbox>
     let loopState: LoopThreadState
     /// `pthread_self()` of the loop thread while it runs, 0 before and after. Written only by the loop
     /// thread, so a thread reading its own id here is the loop thread and no other thread can see its id.
     let loopThreadID: Atomic<UInt>
-    let lifecycle: Mutex<Lifecycle>
+    let lifecycle: RunwayLock<Lifecycle>
 
     enum Lifecycle {
         case starting
@@ -127,10 +128,10 @@ package final class EventLoopThread: Sendable {
                 EventLoopThread.owner(of: handle?.pointee.data).loopState.turnIsCurrent = false
             }
         )
-        self.inbox = Mutex(Inbox(capacity: inboxCapacity))
+        self.inbox = RunwayLock(Inbox(capacity: inboxCapacity))
         self.loopState = LoopThreadState(turnNow: .origin, onWakeup: onWakeup)
         self.loopThreadID = Atomic(0)
-        self.lifecycle = Mutex(.starting)
+        self.lifecycle = RunwayLock(.starting)
         // Unretained: the thread's own retain (below) outlives every callback.
         self.handles.setOwner(Unmanaged.passUnretained(self).toOpaque())
 

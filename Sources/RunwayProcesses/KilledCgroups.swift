@@ -1,4 +1,4 @@
-import Synchronization
+import RunwayLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +15,7 @@ import Musl
 ///
 /// Threading: any thread; one lock (`AppCgroup.killAll` runs on the supervisors' loops).
 enum KilledCgroups {
-    private static let paths = Mutex<Set<String>>([])
+    private static let paths = RunwayLock<Set<String>>([])
 
     /// Records that `cgroup.kill` was written to `path`.
     static func killed(_ path: String) {

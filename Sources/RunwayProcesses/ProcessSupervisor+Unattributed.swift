@@ -1,6 +1,6 @@
 import CLibUV
 import CRunwayProcess
-import Synchronization
+import RunwayLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -63,7 +63,7 @@ extension ProcessSupervisor {
 
 /// How many supervisors of this process are open (a daemon has one; a host may run several schedulers).
 enum OpenSupervisors {
-    private static let count = Mutex(0)
+    private static let count = RunwayLock(0)
 
     static func open() { Self.count.withLock { $0 += 1 } }
 

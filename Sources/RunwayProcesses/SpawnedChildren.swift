@@ -1,5 +1,5 @@
 import CLibUV
-import Synchronization
+import RunwayLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -14,9 +14,9 @@ import Musl
 /// Threading: any thread; one lock. `spawn` holds it around `runway_spawn` and the insertion, and the sweep holds
 /// it while it reaps, so a child that exits before its pid is recorded cannot be reaped by a sweep.
 enum SpawnedChildren {
-    private static let pids = Mutex<Set<Int32>>([])
+    private static let pids = RunwayLock<Set<Int32>>([])
     /// The supervisor (its `ObjectIdentifier`) that spawned each pid of `pids`.
-    private static let owners = Mutex<[Int32: ObjectIdentifier]>([:])
+    private static let owners = RunwayLock<[Int32: ObjectIdentifier]>([:])
 
     /// Runs `body` (which spawns) under the lock and records the pid it returns (when positive), spawned by
     /// `owner` when given.

@@ -77,7 +77,8 @@ import Testing
         #expect(result.stderr.contains("--warning-lead"))
     }
 
-    @Test func realtimePriorityIsReportedForBothLoops() throws {
+    @Test(.disabled(if: SanitizerRuntime.thread, "a plan of 0.4 s budgets falls behind under TSan's slowdown"))
+    func realtimePriorityIsReportedForBothLoops() throws {
         guard geteuid() == 0 else {
             print("not root: the granted case of --realtime-priority is not checked here")
             return

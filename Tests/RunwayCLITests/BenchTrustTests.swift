@@ -128,7 +128,8 @@ import Testing
         }
     }
 
-    @Test func aBaselineWithImpossiblyGoodFiguresMakesTheRunExitTwoNamingTheFigure() throws {
+    @Test(.disabled(if: SanitizerRuntime.thread, "two runs' lateness under TSan differ by more than tenfold"))
+    func aBaselineWithImpossiblyGoodFiguresMakesTheRunExitTwoNamingTheFigure() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

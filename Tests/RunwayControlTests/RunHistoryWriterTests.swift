@@ -1,6 +1,6 @@
 import Foundation
+import RunwayLocking
 import RunwayTestKit
-import Synchronization
 import Testing
 
 @testable import RunwayControl
@@ -14,7 +14,7 @@ struct RunHistoryWriterTests {
     final class Gate: Sendable {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        private let gated = Mutex(true)
+        private let gated = RunwayLock(true)
 
         func pass() {
             let wait = self.gated.withLock { gated in
@@ -121,7 +121,7 @@ struct RunHistoryWriterTests {
         defer { directory.remove() }
         // The read limit bounds what is written: a history larger than a daemon reads back is refused, named.
         let file = RunHistoryFile(path: directory.path + "/history.json", readByteLimit: 1_000)
-        let reports = Mutex<[String]>([])
+        let reports = RunwayLock<[String]>([])
         let writer = RunHistoryWriter(
             write: { file.write($0) },
             report: { line in reports.withLock { $0.append(line) } }

@@ -1,6 +1,6 @@
 import Runway
 @_spi(Driver) import RunwayCore
-import Synchronization
+import RunwayLocking
 import Testing
 
 /// Background wake-ups of embedded apps on the real loop (W1, W4, W7): the delegate method, the completion call and
@@ -34,7 +34,7 @@ import Testing
 
     /// Asks for a refresh 300 ms after launch and keeps the default wake-up handling (complete at once).
     final class RefreshingDelegate: RunwayAppDelegate {
-        let requested = Mutex<ContinuousClock.Instant?>(nil)
+        let requested = RunwayLock<ContinuousClock.Instant?>(nil)
 
         func didFinishLaunching(_ application: RunwayApplication) async {
             self.requested.withLock { $0 = ContinuousClock.now }

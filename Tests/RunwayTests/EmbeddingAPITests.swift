@@ -1,7 +1,7 @@
 import Logging
 import Runway
 @_spi(Driver) import RunwayCore
-import Synchronization
+import RunwayLocking
 import Testing
 
 /// The embedding API under Swift 6's strict concurrency: the expiration handler is given its task's id,
@@ -54,7 +54,7 @@ import Testing
             // Holds the app in the background; its handler, at the warning, starts the late task from the app's work.
             let holder = application.beginBackgroundTask(withName: "holder") { _ in
                 application.executor.submit {
-                    let returned = Mutex<BackgroundTaskID?>(nil)
+                    let returned = RunwayLock<BackgroundTaskID?>(nil)
                     let task = application.beginBackgroundTask(withName: "late") { task in
                         // Called inside the begin call: nothing has been returned yet.
                         late.append("handler \(task) before return: \(returned.withLock { $0 == nil })")

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import RunwayClient
 import RunwayCore
-import Synchronization
+import RunwayLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +39,7 @@ struct BenchChildCommand: AsyncParsableCommand {
 
     /// The tasks begun, shared by the message handler and the task that ends them.
     final class Tasks: Sendable {
-        let ids = Mutex<[BackgroundTaskID]>([])
+        let ids = RunwayLock<[BackgroundTaskID]>([])
     }
 
     func run() async throws {

@@ -2,7 +2,7 @@ import Prometheus
 @_spi(Processes) import Runway
 import RunwayConfig
 @_spi(Driver) @_spi(Processes) import RunwayCore
-import Synchronization
+import RunwayLocking
 
 /// The daemon's Prometheus registry and the metrics it records itself, next to those the runtime records
 /// through swift-metrics (`factory`, handed to `RunwayScheduler`). Docs/Operations.md lists every metric.
@@ -24,10 +24,10 @@ final class DaemonMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let factory: RunwayPrometheusFactory
     let perApp: MetricsPerApp
-    private let scheduler: Mutex<RunwayScheduler?> = Mutex(nil)
-    private let table = Mutex(AppMetricsTable())
+    private let scheduler: RunwayLock<RunwayScheduler?> = RunwayLock(nil)
+    private let table = RunwayLock(AppMetricsTable())
     /// The loop's busy time already added to `runway_loop_busy_seconds_total`, and the origin it counts from.
-    private let loop = Mutex<LoopSample?>(nil)
+    private let loop = RunwayLock<LoopSample?>(nil)
 
     private struct LoopSample {
         var startedAt: Instant

@@ -2,7 +2,7 @@ import Logging
 import Metrics
 @_spi(Processes) import Runway
 import RunwayConfig
-import Synchronization
+import RunwayLocking
 
 /// The daemon's operator-facing parts around its scheduler: its own log (level and format), the Prometheus
 /// metrics and their HTTP endpoint, and the systemd notifications (Docs/Operations.md, Docs/Deployment.md).
@@ -14,7 +14,7 @@ final class DaemonOperations: Sendable {
     let metrics: DaemonMetrics?
     let address: MetricsAddress?
     let settings: OperationsSettings
-    private let server = Mutex<MetricsServer?>(nil)
+    private let server = RunwayLock<MetricsServer?>(nil)
 
     init(options: DaemonOptions, configuration: RunwayConfiguration) {
         self.settings = configuration.daemon.operations

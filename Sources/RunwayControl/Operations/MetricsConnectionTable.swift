@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import RunwayLocking
 
 /// The metrics endpoint's open connections, against `MetricsConnectionLimit` (all) and
 /// `MetricsPeerConnectionLimit` (one peer: an address, and on loopback the uid owning the client's socket
@@ -40,7 +40,7 @@ final class MetricsConnectionTable: Sendable {
     let limit: Int
     let peerLimit: Int
     let protection: TimeAmount
-    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let entries = RunwayLock<[ObjectIdentifier: Entry]>([:])
 
     init(limit: Int, peerLimit: Int, protection: TimeAmount) {
         self.limit = limit

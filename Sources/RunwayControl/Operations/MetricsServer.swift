@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import RunwayConfig
-import Synchronization
+import RunwayLocking
 
 /// `GET /metrics` over HTTP/1.1 on `MetricsAddress` (Docs/Operations.md), served by swift-nio's HTTP/1 server
 /// pipeline on one event-loop thread of its own: NIO parses the requests, `MetricsHTTPHandler` answers them.
@@ -108,7 +108,7 @@ final class MetricsServer: Sendable {
 /// Refused connections lingering now, against `MetricsConnectionLimit`. Any thread.
 private final class ConnectionCount: Sendable {
     let limit: Int
-    private let open = Mutex(0)
+    private let open = RunwayLock(0)
 
     init(limit: Int) { self.limit = limit }
 

@@ -1,5 +1,5 @@
 @_spi(Driver) @_spi(Processes) import RunwayCore
-import Synchronization
+import RunwayLocking
 import Testing
 
 @_spi(Processes) @testable import Runway
@@ -18,7 +18,7 @@ struct LastLogLinesTests {
             processOptions: ProcessTestSupport.options(.signal)
         )
         let app: AppID = "com.test.lastwords"
-        let captured = Mutex<[[String]]>([])
+        let captured = RunwayLock<[[String]]>([])
         scheduler.observeTransitions { event in
             guard event.app == app, event.to == .notRunning else { return }
             // On the loop thread: the call runs inline.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @_spi(Processes) import Runway
 @_spi(Driver) @_spi(Processes) import RunwayCore
+import RunwayLocking
 @_spi(Processes) import RunwayProcesses
 import Synchronization
 import Testing
@@ -82,7 +83,7 @@ struct OutputFloodMeasurement {
         )
         let budgets = (0..<Self.apps).map { TimeSpan.milliseconds(1_000 + 20 * Int64($0)) }
         let index = Dictionary(uniqueKeysWithValues: (0..<Self.apps).map { (AppID("measure.app.\($0)"), $0) })
-        let observed = Mutex((entered: [Int: Instant](), killed: [Int: Instant]()))
+        let observed = RunwayLock((entered: [Int: Instant](), killed: [Int: Instant]()))
         scheduler.observeTransitions { event in
             guard let app = index[event.app] else { return }
             observed.withLock {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 @_spi(Driver) @_spi(Processes) import RunwayCore
-import Synchronization
+import RunwayLocking
 import Testing
 
 @_spi(Processes) @testable import Runway
@@ -72,7 +72,7 @@ final class FloodRecorder: Sendable {
 
     let app: AppID
     let keep: Int
-    private let state = Mutex(State())
+    private let state = RunwayLock(State())
 
     init(app: AppID, keep: Int) {
         self.app = app

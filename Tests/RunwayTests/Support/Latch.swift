@@ -1,4 +1,4 @@
-import Synchronization
+import RunwayLocking
 
 /// Counts events from any thread; `wait` suspends until `count` events happened or the timeout passed.
 /// The timeout only bounds a failing test: no assertion depends on how long anything takes.
@@ -9,10 +9,10 @@ final class Latch: Sendable {
         var waiter: CheckedContinuation<Bool, Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: RunwayLock<State>
 
     init(count: Int) {
-        self.state = Mutex(State(remaining: count))
+        self.state = RunwayLock(State(remaining: count))
     }
 
     /// Records one event. Any thread.
@@ -56,7 +56,7 @@ final class Latch: Sendable {
 
 /// A thread-safe append-only log, read by the test after the loop is shut down.
 final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = RunwayLock<[Value]>([])
 
     func append(_ value: Value) {
         self.storage.withLock { $0.append(value) }
