@@ -136,21 +136,32 @@ def scrape(url):
 
 
 def thread_counters(pid):
-    """(CPU ticks, context switches) of every thread of `pid`, summed."""
-    ticks = 0
-    switches = 0
+    """{thread id: (CPU ticks, context switches)} of every thread of `pid`."""
+    counters = {}
     task = f"/proc/{pid}/task"
     for thread in os.listdir(task):
         try:
             with open(f"{task}/{thread}/stat") as file:
                 fields = file.read().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])
+            switches = 0
             with open(f"{task}/{thread}/status") as file:
                 for line in file:
                     if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                         switches += int(line.split()[1])
+            counters[thread] = (int(fields[11]) + int(fields[12]), switches)
         except (FileNotFoundError, ProcessLookupError):
             continue
+    return counters
+
+
+def counter_growth(before, after):
+    """(CPU ticks, context switches) gained over the window by the threads alive at its end; a thread that exited
+    during it is not counted (its counters are gone), one started during it counts from zero."""
+    ticks = switches = 0
+    for thread, (thread_ticks, thread_switches) in after.items():
+        start = before.get(thread, (0, 0))
+        ticks += thread_ticks - start[0]
+        switches += thread_switches - start[1]
     return ticks, switches
 
 
@@ -183,7 +194,7 @@ def busy_threads(pid, seconds):
     return sorted(busy, key=lambda entry: -entry[1])
 
 
-def measure(runway, apps, idle_seconds, keep):
+def measure(runway, apps, idle_seconds, keep, metrics=True):
     directory = tempfile.mkdtemp(prefix=f"runway-scale-{apps}-")
     control = os.path.join(directory, "control.sock")
     port = free_port()
@@ -226,13 +237,14 @@ def measure(runway, apps, idle_seconds, keep):
         figures["start_to_all_active_s"] = round(time.monotonic() - start, 3)
         figures["launch_span_s"] = launch_span(log_path)
 
-        url = f"http://127.0.0.1:{port}/metrics"
-        first, size = scrape(url)
-        figures["metrics_first_s"] = round(first, 3)
-        figures["metrics_first_bytes"] = size
-        later = [scrape(url) for _ in range(5)]
-        figures["metrics_later_s"] = round(statistics.median(t for t, _ in later), 3)
-        figures["metrics_later_bytes"] = later[-1][1]
+        if metrics:
+            url = f"http://127.0.0.1:{port}/metrics"
+            first, size = scrape(url)
+            figures["metrics_first_s"] = round(first, 3)
+            figures["metrics_first_bytes"] = size
+            later = [scrape(url) for _ in range(5)]
+            figures["metrics_later_s"] = round(statistics.median(t for t, _ in later), 3)
+            figures["metrics_later_bytes"] = later[-1][1]
 
         for name, extra in (("status", []), ("status_json", ["--json"])):
             runs = [timed_run(status_command + extra) for _ in range(5)]
@@ -243,11 +255,11 @@ def measure(runway, apps, idle_seconds, keep):
         time.sleep(1)
         figures["busy_threads_after_ready"] = busy_threads(daemon.pid, 3)
         hertz = os.sysconf("SC_CLK_TCK")
-        ticks0, switches0 = thread_counters(daemon.pid)
+        before = thread_counters(daemon.pid)
         time.sleep(idle_seconds)
-        ticks1, switches1 = thread_counters(daemon.pid)
-        figures["idle_cpu_percent"] = round(100.0 * (ticks1 - ticks0) / hertz / idle_seconds, 2)
-        figures["idle_wakeups_per_s"] = round((switches1 - switches0) / idle_seconds, 2)
+        ticks, switches = counter_growth(before, thread_counters(daemon.pid))
+        figures["idle_cpu_percent"] = round(100.0 * ticks / hertz / idle_seconds, 2)
+        figures["idle_wakeups_per_s"] = round(switches / idle_seconds, 2)
 
         stop = time.monotonic()
         daemon.send_signal(signal.SIGTERM)
@@ -289,9 +301,9 @@ def print_table(results):
     for label, first, second, unit in ROWS:
         cells = []
         for result in results:
-            cell = f"{result[first]}{unit}"
+            cell = f"{result.get(first, '-')}{unit}"
             if second is not None:
-                cell += f" / {result[second]}"
+                cell += f" / {result.get(second, '-')}"
             cells.append(cell)
         print(f"| {label} | " + " | ".join(cells) + " |")
     for result in results:
@@ -307,6 +319,7 @@ def main():
     parser.add_argument("--idle-seconds", type=float, default=10.0)
     parser.add_argument("--json", help="also write the JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the generated directory and the daemon's log")
+    parser.add_argument("--no-metrics", action="store_true", help="skip the /metrics scrapes")
     arguments = parser.parse_args()
     if not os.access(arguments.runway, os.X_OK):
         raise SystemExit(f"{arguments.runway} is missing: build it with swift build -c release --product runway")
@@ -314,7 +327,10 @@ def main():
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)
     if limit[0] < limit[1]:
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit[1], limit[1]))
-    results = [measure(arguments.runway, count, arguments.idle_seconds, arguments.keep) for count in counts]
+    results = [
+        measure(arguments.runway, count, arguments.idle_seconds, arguments.keep, not arguments.no_metrics)
+        for count in counts
+    ]
     print_table(results)
     text = json.dumps({"runs": results}, indent=2)
     print(text)
