@@ -198,6 +198,15 @@ probe: deps
 bench-check: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark thresholds check
 
+# The daemon at fleet scale (Benchmarks/Scripts/bench_scale.py, Docs/Benchmarking.md "Fleet scale"): N generated
+# `sleep` apps with RunAtLoad under the release `runway`; prints validate, start, status, /metrics, all-active, idle
+# and stop figures as a table and JSON. N is one count or a comma-separated list (1000,10000). Python 3, stdlib.
+N ?= 1000
+.PHONY: bench-scale
+bench-scale: deps
+	$(SWIFT) build -c release --product runway
+	python3 Benchmarks/Scripts/bench_scale.py --apps $(N) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
+
 clean:
 	rm -rf .build .build-example
 

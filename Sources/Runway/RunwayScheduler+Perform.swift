@@ -1,8 +1,9 @@
 @_spi(Driver) import RunwayCore
 
 // One verb for everything asked of an app: `perform(_:on:)` takes a `Command` (Behaviour.md section 2) or a
-// `UserAction` (section 4), `perform(_:onEach:)` does the same for many apps in one hop, and `perform(_:)` takes a
-// device-wide `DeviceEvent` (RunwayScheduler.swift). The earlier `send(_:to:)` and `send(_:toEach:)` forward here
+// `UserAction` (section 4), `perform(_:onEach:)` does the same for many apps in one hop, `perform(_:sliceLimit:)`
+// takes each app's own command in bounded slices (a burst of launches), and `perform(_:)` takes a device-wide
+// `DeviceEvent` (RunwayScheduler.swift). The earlier `send(_:to:)` and `send(_:toEach:)` forward here
 // (RunwayScheduler+Deprecated.swift).
 
 extension RunwayScheduler {
@@ -52,6 +53,53 @@ extension RunwayScheduler {
     @discardableResult
     public func perform(_ action: UserAction, onEach apps: [AppID]) -> [AppID: SchedulerError] {
         self.performOnEach(apps) { driver, app throws(SchedulerError) in try driver.userAction(action, for: app) }
+    }
+
+    /// The most commands `perform(_:sliceLimit:)` runs in one hop to the loop: a launch costs the loop about
+    /// 0.5 ms (the spawn), so a slice delays a due deadline by about 8 ms at most, and 1,000 launches take 63 hops.
+    package static let commandSliceLimit = 16
+
+    /// Performs each app's own command (a burst of launches: `RunAtLoad`, a reload adding apps), in the order
+    /// given, at most `sliceLimit` per hop to the loop. Each slice runs in one loop turn, so the per-turn work of
+    /// the process supervisor (the environment read, the state file's write) is paid once per slice, not once per
+    /// app; between two slices the loop runs its due deadlines and I/O, which a burst never holds up by more than
+    /// one slice. Each app is handled on its own, exactly as by `perform(_:on:)`: one refusal does not stop the
+    /// others.
+    ///
+    /// Threading: any thread or task except the loop thread's own work (there it runs every slice inline).
+    ///
+    /// - Returns: The refusals by app; empty when every app accepted its command.
+    @discardableResult
+    package func perform(
+        _ commands: [(app: AppID, command: Command)],
+        sliceLimit: Int = RunwayScheduler.commandSliceLimit
+    ) -> [AppID: SchedulerError] {
+        precondition(sliceLimit >= 1, "sliceLimit must be at least 1, not \(sliceLimit)")
+        var refusals: [AppID: SchedulerError] = [:]
+        var start = 0
+        while start < commands.count {
+            let slice = Array(commands[start..<min(start + sliceLimit, commands.count)])
+            start += slice.count
+            let sliceRefusals: [AppID: SchedulerError]? = self.bridge.sync { driver in
+                var refusals: [AppID: SchedulerError] = [:]
+                for entry in slice {
+                    do throws(SchedulerError) {
+                        try driver.command(entry.command, for: entry.app)
+                    } catch {
+                        refusals[entry.app] = error
+                    }
+                }
+                return refusals
+            }
+            guard let sliceRefusals else {
+                for entry in commands[(start - slice.count)...] where refusals[entry.app] == nil {
+                    refusals[entry.app] = SchedulerError(.stopping, app: entry.app)
+                }
+                break
+            }
+            refusals.merge(sliceRefusals) { first, _ in first }
+        }
+        return refusals
     }
 
     private func performOnEach(

@@ -9,15 +9,21 @@ import RunwayConfig
 /// Launches every app of `apps` whose plist sets `RunAtLoad`, into its launch state (`AppDescriptor.launchCommand`:
 /// the background for apps with `UIBackgroundModes`, else the foreground). A refusal (the daemon is stopping) is
 /// noted on the timeline; a failed spawn shows as the app's transition to `notRunning` (`spawnFailed`).
+///
+/// The launches go in slices of `RunwayScheduler.commandSliceLimit` per hop to the loop (one loop turn each), not one
+/// hop per app: the loop's deadlines run between slices, and the per-turn work of a launch is paid once per slice.
 func autostart(_ apps: [ConfiguredApp], on scheduler: RunwayScheduler, timeline: Timeline) {
-    for app in apps where app.descriptor.runAtLoad {
-        let id = app.descriptor.id
-        let command = app.descriptor.launchCommand
-        timeline.note(id, "RunAtLoad: \(command)")
-        do throws(SchedulerError) {
-            try scheduler.perform(command, on: id)
-        } catch {
-            timeline.note(id, "RunAtLoad refused: \(error)")
+    let launches = apps.filter(\.descriptor.runAtLoad).map {
+        (app: $0.descriptor.id, command: $0.descriptor.launchCommand)
+    }
+    var start = 0
+    while start < launches.count {
+        let slice = Array(launches[start..<min(start + RunwayScheduler.commandSliceLimit, launches.count)])
+        start += slice.count
+        for launch in slice { timeline.note(launch.app, "RunAtLoad: \(launch.command)") }
+        let refusals = scheduler.perform(slice, sliceLimit: slice.count)
+        for launch in slice {
+            if let error = refusals[launch.app] { timeline.note(launch.app, "RunAtLoad refused: \(error)") }
         }
     }
 }

@@ -126,15 +126,18 @@ actor DaemonState {
         }
         let diff = ConfigDiff(current: self.configuration, new: new)
         if !dryRun {
+            var registered: [ConfiguredApp] = []
             for app in diff.added {
                 do throws(SchedulerError) {
                     try registerApp(app, on: self.scheduler)
                     self.configuration.apps.append(app)
-                    autostart([app], on: self.scheduler, timeline: timeline)
+                    registered.append(app)
                 } catch {
                     timeline.note(app.descriptor.id, "reload: not registered: \(error)")
                 }
             }
+            // The added apps' RunAtLoad launches go as one burst, in slices (Autostart.swift).
+            autostart(registered, on: self.scheduler, timeline: timeline)
         }
         let report = ReloadReport(applied: !dryRun, live: diff.live, needsRestart: diff.needsRestart)
         let verb = dryRun ? "reload dry run" : "reloaded"

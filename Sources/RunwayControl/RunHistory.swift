@@ -39,6 +39,8 @@ package final class RunHistory: Sendable {
         var runs: [String: [RunRecord]] = [:]
         var restarts: [String: Int] = [:]
         var outputSource: OutputSource?
+        /// Copies of `runs` handed to the writer (`snapshot()`).
+        var snapshots = 0
     }
 
     let limit: Int
@@ -104,7 +106,7 @@ package final class RunHistory: Sendable {
         let wall = self.clock.text(at: event.at)
         let source = self.state.withLock { $0.outputSource }
         let output = (source?(event.app) ?? []).suffix(Self.outputLineLimit).map(Self.cut)
-        let snapshot = self.state.withLock { state -> [String: [RunRecord]] in
+        self.state.withLock { state in
             var runs = state.runs[key] ?? []
             if runs.last?.ended != nil || runs.isEmpty {
                 runs.append(RunRecord(started: wall, restarts: state.restarts[key] ?? 0, lastOutput: []))
@@ -122,10 +124,22 @@ package final class RunHistory: Sendable {
             record.lastOutput = Array(output)
             runs[runs.count - 1] = record
             state.runs[key] = Array(runs.suffix(self.limit))
+        }
+        // The snapshot is taken when the write starts, not here: copying the history per exit made a stop with N
+        // running apps cost O(N²) on the loop thread (each exit copied every app's runs the waiting write shared).
+        self.writer?.submit(taking: { self.snapshot() })
+    }
+
+    /// Every app's runs, for the writer; counted in `snapshotCount`.
+    private func snapshot() -> [String: [RunRecord]] {
+        self.state.withLock { state in
+            state.snapshots += 1
             return state.runs
         }
-        self.writer?.submit(snapshot)
     }
+
+    /// How many snapshots of the history were taken for the writer: at most one per write, whatever the exits.
+    var snapshotCount: Int { self.state.withLock { $0.snapshots } }
 
     /// Waits for the write in progress and the newest snapshot's (at the daemon's stop): at most two writes.
     func flush() {

@@ -4,7 +4,9 @@ import RunwayLocking
 /// Saves the newest snapshot of a run history off the loop thread, one write at a time: a snapshot submitted while
 /// a write is in progress or not yet due replaces the one waiting (the newest wins; snapshots are merged, never
 /// queued), so what waits is at most one snapshot, whatever the rate of exits. A snapshot shares its storage with
-/// the in-memory history (copy on write), so waiting costs the dictionary, not the output lines again.
+/// the in-memory history (copy on write), so waiting costs the dictionary, not the output lines again. With
+/// `submit(taking:)` the snapshot is taken only when the write starts: a burst of N exits (a stop with N apps
+/// running) costs the loop N marks, not N copies of the history (each O(apps) once a write holds the storage).
 ///
 /// Writes start at least `minimumInterval` apart, and at least `busyFactor` times the last write's duration apart:
 /// a history of many apps is megabytes of JSON, and a crash loop would otherwise keep a CPU encoding it, which the
@@ -20,8 +22,8 @@ final class RunHistoryWriter: Sendable {
     typealias Write = @Sendable (Snapshot) -> String?
 
     private struct State {
-        /// The newest snapshot not yet written.
-        var pending: Snapshot?
+        /// Takes the newest snapshot not yet written (a value submitted, or what the history holds at the write).
+        var pending: (@Sendable () -> Snapshot)?
         /// True from a `submit` that schedules a write until that write takes the pending snapshot.
         var scheduled = false
         /// When the last write started, and how long it took.
@@ -63,9 +65,20 @@ final class RunHistoryWriter: Sendable {
     /// Makes `snapshot` the next one written, replacing any snapshot still waiting, and schedules its write if
     /// none is scheduled. Returns at once.
     func submit(_ snapshot: Snapshot) {
+        self.schedule { snapshot }
+    }
+
+    /// Marks the history changed: `take` is called once, on the writer's queue, when the next write starts, and
+    /// returns the snapshot to write (the newest at that moment). Replaces a source or snapshot still waiting and
+    /// schedules the write if none is scheduled. Returns at once, without copying anything.
+    func submit(taking take: @escaping @Sendable () -> Snapshot) {
+        self.schedule(take)
+    }
+
+    private func schedule(_ pending: @escaping @Sendable () -> Snapshot) {
         let due = self.state.withLock { state -> DispatchTime? in
             if state.pending != nil { state.merged += 1 }
-            state.pending = snapshot
+            state.pending = pending
             guard !state.scheduled else { return nil }
             state.scheduled = true
             guard let last = state.lastStart else { return .now() }
@@ -98,14 +111,15 @@ final class RunHistoryWriter: Sendable {
     /// next write, spaced from this one's start.
     private func writePending() {
         let start = DispatchTime.now()
-        let next = self.state.withLock { state -> Snapshot? in
+        let take = self.state.withLock { state -> (@Sendable () -> Snapshot)? in
             guard let pending = state.pending else { return nil }
             state.pending = nil
             state.scheduled = false
             state.lastStart = start
             return pending
         }
-        guard let next else { return }
+        guard let take else { return }
+        let next = take()
         // Only ended runs are saved (a run still going when the daemon dies has no end to show); filtered here,
         // off the loop thread, as the filter reads every run of every app.
         let ended = next.mapValues { $0.filter { $0.ended != nil } }.filter { !$0.value.isEmpty }

@@ -23,4 +23,7 @@ struct ProcessScanCounts: Hashable, Sendable {
     var childSignals = 0
     /// Apps looked at to decide whether the periodic scan runs (`startScanningIfNeeded`, `scanFired`).
     var periodicScanLooks = 0
+    /// The most children spawned in one loop turn (`spawnCounted`): a burst of launches is sliced so that this
+    /// stays at most `RunwayScheduler.commandSliceLimit`, whatever the burst.
+    var spawnsInOneTurnMost = 0
 }

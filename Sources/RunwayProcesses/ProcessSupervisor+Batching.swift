@@ -22,6 +22,8 @@ struct SupervisorBatchState {
     var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]
     /// This process's own `oom_score_adj` as read in the loop turn `turn` (`ownOOMScore(now:)`).
     var ownOOMScore: (turn: Instant, value: Int?)?
+    /// Children spawned in the loop turn `turn` (`spawnCounted`).
+    var spawns: (turn: Instant, count: Int)?
 }
 
 extension ProcessSupervisor {
@@ -77,5 +79,13 @@ extension ProcessSupervisor {
         let base = LaunchEnvironment(Self.currentEnvironment())
         self.batch.environment = (now, base)
         return base
+    }
+
+    /// Counts a spawn in this loop turn, for `scanCounts.spawnsInOneTurnMost`.
+    func spawnCounted() {
+        let now = self.loop.turnNow
+        let count = self.batch.spawns.map { $0.turn == now ? $0.count + 1 : 1 } ?? 1
+        self.batch.spawns = (now, count)
+        self.scanCounts.spawnsInOneTurnMost = max(self.scanCounts.spawnsInOneTurnMost, count)
     }
 }

@@ -91,6 +91,7 @@ extension ProcessSupervisor {
             return
         }
         CgroupNamespaceSupport.reportRefusal(self.logger)
+        self.spawnCounted()
         managed.launched(child, policer: self.makePolicer())
         managed.cgroupFiles?.close()
         managed.cgroupFiles = cgroupFiles
