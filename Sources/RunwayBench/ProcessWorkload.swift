@@ -121,6 +121,9 @@ package struct ProcessWorkload {
                 exitsOnSuspend: self.plan.exitsOnSuspend(index)
             )
             descriptor.overrunPolicy = self.plan.overrunPolicy(index)
+            // The exits role holds tasks into the background and exits when they end: the drain style (E2). The
+            // default immediate style (E1) would refuse its tasks and never reach a deadline.
+            if descriptor.exitsOnSuspend { descriptor.exitsOnSuspendStyle = .drain }
             try scheduler.register(process: descriptor)
             try scheduler.perform(.launch, on: id)
             self.progress?.update("setup: launch", done: index + 1, total: ids.count)

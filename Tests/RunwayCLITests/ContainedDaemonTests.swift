@@ -58,7 +58,8 @@ struct ContainedDaemonTests {
         defer { unlink(marker) }
         let daemon = try DaemonProcess(
             apps: Self.apps(cgroups: cgroups, marker: marker),
-            settings: Self.settings,
+            // runway_app_contained is a per-app series of the `all` level.
+            settings: Self.settings + "<key>MetricsPerApp</key><string>all</string>",
             arguments: ["--metrics-address", "127.0.0.1:0"]
         )
         defer { daemon.close() }

@@ -39,7 +39,7 @@ struct ShippedConfigTests {
                     terminationGrace: .seconds(2),
                     overrunPolicy: .terminate,
                     // Not in the shipped file: defaults.
-                    exitsOnSuspendStyle: .drain,
+                    exitsOnSuspendStyle: .immediate,
                     budgetRefillPolicy: .fullEachPeriod,
                     notificationQueueLimit: 64
                 )

@@ -74,7 +74,8 @@ struct AppMetricsTable: Sendable {
         case .terminated(.budgetOverrun):
             self.rows[row].expirations += 1
             self.rows[row].overruns += 1
-        case .restart:
+        case .restart where event.from == .notRunning:
+            // A restart is a launch: two transitions with this cause (L9), counted once, at its first.
             self.rows[row].restarts += 1
         default:
             break

@@ -94,7 +94,7 @@ struct BudgetWallTests {
         let deadline = entered.at + settings.backgroundTimeBudget
         // The notice reached the app, which stayed in the background (no transition in between) until SIGKILL.
         #expect(FileManager.default.fileExists(atPath: "\(directory)/term"))
-        #expect(watcher.events.filter { $0.app == app }.map(\.to) == [.active, .background, .notRunning])
+        #expect(watcher.events.filter { $0.app == app }.map(\.to) == [.inactive, .active, .background, .notRunning])
         #expect(gone.cause == .terminated(.budgetOverrun))
         #expect(gone.exit == .signaled(SIGKILL))
         #expect(gone.at >= deadline)
