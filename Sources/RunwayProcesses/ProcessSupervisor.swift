@@ -248,6 +248,9 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         if self.options.reapsOrphans { self.sweepZombies() }
         self.stopReapingZombies()
         for (app, managed) in self.apps {
+            // A child whose output was paused at its last turn still holds its pipes and resume timer, and itself
+            // through them: the loop does not turn again to read them to the end, so they close here.
+            managed.child?.closeOutput()
             managed.cgroupFiles?.close()
             guard let cgroup = managed.cgroup else { continue }
             // An empty leaf goes with one rmdir; one with cgroups the app made below it (or a process still dying)
