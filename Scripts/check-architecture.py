@@ -41,6 +41,7 @@ PUBLIC_TYPE = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:final|indirect)\s+)*"
     r"(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)"
 )
+PLAIN_MUTEX = re.compile(r"\bMutex\s*[<(]")
 SPI = re.compile(r"^\s*@_spi\((?!.*\bimport\s)")  # an attribute of a declaration; `@_spi(X) import` is not one
 
 
@@ -193,6 +194,14 @@ def check(root):
                         "name it after what it checks"
                     )
 
+    # One lock type: only RunwayLock names Mutex, so that the TSan build swaps every lock (Decision 241).
+    for path in source_files(root, ["Sources", "Tests"]):
+        if "RunwayLocking" in path.parts or path.suffix != ".swift":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+            if PLAIN_MUTEX.search(line.split("//")[0]):
+                problems.append(f"{path.relative_to(root)}:{number}: a plain Mutex: use RunwayLock, which TSan sees")
+
     # The embedder's surface.
     embedder = [folder for folder, (_, who, _, _) in rows.items() if "the embedder" in who]
     public = []
@@ -250,6 +259,7 @@ def self_test():
     broken["Sources/Stray/C.swift"] = "\n"
     broken["Tests/CoreTests/ReviewR16Tests.swift"] = "struct FloorTests {}\n"
     broken["Tests/CoreTests/Names.swift"] = '@Suite("issue 13")\nstruct Pass4Tests {}\n'
+    broken["Sources/Edge/Lock.swift"] = "let lock = Mutex<Int>(0)  // not RunwayLock\n"
     expected = [
         "Sources/Core/Up.swift:1: imports Edge, which Core may not",
         "Sources/Core/Up.swift:1: imports Edge, which Core does not declare",
@@ -265,6 +275,7 @@ def self_test():
         "ReviewR16Tests.swift:1: type 'FloorTests'",
         "Names.swift:1: suite 'issue 13'",
         "Names.swift:2: type 'Pass4Tests'",
+        "Sources/Edge/Lock.swift:1: a plain Mutex",
     ]
     failures = []
     for files, wanted in ((clean, []), (broken, expected)):

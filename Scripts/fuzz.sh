@@ -25,7 +25,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$repo"
 swift=${SWIFT:-swift}
 clang=${FUZZ_CC:-clang}
-seconds=${FUZZ_SECONDS:-30}
+seconds=${FUZZ_SECONDS:-20}
 targets=${FUZZ_TARGETS:-control-request app-protocol config-plist cgroup-events proc-files}
 build=$repo/.build/fuzz
 # A failed precondition in a Swift target traps; the Swift runtime's backtracer would then read the stack from a

@@ -29,7 +29,9 @@ struct RunwayMetrics: Sendable {
         if event.to == .suspended {
             Counter(label: "runway_suspensions_total", factory: self.factory).increment()
         }
-        if case .terminated(let reason) = event.cause {
+        // An immediate exits-on-suspend termination publishes two steps with this cause (E1: active -> inactive ->
+        // notRunning): a termination is counted once, when the app is gone.
+        if case .terminated(let reason) = event.cause, event.to == .notRunning {
             Counter(label: "runway_terminations_total", dimensions: [("reason", reason.kind)], factory: self.factory)
                 .increment()
         }

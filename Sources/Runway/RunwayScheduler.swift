@@ -219,11 +219,20 @@ public final class RunwayScheduler: Sendable {
     /// Terminates every app by the `terminate` rows, in parallel, waits until all are gone (each bounded by
     /// its graces), then stops the loop (P4). Idempotent; later calls return at once.
     public func shutdown() async {
+        await self.shutdown(lastOnLoop: nil)
+    }
+
+    /// `shutdown()`, running `last` on the loop thread once every app has stopped and before the loop closes what is
+    /// still open: for a component with handles on this loop (the daemon's control socket server, its signal
+    /// watcher) to close them itself, so that their close callbacks free what the handles hold.
+    package func shutdown(lastOnLoop last: (@Sendable () -> Void)?) async {
         let driver = self.bridge.driver
         let loop = self.bridge.loop
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             if !loop.execute({ driver.shutdown(waiter) }) { waiter.resume() }
         }
+        // Work sent before `loop.shutdown()` runs before the loop closes its handles.
+        if let last { _ = loop.execute(last) }
         loop.shutdown()
         // The first caller to get here finishes the shutdown; concurrent callers return after the join.
         let waiters: [CheckedContinuation<Void, Never>]? = self.stopWaiters.withLock { waiters in

@@ -69,8 +69,9 @@ struct PurgeCommand: ParsableCommand {
         commandName: "purge",
         abstract: "Purge one app as under critical memory pressure (P3, S14); prints it.",
         discussion: """
-            The longest-suspended app is terminated without a message (L5); with none suspended, a background-mode \
-            app (L7); active and inactive apps never. Nothing to purge is not an error.
+            One app is terminated without a message (L5), in the order of P8: the longest-suspended app; with none \
+            suspended, the app longest in the background doing no work, then one holding a task or a wake-up, then \
+            a background-mode app (L7); active and inactive apps never. Nothing to purge is not an error.
             """
     )
 

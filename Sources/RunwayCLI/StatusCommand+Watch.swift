@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RunwayControl
-import Synchronization
+import RunwayLocking
 
 extension StatusCommand {
     /// Apps that changed since a redraw fetched them, more than this many: fetch every page again rather than one
@@ -51,11 +51,14 @@ extension StatusCommand {
                 return
             }
             guard many || !apps.isEmpty else { continue }
+            // The rows not asked for again keep their values as of `now`: they are aged to it before the others are
+            // replaced, so that every row of the new reply is as of `now`.
+            let now = ContinuousClock.now
             reply =
                 many || apps.count > Self.watchRefetchThreshold || request.limit != nil
                 ? try self.pages(request, on: client)
-                : try self.refreshed(reply, apps: apps, request: request, on: client)
-            fetchedAt = ContinuousClock.now
+                : try self.refreshed(Self.aged(reply, by: now - fetchedAt), apps: apps, request: request, on: client)
+            fetchedAt = now
         }
     }
 
@@ -123,7 +126,7 @@ final class WatchChanges: Sendable {
     /// Apps remembered between two redraws; past it the watch fetches every page again anyway.
     static let appLimit = 4_096
 
-    private let state = Mutex<(apps: Set<String>, many: Bool, closed: Bool)>(([], false, false))
+    private let state = RunwayLock<(apps: Set<String>, many: Bool, closed: Bool)>(([], false, false))
 
     /// Subscribes on a new connection to `path`, then reads its event lines on a thread of its own.
     ///

@@ -27,11 +27,14 @@ struct DeviceEventCommand<Verb: UserActionVerb>: ParsableCommand {
     static var configuration: CommandConfiguration {
         let opener = DeviceEvent(rawValue: Verb.action.rawValue)?.closes
         let reach: String =
-            opener.map { opener in
+            Verb.action == .acceptShutdown
+            ? "every running app when a device-wide `offer-shutdown` is open (P7; none otherwise): running apps are "
+                + "sent willTerminate, suspended ones end silently"
+            : opener.map { opener in
                 "the apps the last device-wide `\(opener.rawValue)` reached that are still in a state it applies to "
                     + "(an app that was in the background then, or was launched since, is left alone)"
             } ?? "every app in the foreground (active or inactive) for which it is legal; apps in the background "
-            + "are left alone"
+                + "are left alone"
         let lock =
             Verb.action == .lock || Verb.action == .unlock
             ? " The daemon's LockBehavior (or the app's) decides what lock and unlock do: classic (willResignActive; "

@@ -232,7 +232,12 @@ package enum Daemon {
         timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
         await state.stop()
         systemd.stop()
-        await scheduler.shutdown()
+        // Once every app has stopped (P4), the control socket's connections and the signal handles are closed by
+        // their owners, which their close callbacks then free; a second SIGTERM meanwhile has its default action.
+        await scheduler.shutdown(lastOnLoop: { [service] in
+            service.server?.stop()
+            watcher.stop()
+        })
         await operations.stop()
         history.flush()
         ControlSocketServer.removeSocketFile(at: socketPath)

@@ -40,7 +40,7 @@ public enum MemoryPressureSample: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The P3 thresholds: at which pressure running apps are warned and suspended apps are purged.
+/// The P3 thresholds: at which pressure running apps are warned and apps are purged (in P8's order).
 ///
 /// A value type with no clock and no I/O; it lives in `SchedulerSettings.memoryPressure` and is read by the
 /// scheduler when the driver reports a sample (`Scheduler.memoryPressureSampled(_:now:)`). `Runway.plist`

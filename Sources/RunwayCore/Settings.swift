@@ -62,7 +62,7 @@ public struct SchedulerSettings: Hashable, Sendable {
     public var notificationQueueLimit: Int
     /// What a lock does (S7); apps may override it. Default `.classic`.
     public var lockBehavior: LockBehavior
-    /// When memory pressure warns running apps and purges suspended ones (P3). Default 10 % and 30 % PSI.
+    /// When memory pressure warns running apps and purges apps in P8's order (P3). Default 10 % and 30 % PSI.
     public var memoryPressure: MemoryPressurePolicy
     /// Most outstanding background tasks one app may hold (`TaskLimitPerApp`). One more is refused with
     /// `TaskRefusal.tooManyTasks`. Bounds what an app can make the scheduler keep. Default 1,000; at least 1.
