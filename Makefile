@@ -248,9 +248,9 @@ sanitize-address: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/Sanitizers/lsan.supp:print_suppressions=0 \
 		$(SWIFT) test --skip-build --no-parallel $(SANITIZE_ADDRESS_FLAGS) \
-		$(if $(SANITIZE_FILTER),--filter $(SANITIZE_FILTER))
+		$(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)')
 
 sanitize-thread: deps
 	$(SWIFT) build --build-tests $(SANITIZE_THREAD_FLAGS)
 	$(SWIFT) test --skip-build --no-parallel $(SANITIZE_THREAD_FLAGS) \
-		$(if $(SANITIZE_FILTER),--filter $(SANITIZE_FILTER))
+		$(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)')

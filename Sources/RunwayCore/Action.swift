@@ -111,8 +111,10 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     /// command it stood for, this says what was asked. `home` arrives as `cause == .command(.enterBackground)`
     /// with `userAction == .home`; a device event (`DeviceEvent`) as its `userAction`. Set on every transition of
     /// the app that the action caused in the same step (the start of an exits-on-suspend app's termination after
-    /// `home`, a plain process app's immediate suspension); nil for a command, a deadline, a message's return (the
-    /// suspension once `didEnterBackground` returns) or anything else not asked as a user action.
+    /// `home`, a plain process app's immediate suspension), and on the `notRunning` that ends a termination the
+    /// action began (`switcherKill`, an accepted shutdown, `home` on an exits-on-suspend app), published once the
+    /// app is gone; nil for a command, a deadline, a message's return (the suspension once `didEnterBackground`
+    /// returns) or anything else not asked as a user action.
     public var userAction: UserAction?
 
     /// An event with every field given; the core makes them, tests and simulations compare with them.

@@ -104,7 +104,8 @@ extension Scheduler {
             messages: termination.messages,
             from: termination.from,
             running: running,
-            killAt: termination.killAt
+            killAt: termination.killAt,
+            userAction: termination.userAction
         )
     }
 
@@ -118,31 +119,26 @@ extension Scheduler {
         messages: [Message],
         from: AppState,
         running: RunningApp,
-        killAt: Instant? = nil
+        killAt: Instant? = nil,
+        userAction: UserAction? = nil
     ) {
         let id = self.apps[index].id
+        var termination = Termination(reason: reason, from: from, messages: messages, phase: .killed)
+        termination.userAction = userAction
         guard self.apps[index].descriptor.isProcess else {
             self.actions.append(.stop(id))
-            self.enter(
-                index,
-                .terminating(Termination(reason: reason, from: from, messages: messages, phase: .killed), running)
-            )
+            self.enter(index, .terminating(termination, running))
             self.becomeNotRunning(index, exit: nil)
             return
         }
         let deadline = killAt ?? self.lastNow + self.settings.terminationGrace
-        let phase: Termination.Phase
         if from == .suspended || deadline <= self.lastNow {
             self.actions.append(.kill(id))
-            phase = .killed
         } else {
             self.actions.append(.sendTerminateSignal(id))
-            phase = .signaled(killAt: self.arm(.termination, app: index, at: deadline))
+            termination.phase = .signaled(killAt: self.arm(.termination, app: index, at: deadline))
         }
-        self.enter(
-            index,
-            .terminating(Termination(reason: reason, from: from, messages: messages, phase: phase), running)
-        )
+        self.enter(index, .terminating(termination, running))
     }
 
     /// The termination grace ran out.
@@ -194,7 +190,8 @@ extension Scheduler {
             cause: .terminated(reason),
             messages: termination?.messages ?? [],
             exit: exit,
-            restart: restart
+            restart: restart,
+            userAction: termination?.userAction
         )
     }
 }

@@ -66,6 +66,7 @@ extension Scheduler {
     /// - Throws: as `apply(_:to:)`; nothing changes and nothing is published when it throws.
     mutating func apply(_ action: UserAction, to index: Int, stayingInactive: Bool = false) throws(SchedulerError) {
         let first = self.actions.count
+        let wasTerminating = self.apps[index].lifecycle.isTerminating
         if action == .switcherKill {
             try self.killFromSwitcher(index)
         } else {
@@ -80,6 +81,11 @@ extension Scheduler {
             } else {
                 try self.apply(command, to: index)
             }
+        }
+        if !wasTerminating, var termination = self.apps[index].lifecycle.termination {
+            // A termination that outlives this step: its last transition names the action too.
+            termination.userAction = action
+            self.setTermination(index, termination)
         }
         let app = self.apps[index].id
         for position in first..<self.actions.count {

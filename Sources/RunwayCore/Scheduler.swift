@@ -207,7 +207,8 @@ public struct Scheduler {
         cause: TransitionCause,
         messages: [Message],
         exit: ProcessExit? = nil,
-        restart: PendingRestart? = nil
+        restart: PendingRestart? = nil,
+        userAction: UserAction? = nil
     ) {
         let record = self.apps[index]
         var event = TransitionEvent(
@@ -220,6 +221,7 @@ public struct Scheduler {
             exit: exit
         )
         event.restart = restart
+        event.userAction = userAction
         self.actions.append(.publish(event))
         if record.descriptor.isProcess, let score = Self.oomScoreAdjust(for: to) {
             self.actions.append(.setOOMScoreAdjust(record.id, score))

@@ -18,6 +18,9 @@ struct Termination {
     /// When SIGKILL is due for a process app: `TerminationGrace` after `willTerminate` was sent, so that the whole
     /// termination from `willTerminate` on fits in one grace (L4). Nil until `willTerminate` is sent.
     var killAt: Instant?
+    /// The user action that began the termination (S9, S15, E1 after `home`), named again on the transition that
+    /// ends it, which is published later, when the app is gone (L8).
+    var userAction: UserAction?
 
     var timer: DeadlineHandle? {
         switch self.phase {

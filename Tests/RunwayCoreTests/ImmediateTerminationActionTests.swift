@@ -81,7 +81,15 @@ import Testing
         #expect(
             scheduler.acknowledge(.willTerminate, of: mail, in: start, now: at(11)) == [
                 .stop(mail),
-                published(mail, .inactive, .notRunning, .terminated(termination.reason), at: at(11), [.willTerminate]),
+                published(
+                    mail,
+                    .inactive,
+                    .notRunning,
+                    .terminated(termination.reason),
+                    at: at(11),
+                    [.willTerminate],
+                    asked: termination == .acceptShutdown ? .acceptShutdown : nil
+                ),
                 .cancelWakeup,
             ]
         )

@@ -51,7 +51,8 @@ import Testing
                     .notRunning,
                     .terminated(.requested),
                     at: at(13),
-                    [.didEnterBackground, .willTerminate]
+                    [.didEnterBackground, .willTerminate],
+                    asked: .acceptShutdown
                 ),
             ]
         )
@@ -60,14 +61,30 @@ import Testing
             scheduler.acknowledge(.willTerminate, of: music, in: accept.actions, now: at(14)) == [
                 .stop(music),
                 .endTasks(music, [task]),
-                published(music, .background, .notRunning, .terminated(.requested), at: at(14), [.willTerminate]),
+                published(
+                    music,
+                    .background,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(14),
+                    [.willTerminate],
+                    asked: .acceptShutdown
+                ),
                 .cancelWakeup,
             ]
         )
-        // Expected: maps is published when the driver reports its exit, with no message.
+        // Expected: maps is published when the driver reports its exit, with no message, naming the accept (L8).
         #expect(
             scheduler.processExited(maps, exit: .signaled(9), now: at(14)) == [
-                published(maps, .suspended, .notRunning, .terminated(.requested), at: at(14), exit: .signaled(9))
+                published(
+                    maps,
+                    .suspended,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(14),
+                    exit: .signaled(9),
+                    asked: .acceptShutdown
+                )
             ]
         )
         #expect(scheduler.allAppsStopped)

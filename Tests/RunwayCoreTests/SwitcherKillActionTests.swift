@@ -27,10 +27,18 @@ import Testing
         // Expected: SIGKILL now; no resume, no SIGTERM, no grace timer (L5, P2).
         #expect(try scheduler.userActionReceived(.switcherKill, for: mail, now: at(5)) == [.kill(mail)])
         #expect(scheduler.armedTimers.isEmpty)
-        // Expected: on the exit, publish suspended -> notRunning with no message.
+        // Expected: on the exit, publish suspended -> notRunning with no message, naming the kill (L8).
         #expect(
             scheduler.processExited(mail, exit: .signaled(9), now: at(6)) == [
-                published(mail, .suspended, .notRunning, .terminated(.requested), at: at(6), exit: .signaled(9))
+                published(
+                    mail,
+                    .suspended,
+                    .notRunning,
+                    .terminated(.requested),
+                    at: at(6),
+                    exit: .signaled(9),
+                    asked: .switcherKill
+                )
             ]
         )
     }
@@ -63,7 +71,8 @@ import Testing
                     .terminated(.requested),
                     at: at(8),
                     [.willTerminate],
-                    exit: .signaled(9)
+                    exit: .signaled(9),
+                    asked: .switcherKill
                 ),
             ]
         )

@@ -219,7 +219,8 @@ import Testing
                     .notRunning,
                     .terminated(.requested),
                     at: at(16),
-                    [.didEnterBackground, .willTerminate]
+                    [.didEnterBackground, .willTerminate],
+                    asked: .acceptShutdown
                 ),
                 .cancelWakeup,
             ]
