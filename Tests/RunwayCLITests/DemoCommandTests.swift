@@ -122,7 +122,12 @@ import Testing
         #expect(lines.contains("  S15 app killed in the switcher: com.example.weather"), "\(result)")
         let weatherKilled = try #require(find("com.example.weather", "-> notRunning"), "\(result)")
         #expect(weatherKilled.instant == "t=2.000s", "\(weatherKilled)")
-        #expect(weatherKilled.text.hasPrefix("background -> notRunning  [terminated(requested)]  {willTerminate}"))
+        #expect(
+            weatherKilled.text.hasPrefix(
+                "background -> notRunning  [terminated(requested)]  (switcherKill)  {willTerminate}"
+            ),
+            "\(weatherKilled)"
+        )
 
         // Order. The uploader's exit (t=2) comes before the sync kill (t=5): its task ends at t=2, long before
         // the sync deadline.
