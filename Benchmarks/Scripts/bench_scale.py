@@ -100,7 +100,7 @@ def timed_run(command, timeout=600):
 
 def active_count(log_path):
     with open(log_path, errors="replace") as file:
-        return sum(1 for line in file if "notRunning -> active" in line)
+        return sum(1 for line in file if "inactive -> active" in line)
 
 
 def launch_span(log_path):
@@ -114,7 +114,7 @@ def launch_span(log_path):
             at = float(fields[1][2:].rstrip("s"))
             if first is None and "RunAtLoad" in line:
                 first = at
-            if "notRunning -> active" in line:
+            if "inactive -> active" in line:
                 last = at
     return None if first is None or last is None else round(last - first, 3)
 
