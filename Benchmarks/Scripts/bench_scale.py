@@ -268,8 +268,14 @@ def measure(runway, apps, idle_seconds, keep, metrics=True):
         figures["stop_exit_status"] = daemon.returncode
     finally:
         if daemon.poll() is None:
-            daemon.kill()
-            daemon.wait()
+            # SIGTERM first: the daemon ends its apps (P4); a SIGKILLed daemon in signal mode would leave N children
+            # running until the next daemon on this socket ends them.
+            daemon.send_signal(signal.SIGTERM)
+            try:
+                daemon.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
+                daemon.wait()
         log.close()
         figures["load_after"] = load_average()
         if not keep:
