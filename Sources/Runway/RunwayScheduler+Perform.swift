@@ -43,7 +43,9 @@ extension RunwayScheduler {
     ///   `stopping` once the scheduler has stopped).
     @discardableResult
     public func perform(_ command: Command, onEach apps: [AppID]) -> [AppID: SchedulerError] {
-        self.performOnEach(apps) { driver, app throws(SchedulerError) in try driver.command(command, for: app) }
+        self.performOnEach(apps, app: \.self) { driver, app throws(SchedulerError) in
+            try driver.command(command, for: app)
+        }
     }
 
     /// Performs one user action on many apps in a single hop to the loop, each exactly as by `perform(_:on:)`
@@ -52,7 +54,9 @@ extension RunwayScheduler {
     /// - Returns: The refusals by app; empty when every app accepted the action.
     @discardableResult
     public func perform(_ action: UserAction, onEach apps: [AppID]) -> [AppID: SchedulerError] {
-        self.performOnEach(apps) { driver, app throws(SchedulerError) in try driver.userAction(action, for: app) }
+        self.performOnEach(apps, app: \.self) { driver, app throws(SchedulerError) in
+            try driver.userAction(action, for: app)
+        }
     }
 
     /// The most commands `perform(_:sliceLimit:)` runs in one hop to the loop: a launch costs the loop about
@@ -76,46 +80,33 @@ extension RunwayScheduler {
     ) -> [AppID: SchedulerError] {
         precondition(sliceLimit >= 1, "sliceLimit must be at least 1, not \(sliceLimit)")
         var refusals: [AppID: SchedulerError] = [:]
-        var start = 0
-        while start < commands.count {
+        for start in stride(from: 0, to: commands.count, by: sliceLimit) {
             let slice = Array(commands[start..<min(start + sliceLimit, commands.count)])
-            start += slice.count
-            let sliceRefusals: [AppID: SchedulerError]? = self.bridge.sync { driver in
-                var refusals: [AppID: SchedulerError] = [:]
-                for entry in slice {
-                    do throws(SchedulerError) {
-                        try driver.command(entry.command, for: entry.app)
-                    } catch {
-                        refusals[entry.app] = error
-                    }
-                }
-                return refusals
-            }
-            guard let sliceRefusals else {
-                for entry in commands[(start - slice.count)...] where refusals[entry.app] == nil {
-                    refusals[entry.app] = SchedulerError(.stopping, app: entry.app)
-                }
-                break
+            let sliceRefusals = self.performOnEach(slice, app: \.app) { driver, entry throws(SchedulerError) in
+                try driver.command(entry.command, for: entry.app)
             }
             refusals.merge(sliceRefusals) { first, _ in first }
         }
         return refusals
     }
 
-    private func performOnEach(
-        _ apps: [AppID],
-        _ body: @escaping @Sendable (LoopDriver, AppID) throws(SchedulerError) -> Void
+    /// Runs `body` for each of `items` in one hop to the loop, each on its own: the refusals by app (`app` names an
+    /// item's app), or `stopping` for every item when the scheduler has stopped.
+    private func performOnEach<Item: Sendable>(
+        _ items: [Item],
+        app: @escaping @Sendable (Item) -> AppID,
+        _ body: @escaping @Sendable (LoopDriver, Item) throws(SchedulerError) -> Void
     ) -> [AppID: SchedulerError] {
         let refusals: [AppID: SchedulerError]? = self.bridge.sync { driver in
             var refusals: [AppID: SchedulerError] = [:]
-            for app in apps {
-                do throws(SchedulerError) { try body(driver, app) } catch { refusals[app] = error }
+            for item in items {
+                do throws(SchedulerError) { try body(driver, item) } catch { refusals[app(item)] = error }
             }
             return refusals
         }
         return refusals
             ?? Dictionary(
-                apps.map { ($0, SchedulerError(.stopping, app: $0)) },
+                items.map { (app($0), SchedulerError(.stopping, app: app($0))) },
                 uniquingKeysWith: { first, _ in first }
             )
     }
