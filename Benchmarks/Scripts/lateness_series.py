@@ -10,8 +10,12 @@ One run's maximum is a single sample, so compare series, not runs.
 workers spinning at the normal policy, one per core of the reference machine) runs for the whole series, and each
 round also runs the bare-timerfd floor (Probes/timerfd_wakeup.c, built with gcc) right after LatenessComparison.
 It prints each run's p50 and p99 of Runway, swift-nio and the timerfd, and checks the targets run by run: Runway's
-p99 at or below swift-nio's, and within 3x the timerfd's. The load average before and after is printed; other work
-on the machine adds to the fixed load and is not controlled.
+p99 at or below swift-nio's, and within 3x the timerfd's, and both; with each run the 1-minute load average after it
+and each loop thread's CPU time per deadline. The load average before and after is printed; other work on the machine
+adds to the fixed load and is not controlled.
+
+Rounds alternate which half of LatenessComparison runs first (odd rounds Runway's, even rounds swift-nio's), so that
+neither loop always gets the first seconds of the process.
 
 Usage (from Benchmarks/, after `swift build -c release --product LatenessComparison`):
     python3 Scripts/lateness_series.py [rounds] [modes]   # default 12 rounds of normal,fifo,fifo-spin: 6 minutes
@@ -41,16 +45,24 @@ DEFAULT_MODES = 'normal,fifo,fifo-spin'
 SIDES = (('runway', 'Runway (RunwayScheduler'), ('nio', 'swift-nio (scheduleTask'))
 QUANTILES = ('p50', 'p90', 'p99', 'max')
 FIGURE = re.compile(r'(p50|p90|p99|max)=([\d.]+)')
+COUNTERS = re.compile(r'cpu=([\d.]+) us run-delay=([\d.]+) us')
 
 
-def run(extra):
-    text = subprocess.run([BINARY] + extra, capture_output=True, text=True, check=True).stdout
+def run(extra, nio_first):
+    """One LatenessComparison run; `nio_first` runs swift-nio's half first (the series alternates the order)."""
+    text = subprocess.run([BINARY] + extra + (['--nio-first'] if nio_first else []), capture_output=True, text=True,
+                          check=True).stdout
     figures = {}
     for side, prefix in SIDES:
         line = next(line for line in text.splitlines() if line.startswith(prefix))
         figures[side] = {name: float(value) for name, value in FIGURE.findall(line)}
         if 'early=0' not in line:
             raise SystemExit(f'an early deadline: {line}')
+    # Each half's loop-thread CPU and run delay per deadline, in the order the halves ran.
+    counters = COUNTERS.findall(text)
+    if len(counters) == 2:
+        for side, (cpu, delay) in zip(('nio', 'runway') if nio_first else ('runway', 'nio'), counters):
+            figures[side]['cpu'], figures[side]['delay'] = float(cpu), float(delay)
     return figures
 
 
@@ -85,19 +97,24 @@ def summarise(series):
         floors = [figures['timerfd'] for figures in runs if 'timerfd' in figures]
         if not floors:
             continue
-        print('  run  Runway p50/p99   swift-nio p50/p99   timerfd p50/p99   p99 <= nio   p99 <= 3x timerfd')
-        met_nio = met_floor = 0
+        print('  run  first   load   Runway p50/p99   swift-nio p50/p99   timerfd p50/p99   p99 <= nio'
+              '   p99 <= 3x timerfd   both   loop CPU/deadline us (Runway/nio)')
+        met_nio = met_floor = met_both = 0
         for number, figures in enumerate(runs, start=1):
             ours, theirs, floor = figures['runway'], figures['nio'], figures['timerfd']
             below_nio = ours['p99'] <= theirs['p99']
             below_floor = ours['p99'] <= 3 * floor['p99']
             met_nio += below_nio
             met_floor += below_floor
-            print(f'  {number:3}  {ours["p50"]:6.1f}/{ours["p99"]:7.1f}   {theirs["p50"]:7.1f}/{theirs["p99"]:8.1f}'
+            met_both += below_nio and below_floor
+            cpu = f'{ours["cpu"]:.1f}/{theirs["cpu"]:.1f}' if 'cpu' in ours and 'cpu' in theirs else '-'
+            print(f'  {number:3}  {figures["first"]:6} {figures["load"]:5.2f}'
+                  f'   {ours["p50"]:6.1f}/{ours["p99"]:7.1f}   {theirs["p50"]:7.1f}/{theirs["p99"]:8.1f}'
                   f'   {floor["p50"]:6.1f}/{floor["p99"]:7.1f}   {"yes" if below_nio else "no":10}'
-                  f'   {"yes" if below_floor else "no"} ({ours["p99"] / floor["p99"]:.2f}x)')
+                  f'   {"yes" if below_floor else "no":3} ({ours["p99"] / floor["p99"]:5.2f}x)'
+                  f'   {"yes" if below_nio and below_floor else "no":4}   {cpu}')
         print(f'  Runway p99 <= swift-nio p99 in {met_nio} of {len(runs)} runs; <= 3x the timerfd p99 in '
-              f'{met_floor} of {len(runs)}')
+              f'{met_floor} of {len(runs)}; both in {met_both} of {len(runs)}')
 
 
 def main():
@@ -119,9 +136,13 @@ def main():
     try:
         for round_number in range(1, options.rounds + 1):
             for mode, extra in chosen:
-                figures = run(extra)
+                # Odd rounds run Runway's half first, even rounds swift-nio's.
+                nio_first = round_number % 2 == 0
+                figures = run(extra, nio_first)
                 if options.contended:
                     figures['timerfd'] = run_timerfd(extra)
+                figures['first'] = 'nio' if nio_first else 'runway'
+                figures['load'] = float(load_average().split()[0])
                 series[mode].append(figures)
                 floor = f'  timerfd {figures["timerfd"]}' if 'timerfd' in figures else ''
                 print(f'{round_number:2} {mode:25} Runway {figures["runway"]}  swift-nio {figures["nio"]}{floor}'

@@ -28,6 +28,12 @@
 // Wake-up spin: `--wakeup-spin MICROSECONDS` arms Runway's timer that much early and spins to each deadline
 // (`RunwayScheduler(wakeupSpin:)`); swift-nio has no equivalent, so its half is unchanged.
 //
+// Kernel counters: each half prints, for its loop thread over the deadline window, the CPU time, the run delay
+// (runnable but waiting for a CPU), and the voluntary and involuntary switches per deadline, and the other threads'
+// voluntary switches (ThreadStats.swift): what each loop costs per wake-up, apart from the load.
+//
+// Order: Runway's half runs first; `--nio-first` runs swift-nio's first (lateness_series.py alternates).
+//
 // Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10] [--wakeup-spin 25]` (about
 // 10 s). Prints microseconds. This target is under Sources/, not Benchmarks/, so that package-benchmark does not take
 // it for a benchmark.
@@ -105,6 +111,8 @@ struct Observed: Sendable {
     var entered: [Instant?] = Array(repeating: nil, count: count)
     var killed: [Instant?] = Array(repeating: nil, count: count)
     var kills = 0
+    /// The loop thread's kernel id, taken from the first event.
+    var loopThread: Int32 = 0
 }
 
 /// The app id of index `index`, and back. The reverse is a dictionary lookup, not string parsing: it runs on the
@@ -141,6 +149,7 @@ func measureRunway() async throws -> [Int64] {
     scheduler.observeTransitions { event in
         guard let index = appIndex(of: event.app) else { return }
         let done = recorded.withLock { observed -> Bool in
+            if observed.loopThread == 0 { observed.loopThread = currentThreadID() }
             if event.to == .background {
                 observed.entered[index] = event.at
             } else if event.to == .notRunning, event.cause == .terminated(.budgetOverrun) {
@@ -173,9 +182,12 @@ func measureRunway() async throws -> [Int64] {
     // A fresh loop-clock reading, as deadline - remaining of the last app (whose deadline is >= 1 s away).
     let lastRemaining = applications[count - 1].backgroundTimeRemaining
     let setupDuration = ContinuousClock.now - setupStart
+    let loopThread = recorded.withLock { $0.loopThread }
+    let windowStart = ProcessCounters(loopThread: loopThread)
 
     // Bounded so that a lost event cannot hang the run: every deadline is within about 4 s of the setup.
     let finished = allKilled.wait(timeout: .now() + .seconds(60)) == .success
+    let windowEnd = ProcessCounters(loopThread: loopThread)
     await scheduler.shutdown()
     let observed = recorded.withLock { $0 }
     if !finished { print("Runway: timed out waiting for \(count) kills; got \(observed.kills)") }
@@ -216,6 +228,8 @@ func measureRunway() async throws -> [Int64] {
     if !duringSetup.isEmpty {
         print("  " + summary("of which deadlines during setup", duringSetup))
     }
+    let wakeUps = Set(observed.killed.compactMap { $0 }).count
+    print("  \(wakeUps) wake-ups; " + ProcessCounters.perDeadline(from: windowStart, to: windowEnd, deadlines: count))
     return lateness
 }
 
@@ -231,7 +245,9 @@ func measureNIO() throws -> [Int64] {
     let loop = group.next()
     let samples = Samples()
     let done = DispatchSemaphore(value: 0)
-    let outcome = try loop.submit { LoopThreadPriorityOutcome.apply(loopPriority) }.wait()
+    let (outcome, loopThread) = try loop.submit {
+        (LoopThreadPriorityOutcome.apply(loopPriority), currentThreadID())
+    }.wait()
     print("swift-nio loop thread: \(outcome)")
     try loop.submit {
         let start = NIODeadline.now()
@@ -247,12 +263,24 @@ func measureNIO() throws -> [Int64] {
             }
         }
     }.wait()
+    let windowStart = ProcessCounters(loopThread: loopThread)
     done.wait()
+    let windowEnd = ProcessCounters(loopThread: loopThread)
     try group.syncShutdownGracefully()
+    print("  " + ProcessCounters.perDeadline(from: windowStart, to: windowEnd, deadlines: count))
     return samples.values.withLock { $0 }
 }
 
-let runway = try await measureRunway()
-let nio = try measureNIO()
+// `--nio-first` runs swift-nio's half first, so that a series can alternate the order and neither loop always gets
+// the minutes right after the process started.
+let runway: [Int64]
+let nio: [Int64]
+if CommandLine.arguments.contains("--nio-first") {
+    nio = try measureNIO()
+    runway = try await measureRunway()
+} else {
+    runway = try await measureRunway()
+    nio = try measureNIO()
+}
 print(summary("Runway (RunwayScheduler, overrun kill per deadline)", runway))
 print(summary("swift-nio (scheduleTask(deadline:) on MultiThreadedEventLoopGroup(1))", nio))
