@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""System calls per child of the process lifecycle: Runway against the same-mechanism floor, counted, not timed.
+
+Runs the whole lifecycle of N `/bin/sleep 1000` children (spawn, suspend + confirm, resume + confirm, terminate +
+reap) once per tool under `perf trace -s` (kernel tracepoints: unlike strace it does not ptrace the children, so a
+SIGSTOP still leaves them in state T and the confirmations work) and prints the system calls per child of the
+supervising process (every thread of it), by call, for:
+  floor-signal, floor-freezer   Probes/lifecycle.c spawning with Runway's own runway_spawn (Decision 236)
+  floor-rules-signal            the same plus the per-app work of Runway's rules (pipes, /proc reads, oom_score_adj
+                                writes, process-group signals): what the rules cost on the same mechanism
+  runway-signal, runway-freezer Sources/ProcessLifecycle (release build), RunwayScheduler
+The children's own calls (their pre-exec setup in runway_spawn, their exec and the sleep) are the same code for the
+probe and for Runway and are printed as one total. Counts do not depend on the machine's load, except the
+confirmation polls of the probe (reads of /proc/PID/stat or cgroup.events until the state shows), which repeat
+while the kernel has not acted yet: `openat`, `read` and `close` of the probe can grow on a busy machine.
+
+Usage, from Benchmarks/ (root: perf trace needs the tracepoints; the freezer a writable cgroup v2 hierarchy):
+  swift build -c release --product ProcessLifecycle
+  python3 Scripts/syscalls_per_child.py [--children 200] [--top 30]
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import process_floor  # noqa: E402  (the probe's build and the binaries' paths)
+
+ENTRY = re.compile(r'^ (.+?) \((\d+)\), (\d+) events')
+CALL = re.compile(r'^\s+(\w+)\s+(\d+)\s+\d+\s')
+TOOLS = [
+    ('floor-signal', [process_floor.PROBE, '{n}', 'signal', '1', 'runway']),
+    ('floor-rules-signal', [process_floor.PROBE, '{n}', 'signal-rules', '1', 'runway']),
+    ('runway-signal', [process_floor.RUNWAY, '{n}', 'signal', '1']),
+    ('floor-freezer', [process_floor.PROBE, '{n}', 'freezer', '1', 'runway']),
+    ('runway-freezer', [process_floor.RUNWAY, '{n}', 'freezer', '1']),
+]
+
+
+def count(command):
+    """Runs `command` under `perf trace -s`; returns (supervisor calls, children's calls) as Counters."""
+    with tempfile.NamedTemporaryFile(suffix='.txt') as output:
+        subprocess.run(['perf', 'trace', '-s', '-o', output.name, '--'] + command, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        text = open(output.name).read()
+    supervisor, children = collections.Counter(), collections.Counter()
+    current = None
+    for line in text.splitlines():
+        entry = ENTRY.match(line)
+        if entry:
+            # A child is summarised under the name it ends with (`sleep`, after its exec); every other entry is
+            # a thread of the supervising process.
+            current = children if entry.group(1) == 'sleep' else supervisor
+            continue
+        call = CALL.match(line)
+        if call and current is not None:
+            current[call.group(1)] += int(call.group(2))
+    return supervisor, children
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--children', type=int, default=200)
+    parser.add_argument('--top', type=int, default=30, help='how many calls to list (the most frequent)')
+    options = parser.parse_args()
+    process_floor.build_probe()
+    n = options.children
+    results = {}
+    for name, template in TOOLS:
+        results[name] = count([part.format(n=n) for part in template])
+    names = [name for name, _ in TOOLS]
+    print(f'System calls per child, {n} children, supervising process (all threads)')
+    print(f'{"call":24}' + ''.join(f'{name:>20}' for name in names))
+    totals = collections.Counter()
+    for name in names:
+        totals.update(results[name][0])
+    for call, _ in totals.most_common(options.top):
+        print(f'{call:24}' + ''.join(f'{results[name][0][call] / n:20.2f}' for name in names))
+    print(f'{"total":24}' + ''.join(f'{sum(results[name][0].values()) / n:20.2f}' for name in names))
+    print(f'{"children (total)":24}' + ''.join(f'{sum(results[name][1].values()) / n:20.2f}' for name in names))
+    for mode in ('signal', 'freezer'):
+        ours = sum(results[f'runway-{mode}'][0].values())
+        floor = sum(results[f'floor-{mode}'][0].values())
+        print(f'{mode}: Runway {ours / n:.1f} calls per child, the floor {floor / n:.1f}: {ours / floor:.2f}x')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
