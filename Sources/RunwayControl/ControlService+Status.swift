@@ -12,6 +12,7 @@ extension ControlService {
     ///
     /// Work on the loop: O(apps) compares, then snapshots, process rows and runs of the listed apps only.
     func statusReply(_ request: ControlRequest, app: AppID?, id: Int?) -> ControlReply {
+        if request.summary == true { return self.summaryReply(request, app: app, id: id) }
         let query: StatusQuery
         switch Self.statusQuery(request, app: app) {
         case .success(let value): query = value
