@@ -111,7 +111,8 @@ struct StatusCommand: ParsableCommand {
         if self.after != nil, self.limit == nil {
             throw ValidationError("--after needs --limit (without it every page is shown)")
         }
-        if self.summary, self.app != nil || self.state != nil || self.pattern != nil || self.limit != nil || self.watch {
+        if self.summary, self.app != nil || self.state != nil || self.pattern != nil || self.limit != nil || self.watch
+        {
             throw ValidationError("--summary counts every app; not with APP, --state, --app, --limit or --watch")
         }
         if self.app != nil, self.state != nil || self.pattern != nil || self.limit != nil {

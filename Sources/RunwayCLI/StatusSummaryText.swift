@@ -20,8 +20,9 @@ extension StatusCommand {
         }
         var text = StatusSummaryText.render(reply)
         if !self.summary {
-            text += "\(summary.apps) apps, more than \(Self.tableAppLimit): the summary instead of a table. List "
-                + "some with --state S, --app PATTERN or --limit N (then --after APP), or every one with --all.\n"
+            text +=
+                "\(summary.apps) apps, more than \(Self.tableAppLimit): the summary instead of a table. List some "
+                + "with --state S, --app PATTERN or --limit N (then --after APP), or every one with --all.\n"
         }
         writeOut(text)
         return true
@@ -34,8 +35,8 @@ enum StatusSummaryText {
         var lines: [String] = []
         if let daemon = reply.daemon {
             lines.append(
-                "runway daemon pid \(daemon.pid), config \(daemon.config), up \(StatusTable.seconds(daemon.uptimeSeconds)), "
-                    + "socket \(daemon.socket)"
+                "runway daemon pid \(daemon.pid), config \(daemon.config), up "
+                    + "\(StatusTable.seconds(daemon.uptimeSeconds)), socket \(daemon.socket)"
             )
         }
         guard let summary = reply.summary else { return lines.joined(separator: "\n") + "\n" }

@@ -44,7 +44,10 @@ extension ControlService {
         let loop = self.scheduler.loopThread
         Self.encodingQueue.async { [weak self] in
             let line = ControlProtocol.encodedLine(reply)
-            self?.encodingCounts.withLock { loop.inEventLoop ? ($0.onLoop += 1) : ($0.offLoop += 1) }
+            let onLoop = loop.inEventLoop
+            self?.encodingCounts.withLock { counts in
+                if onLoop { counts.onLoop += 1 } else { counts.offLoop += 1 }
+            }
             // Refused only once the loop is closing, when nothing more is sent anyway.
             _ = loop.execute { [weak self] in self?.encoded(line, ticket: ticket, for: connection) }
         }

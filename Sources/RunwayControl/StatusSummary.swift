@@ -57,7 +57,9 @@ struct StatusSummaryCounts: Hashable, Sendable {
     func payload(_ tally: SchedulerTally) -> StatusSummaryPayload {
         var counts = self
         counts.registered(count: tally.apps)
-        let inState = Dictionary(uniqueKeysWithValues: AppState.allCases.map { ($0.rawValue, counts.states.count(in: $0)) })
+        let inState = Dictionary(
+            uniqueKeysWithValues: AppState.allCases.map { ($0.rawValue, counts.states.count(in: $0)) }
+        )
         return StatusSummaryPayload(
             apps: tally.apps,
             inState: inState,
