@@ -239,10 +239,15 @@ def deadlines_lateness(runway, control, apps, seconds, poll):
     seen = {}
 
     def follow():
-        for raw in events.reader:
-            event = json.loads(raw).get("event")
-            if event and event["app"] in apps:
-                seen.setdefault(event["app"], []).append(event)
+        try:
+            for raw in events.reader:
+                event = json.loads(raw).get("event")
+                if event and event["app"] in wanted:
+                    seen.setdefault(event["app"], []).append(event)
+        except (OSError, ValueError):
+            return  # the connection was closed at the end of the run
+
+    wanted = set(apps)
 
     threading.Thread(target=follow, daemon=True).start()
     stop = threading.Event()
@@ -279,6 +284,7 @@ def deadlines_lateness(runway, control, apps, seconds, poll):
         if entered and expired:
             lateness.append(max(0.0, expired[0] - (entered[0] + BUDGET_SECONDS)) * 1000)
     commands.close()
+    events.socket.shutdown(socket.SHUT_RDWR)
     events.close()
     figures = {
         "deadlines": len(lateness),

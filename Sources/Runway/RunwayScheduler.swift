@@ -199,6 +199,11 @@ public final class RunwayScheduler: Sendable {
         self.bridge.sync { $0.runner.core.tally }
     }
 
+    /// The app's state, or nil for an unknown app or after shutdown. O(1).
+    package func state(of app: AppID) -> AppState? {
+        self.bridge.sync { $0.state(of: app) } ?? nil
+    }
+
     /// A new subscription to the transition events (L8), from now on. Each subscriber buffers up to 4,096
     /// events and loses the oldest beyond that. The stream finishes when the scheduler shuts down.
     public func transitions() -> AsyncStream<TransitionEvent> {
