@@ -8,7 +8,11 @@ extension ControlService {
     func followTransitions() {
         _ = self.scheduler.runOnLoop {
             self.scheduler.observeTransitions { [weak self] event in self?.transitioned(event) }
-            self.summaryCounts = StatusSummaryCounts(states: self.scheduler.status(taskLimit: 0).map(\.state))
+            // Per state, a page of one app with `matched`: compares only, no snapshot of every app.
+            let scheduler = self.scheduler
+            self.summaryCounts = StatusSummaryCounts(apps: scheduler.tally()?.apps ?? 0) { state in
+                scheduler.statusPage(StatusQuery(state: state, limit: 1, taskLimit: 0)).matched
+            }
         }
     }
 

@@ -31,11 +31,11 @@ struct StatusSummaryCounts: Hashable, Sendable {
     /// How many of the scheduler's registered apps (registration order) are counted in `states`.
     private(set) var registrationsSeen = 0
 
-    /// Counts apps in `states`, the registered apps in registration order (a snapshot taken in the same loop
-    /// turn as the observer that feeds `record` was added).
-    init(states: [AppState]) {
-        for state in states { self.states.add(state) }
-        self.registrationsSeen = states.count
+    /// Counts `apps` apps per state as `count(in:)` gives them: the registered apps, read in the same loop turn as
+    /// the observer that feeds `record` was added.
+    init(apps: Int, count: (AppState) -> Int) {
+        for state in AppState.allCases { self.states.add(state, count: count(state)) }
+        self.registrationsSeen = apps
     }
 
     /// The scheduler has `count` apps registered: those beyond `registrationsSeen` are counted in `notRunning`,

@@ -6,9 +6,9 @@ struct AppStateCounts: Hashable, Sendable {
     /// Apps in each state, by `AppState.allCases` position.
     private var inState = [Int](repeating: 0, count: AppState.allCases.count)
 
-    /// One more app, in `state`.
-    mutating func add(_ state: AppState) {
-        self.inState[Self.position(state)] += 1
+    /// `count` more apps (one by default), in `state`.
+    mutating func add(_ state: AppState, count: Int = 1) {
+        self.inState[Self.position(state)] += count
     }
 
     /// One app moved from `before` to `after`.
