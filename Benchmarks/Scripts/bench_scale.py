@@ -252,11 +252,17 @@ def deadlines_lateness(runway, control, apps, seconds, poll):
     threading.Thread(target=follow, daemon=True).start()
     stop = threading.Event()
     walks = []
+    failures = []
 
     def polling():
         while not stop.is_set():
             began = time.monotonic()
-            subprocess.run([runway, "status", "--json", "--socket", control], stdout=subprocess.DEVNULL)
+            walk = subprocess.run(
+                [runway, "status", "--json", "--socket", control], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+            if walk.returncode != 0:
+                failures.append(walk.stderr.decode(errors="replace").strip())
+                continue
             walks.append(time.monotonic() - began)
             stop.wait(max(0.0, 0.1 - (time.monotonic() - began)))
 
@@ -286,7 +292,10 @@ def deadlines_lateness(runway, control, apps, seconds, poll):
     commands.close()
     events.socket.shutdown(socket.SHUT_RDWR)
     events.close()
+    if failures:
+        print(f"status --json failed {len(failures)} times while polled; the first: {failures[0]}", file=sys.stderr)
     figures = {
+        "failed_walks": len(failures),
         "deadlines": len(lateness),
         "p50_ms": round(percentile(lateness, 0.5), 3) if lateness else None,
         "p99_ms": round(percentile(lateness, 0.99), 3) if lateness else None,
