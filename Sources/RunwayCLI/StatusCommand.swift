@@ -122,7 +122,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         // --json prints the reply whole, every app's history included; the table needs none, and the daemon
-        // encodes every history on its loop thread (megabytes per refresh at a large RunHistoryLimit).
+        // encodes every history (megabytes per refresh at a large RunHistoryLimit).
         let request = ControlRequest(
             command: "status",
             app: self.app,

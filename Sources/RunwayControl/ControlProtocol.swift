@@ -59,7 +59,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     /// For `wake`: `fetch`, `remote-notification` or `refresh` (W1).
     package var reason: String?
     /// For `status`: include each app's run history (`history`). Absent: only when `app` names one app, so that a
-    /// plain `status` (the table, `--watch`) does not make the daemon encode every app's history on its loop.
+    /// plain `status` (the table, `--watch`) does not make the daemon copy and encode every app's history.
     package var history: Bool?
     /// For `status`: list every outstanding task of each app. Absent or false: the first
     /// `ControlService.statusTaskLimit` per app, with `tasksTotal` counting them all.

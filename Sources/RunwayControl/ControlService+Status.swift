@@ -3,7 +3,7 @@
 
 extension ControlService {
     /// The most apps in one `status` reply, and the number listed when the request gives no `limit`: a page of
-    /// 1,000 rows is about 250 KB of JSON encoded on the loop thread. A client pages through more with `after`
+    /// 1,000 rows is about 250 KB of JSON, snapshotted in one loop turn. A client pages through more with `after`
     /// (`runway status` does, one request per page, so the loop serves other work between pages).
     static let statusPageLimit = 1_000
 

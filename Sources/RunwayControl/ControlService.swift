@@ -4,7 +4,8 @@ import Foundation
 import RunwayLocking
 
 /// Answers control requests (Docs/ControlProtocol.md) on the scheduler's loop thread: decodes each line,
-/// runs it against the scheduler, encodes the reply; streams transitions to `events` subscribers.
+/// runs it against the scheduler, encodes the reply (a `status` page off the loop, `ControlService+Encoding.swift`);
+/// streams transitions to `events` subscribers.
 ///
 /// Every problem with a request becomes an error reply on that connection only: invalid JSON, a missing or
 /// mistyped field, an unknown command or app, a refused command. Nothing a client sends can stop the daemon.
@@ -18,7 +19,7 @@ final class ControlService: @unchecked Sendable {
 
     /// Tasks listed per app in a `status` reply unless the request asks for every one (`tasks`): with names of up
     /// to `TaskNameByteLimit` bytes that JSON may write six bytes each, 16 keep an app's row under 16 x 1.6 KB at
-    /// the default limit, where 1,000 tasks made it 1.6 MB, encoded on the loop thread.
+    /// the default limit, where 1,000 tasks made it 1.6 MB, snapshotted on the loop thread.
     static let statusTaskLimit = 16
 
     let scheduler: RunwayScheduler
