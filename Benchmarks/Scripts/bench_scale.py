@@ -261,7 +261,7 @@ def deadlines_lateness(runway, control, apps, seconds, poll):
                 [runway, "status", "--json", "--socket", control], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
             )
             if walk.returncode != 0:
-                failures.append(walk.stderr.decode(errors="replace").strip())
+                failures.append(f"exit status {walk.returncode}: " + walk.stderr.decode(errors="replace").strip())
                 continue
             walks.append(time.monotonic() - began)
             stop.wait(max(0.0, 0.1 - (time.monotonic() - began)))
@@ -464,9 +464,20 @@ def main():
     if not os.access(arguments.runway, os.X_OK):
         raise SystemExit(f"{arguments.runway} is missing: build it with swift build -c release --product runway")
     counts = [int(count) for count in arguments.apps.split(",")]
-    limit = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if limit[0] < limit[1]:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit[1], limit[1]))
+    # A running app holds about three descriptors in the daemon (its stdout and stderr pipes, its pidfd), and the
+    # control socket's clients need more: at a hard limit below that the daemon refuses connections (accept fails
+    # with EMFILE), which the status walks would count as failures. Root may raise the hard limit up to nr_open.
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard
+    if hard != resource.RLIM_INFINITY and hard < 4 * max(counts) + 4096:
+        with open("/proc/sys/fs/nr_open") as file:
+            wanted = max(hard, min(4 * max(counts) + 4096, int(file.read())))
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, wanted))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        print(f"the descriptor limit stays {hard} (not root?); at this many apps the daemon may refuse clients",
+              file=sys.stderr)
     results = [
         measure(
             arguments.runway,
