@@ -7,7 +7,13 @@ temporary configuration directory, runs the release `runway` on it and measures,
 - `validate`: wall and CPU time (the child's user + system time);
 - start -> the control socket accepting, and the first `status` reply;
 - every RunAtLoad app active (counted from the daemon's timeline, its standard output);
-- `status` and `status --json`: end-to-end time and reply size (median of 5);
+- `status` (a summary above 1,000 apps), `status --summary`, `status --all` (the table of every app) and
+  `status --json`: end-to-end time and output size (median of 5);
+- deadlines under polling: budget deadlines at known instants (an operator's task, then `enterBackground`, under a
+  `BackgroundTimeBudget` of 2 s and `OverrunPolicy` suspend) for DEADLINES apps spread over POLL_SECONDS, first
+  with no client, then with a client running `runway status --json` 10 times a second (back to back when a walk
+  takes longer); each deadline's lateness is the daemon's own clock at the budgetExpired transition minus the
+  instant it was due (the background entry's instant plus the budget), from the event stream; p50, p99 and max;
 - `/metrics`: the first scrape and a later one (median of 5), time and size;
 - idle: the daemon's CPU and wake-ups per second (voluntary + involuntary context switches of all its threads,
   from /proc/PID/task/*/status) over IDLE_SECONDS with nothing due;
@@ -28,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -56,6 +63,10 @@ RUNWAY_PLIST = """<?xml version="1.0" encoding="UTF-8"?>
 <dict>
     <key>SuspensionMechanism</key>
     <string>signal</string>
+    <key>BackgroundTimeBudget</key>
+    <real>{budget}</real>
+    <key>OverrunPolicy</key>
+    <string>suspend</string>
     <key>MetricsAddress</key>
     <string>127.0.0.1:{port}</string>
     <key>ControlSocket</key>
@@ -63,6 +74,10 @@ RUNWAY_PLIST = """<?xml version="1.0" encoding="UTF-8"?>
 </dict>
 </plist>
 """
+
+
+# The budget of the deadlines under polling: short, so that a deadline falls inside the polling window.
+BUDGET_SECONDS = 2.0
 
 
 def load_average():
@@ -80,7 +95,7 @@ def generate(directory, apps, port, control):
     os.makedirs(os.path.join(directory, "Apps"))
     sleep = shutil.which("sleep") or "/bin/sleep"
     with open(os.path.join(directory, "Runway.plist"), "w") as file:
-        file.write(RUNWAY_PLIST.format(port=port, socket=control))
+        file.write(RUNWAY_PLIST.format(port=port, socket=control, budget=BUDGET_SECONDS))
     for index in range(apps):
         bundle = f"com.example.scale{index:05d}"
         with open(os.path.join(directory, "Apps", bundle + ".plist"), "w") as file:
@@ -194,7 +209,102 @@ def busy_threads(pid, seconds):
     return sorted(busy, key=lambda entry: -entry[1])
 
 
-def measure(runway, apps, idle_seconds, keep, metrics=True):
+class ControlConnection:
+    """One control-socket connection speaking the JSON lines of Docs/ControlProtocol.md."""
+
+    def __init__(self, path):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.socket.connect(path)
+        self.reader = self.socket.makefile("rb")
+
+    def request(self, **fields):
+        self.socket.sendall((json.dumps(fields) + "\n").encode())
+        return json.loads(self.reader.readline())
+
+    def close(self):
+        self.reader.close()
+        self.socket.close()
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else None
+
+
+def deadlines_lateness(runway, control, apps, seconds, poll):
+    """Lateness of the budget deadlines of `apps`, begun evenly over `seconds`, with or without a client running
+    `runway status --json` 10 times a second. Returns (figures, walks)."""
+    events = ControlConnection(control)
+    assert events.request(command="events").get("subscribed")
+    seen = {}
+
+    def follow():
+        try:
+            for raw in events.reader:
+                event = json.loads(raw).get("event")
+                if event and event["app"] in wanted:
+                    seen.setdefault(event["app"], []).append(event)
+        except (OSError, ValueError):
+            return  # the connection was closed at the end of the run
+
+    wanted = set(apps)
+
+    threading.Thread(target=follow, daemon=True).start()
+    stop = threading.Event()
+    walks = []
+    failures = []
+
+    def polling():
+        while not stop.is_set():
+            began = time.monotonic()
+            walk = subprocess.run(
+                [runway, "status", "--json", "--socket", control], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+            if walk.returncode != 0:
+                failures.append(f"exit status {walk.returncode}: " + walk.stderr.decode(errors="replace").strip())
+                continue
+            walks.append(time.monotonic() - began)
+            stop.wait(max(0.0, 0.1 - (time.monotonic() - began)))
+
+    poller = threading.Thread(target=polling, daemon=True)
+    if poll:
+        poller.start()
+    commands = ControlConnection(control)
+    start = time.monotonic()
+    for index, app in enumerate(apps):
+        time.sleep(max(0.0, start + seconds * index / len(apps) - time.monotonic()))
+        commands.request(command="beginTask", app=app, task="bench")
+        commands.request(command="home", app=app)
+    deadline = time.monotonic() + BUDGET_SECONDS + 5
+    while time.monotonic() < deadline and sum(
+        1 for app in apps if any(e["cause"] == "budgetExpired" for e in seen.get(app, []))
+    ) < len(apps):
+        time.sleep(0.05)
+    stop.set()
+    if poll:
+        poller.join()
+    lateness = []
+    for app in apps:
+        entered = [e["atSeconds"] for e in seen.get(app, []) if e["to"] == "background"]
+        expired = [e["atSeconds"] for e in seen.get(app, []) if e["cause"] == "budgetExpired"]
+        if entered and expired:
+            lateness.append(max(0.0, expired[0] - (entered[0] + BUDGET_SECONDS)) * 1000)
+    commands.close()
+    events.socket.shutdown(socket.SHUT_RDWR)
+    events.close()
+    if failures:
+        print(f"status --json failed {len(failures)} times while polled; the first: {failures[0]}", file=sys.stderr)
+    figures = {
+        "failed_walks": len(failures),
+        "deadlines": len(lateness),
+        "p50_ms": round(percentile(lateness, 0.5), 3) if lateness else None,
+        "p99_ms": round(percentile(lateness, 0.99), 3) if lateness else None,
+        "max_ms": round(max(lateness), 3) if lateness else None,
+    }
+    return figures, walks
+
+
+def measure(runway, apps, idle_seconds, keep, metrics=True, deadlines=200, poll_seconds=10.0):
     directory = tempfile.mkdtemp(prefix=f"runway-scale-{apps}-")
     control = os.path.join(directory, "control.sock")
     port = free_port()
@@ -246,10 +356,27 @@ def measure(runway, apps, idle_seconds, keep, metrics=True):
             figures["metrics_later_s"] = round(statistics.median(t for t, _ in later), 3)
             figures["metrics_later_bytes"] = later[-1][1]
 
-        for name, extra in (("status", []), ("status_json", ["--json"])):
+        for name, extra in (
+            ("status", []),
+            ("status_summary", ["--summary"]),
+            ("status_all", ["--all"]),
+            ("status_json", ["--json"]),
+        ):
             runs = [timed_run(status_command + extra) for _ in range(5)]
             figures[f"{name}_s"] = round(statistics.median(r[0] for r in runs), 3)
             figures[f"{name}_bytes"] = len(runs[-1][2])
+
+        # Deadlines under polling: two disjoint sets of apps, so that every deadline is a first background period.
+        count = min(deadlines, apps // 2)
+        bundles = [f"com.example.scale{index:05d}" for index in range(2 * count)]
+        quiet, _ = deadlines_lateness(runway, control, bundles[:count], poll_seconds, poll=False)
+        polled, walks = deadlines_lateness(runway, control, bundles[count:], poll_seconds, poll=True)
+        for name, value in quiet.items():
+            figures[f"deadlines_quiet_{name}"] = value
+        for name, value in polled.items():
+            figures[f"deadlines_polled_{name}"] = value
+        figures["polled_walks"] = len(walks)
+        figures["polled_walk_median_s"] = round(statistics.median(walks), 3) if walks else None
 
         # Settle: a second with nothing asked of the daemon, then the busy threads over 3 s, then the idle window.
         time.sleep(1)
@@ -292,7 +419,12 @@ ROWS = [
     ("start -> all RunAtLoad active", "start_to_all_active_s", None, "s"),
     ("first RunAtLoad -> last active", "launch_span_s", None, "s"),
     ("status: time / bytes", "status_s", "status_bytes", ""),
+    ("status --summary: time / bytes", "status_summary_s", "status_summary_bytes", ""),
+    ("status --all: time / bytes", "status_all_s", "status_all_bytes", ""),
     ("status --json: time / bytes", "status_json_s", "status_json_bytes", ""),
+    ("deadline lateness, no client: p99 / max ms", "deadlines_quiet_p99_ms", "deadlines_quiet_max_ms", ""),
+    ("deadline lateness, status --json 10/s: p99 / max ms", "deadlines_polled_p99_ms", "deadlines_polled_max_ms", ""),
+    ("status --json walks while polled: count / median s", "polled_walks", "polled_walk_median_s", ""),
     ("/metrics first: time / bytes", "metrics_first_s", "metrics_first_bytes", ""),
     ("/metrics later: time / bytes", "metrics_later_s", "metrics_later_bytes", ""),
     ("idle CPU % / wake-ups per s", "idle_cpu_percent", "idle_wakeups_per_s", ""),
@@ -326,15 +458,36 @@ def main():
     parser.add_argument("--json", help="also write the JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the generated directory and the daemon's log")
     parser.add_argument("--no-metrics", action="store_true", help="skip the /metrics scrapes")
+    parser.add_argument("--deadlines", type=int, default=200, help="budget deadlines per polling phase (default 200)")
+    parser.add_argument("--poll-seconds", type=float, default=10.0, help="seconds the deadlines are spread over")
     arguments = parser.parse_args()
     if not os.access(arguments.runway, os.X_OK):
         raise SystemExit(f"{arguments.runway} is missing: build it with swift build -c release --product runway")
     counts = [int(count) for count in arguments.apps.split(",")]
-    limit = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if limit[0] < limit[1]:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit[1], limit[1]))
+    # A running app holds about three descriptors in the daemon (its stdout and stderr pipes, its pidfd), and the
+    # control socket's clients need more: at a hard limit below that the daemon refuses connections (accept fails
+    # with EMFILE), which the status walks would count as failures. Root may raise the hard limit up to nr_open.
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard
+    if hard != resource.RLIM_INFINITY and hard < 4 * max(counts) + 4096:
+        with open("/proc/sys/fs/nr_open") as file:
+            wanted = max(hard, min(4 * max(counts) + 4096, int(file.read())))
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, wanted))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        print(f"the descriptor limit stays {hard} (not root?); at this many apps the daemon may refuse clients",
+              file=sys.stderr)
     results = [
-        measure(arguments.runway, count, arguments.idle_seconds, arguments.keep, not arguments.no_metrics)
+        measure(
+            arguments.runway,
+            count,
+            arguments.idle_seconds,
+            arguments.keep,
+            not arguments.no_metrics,
+            arguments.deadlines,
+            arguments.poll_seconds,
+        )
         for count in counts
     ]
     print_table(results)

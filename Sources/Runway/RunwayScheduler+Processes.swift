@@ -44,6 +44,7 @@ extension RunwayScheduler {
     public func processes(of apps: [AppID]) -> [AppID: ProcessStatus] {
         self.bridge.sync { driver in
             var result: [AppID: ProcessStatus] = [:]
+            result.reserveCapacity(apps.count)
             for app in apps { result[app] = driver.processStatus(of: app) }
             return result
         } ?? [:]

@@ -193,6 +193,17 @@ public final class RunwayScheduler: Sendable {
         self.bridge.sync { $0.runner.core.appIDs(after: count) } ?? []
     }
 
+    /// The counts over every app the core keeps as they change (`SchedulerTally`): O(1) on the loop. Nil after
+    /// shutdown.
+    package func tally() -> SchedulerTally? {
+        self.bridge.sync { $0.runner.core.tally }
+    }
+
+    /// The app's state, or nil for an unknown app or after shutdown. O(1).
+    package func state(of app: AppID) -> AppState? {
+        self.bridge.sync { $0.state(of: app) } ?? nil
+    }
+
     /// A new subscription to the transition events (L8), from now on. Each subscriber buffers up to 4,096
     /// events and loses the oldest beyond that. The stream finishes when the scheduler shuts down.
     public func transitions() -> AsyncStream<TransitionEvent> {

@@ -30,7 +30,10 @@ struct StatusCommand: ParsableCommand {
             --state S and --app PATTERN (* any run, ? one character) list only the apps that match; the daemon \
             counts them all ("matched"). It lists at most \(StatusCommand.pageLimit) apps per reply \
             (statusPageLimit): without --limit this asks page after page and shows every app; --limit N asks for \
-            one page of N and says under the table how many matched and the --after for the next page.
+            one page of N and says under the table how many matched and the --after for the next page. \
+            --summary prints counts over every app instead (per state, running, tasks, crash-looping, restarts, \
+            budget expirations), which the daemon keeps as they change; a plain `runway status` of more than \
+            \(StatusCommand.tableAppLimit) apps prints that summary and how to list apps (--all: the table anyway).
 
             Exit codes with APP, for scripts: 10 notRunning, 11 inactive, 12 active, 13 background, \
             14 suspended, 15 terminating (any state). Without APP: 0. Either way: 1 unknown app or another refusal, \
@@ -84,6 +87,12 @@ struct StatusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Start after this app (a reply's next), with --limit.", valueName: "app"))
     var after: String?
 
+    @Flag(help: "Counts over every app (per state, tasks, crash loops, restarts) instead of a row each.")
+    var summary = false
+
+    @Flag(help: "The table of every app even when there are more than 1000 (one request per 1000).")
+    var all = false
+
     @Flag(help: "Redraw in place until interrupted.")
     var watch = false
 
@@ -102,6 +111,10 @@ struct StatusCommand: ParsableCommand {
         if self.after != nil, self.limit == nil {
             throw ValidationError("--after needs --limit (without it every page is shown)")
         }
+        if self.summary, self.app != nil || self.state != nil || self.pattern != nil || self.limit != nil || self.watch
+        {
+            throw ValidationError("--summary counts every app; not with APP, --state, --app, --limit or --watch")
+        }
         if self.app != nil, self.state != nil || self.pattern != nil || self.limit != nil {
             throw ValidationError("--state, --app and --limit select among every app; not with APP")
         }
@@ -109,7 +122,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         // --json prints the reply whole, every app's history included; the table needs none, and the daemon
-        // encodes every history on its loop thread (megabytes per refresh at a large RunHistoryLimit).
+        // encodes every history (megabytes per refresh at a large RunHistoryLimit).
         let request = ControlRequest(
             command: "status",
             app: self.app,
@@ -121,7 +134,9 @@ struct StatusCommand: ParsableCommand {
             after: self.after
         )
         guard self.watch else {
-            let reply = try self.pages(request, on: try self.connection.connect())
+            let client = try self.connection.connect()
+            if try self.printedSummary(on: client) { return }
+            let reply = try self.pages(request, on: client)
             // One app: the describe-style view (StatusDescribe.swift); every app: the table.
             var text = self.app == nil ? StatusTable.render(reply) : StatusDescribe.render(reply)
             if self.app == nil, let note = Self.cutNote(reply, limit: self.limit) { text += note + "\n" }

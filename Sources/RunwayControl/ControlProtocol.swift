@@ -59,7 +59,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     /// For `wake`: `fetch`, `remote-notification` or `refresh` (W1).
     package var reason: String?
     /// For `status`: include each app's run history (`history`). Absent: only when `app` names one app, so that a
-    /// plain `status` (the table, `--watch`) does not make the daemon encode every app's history on its loop.
+    /// plain `status` (the table, `--watch`) does not make the daemon copy and encode every app's history.
     package var history: Bool?
     /// For `status`: list every outstanding task of each app. Absent or false: the first
     /// `ControlService.statusTaskLimit` per app, with `tasksTotal` counting them all.
@@ -72,6 +72,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var limit: Int?
     /// For `status`: the page starts after this app (the previous reply's `next`), in registration order.
     package var after: String?
+    /// For `status`: counts over every app instead of rows (`summary` in the reply); no filter or page with it.
+    package var summary: Bool?
 
     package init(
         command: String,
@@ -93,7 +95,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         state: String? = nil,
         appPattern: String? = nil,
         limit: Int? = nil,
-        after: String? = nil
+        after: String? = nil,
+        summary: Bool? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -116,6 +119,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.appPattern = appPattern
         self.limit = limit
         self.after = after
+        self.summary = summary
     }
 }
 
@@ -203,6 +207,8 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var matched: Int?
     /// `status`: when more matching apps follow this page, its last app: the `after` of the next request.
     package var next: String?
+    /// `status` with `summary`: counts over every app.
+    package var summary: StatusSummaryPayload?
     /// App commands: the app's state once the command was accepted (messages are delivered afterwards).
     package var state: String?
     /// A device-wide user action (no `app`): the apps it reached, in registration order; empty when none.

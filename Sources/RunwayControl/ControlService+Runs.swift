@@ -6,8 +6,8 @@ import Runway
 
 extension ControlService {
     /// Adds the age of the current run, the pending restart's delay and wall time, and with `history` each app's
-    /// history to a `status` reply whose apps are `statuses`, in the same order. Loop thread: the reply is encoded
-    /// there too, and a history can be `RunHistoryLimit` x 127 KiB per app, so it is added only when asked for.
+    /// history to a `status` reply whose apps are `statuses`, in the same order. Loop thread. A history can be
+    /// `RunHistoryLimit` x 127 KiB per app to encode (off the loop) and send, so it is added only when asked for.
     func addRuns(to reply: inout ControlReply, statuses: [AppStatus], history: Bool) {
         let now = self.scheduler.now()
         let clock = WallClock(scheduler: self.scheduler)

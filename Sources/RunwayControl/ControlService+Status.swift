@@ -3,7 +3,7 @@
 
 extension ControlService {
     /// The most apps in one `status` reply, and the number listed when the request gives no `limit`: a page of
-    /// 1,000 rows is about 250 KB of JSON encoded on the loop thread. A client pages through more with `after`
+    /// 1,000 rows is about 250 KB of JSON, snapshotted in one loop turn. A client pages through more with `after`
     /// (`runway status` does, one request per page, so the loop serves other work between pages).
     static let statusPageLimit = 1_000
 
@@ -12,6 +12,7 @@ extension ControlService {
     ///
     /// Work on the loop: O(apps) compares, then snapshots, process rows and runs of the listed apps only.
     func statusReply(_ request: ControlRequest, app: AppID?, id: Int?) -> ControlReply {
+        if request.summary == true { return self.summaryReply(request, app: app, id: id) }
         let query: StatusQuery
         switch Self.statusQuery(request, app: app) {
         case .success(let value): query = value

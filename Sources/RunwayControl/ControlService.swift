@@ -1,9 +1,11 @@
 import Foundation
 @_spi(Processes) import Runway
 @_spi(Processes) @_spi(Driver) import RunwayCore
+import RunwayLocking
 
 /// Answers control requests (Docs/ControlProtocol.md) on the scheduler's loop thread: decodes each line,
-/// runs it against the scheduler, encodes the reply; streams transitions to `events` subscribers.
+/// runs it against the scheduler, encodes the reply (a `status` page off the loop, `ControlService+Encoding.swift`);
+/// streams transitions to `events` subscribers.
 ///
 /// Every problem with a request becomes an error reply on that connection only: invalid JSON, a missing or
 /// mistyped field, an unknown command or app, a refused command. Nothing a client sends can stop the daemon.
@@ -17,7 +19,7 @@ final class ControlService: @unchecked Sendable {
 
     /// Tasks listed per app in a `status` reply unless the request asks for every one (`tasks`): with names of up
     /// to `TaskNameByteLimit` bytes that JSON may write six bytes each, 16 keep an app's row under 16 x 1.6 KB at
-    /// the default limit, where 1,000 tasks made it 1.6 MB, encoded on the loop thread.
+    /// the default limit, where 1,000 tasks made it 1.6 MB, snapshotted on the loop thread.
     static let statusTaskLimit = 16
 
     let scheduler: RunwayScheduler
@@ -29,6 +31,11 @@ final class ControlService: @unchecked Sendable {
     private var subscribers: Set<ControlSocketServer.ConnectionID> = []
     /// Connections following an app's output (`ControlService+Logs.swift`).
     var logFollowers: [ControlSocketServer.ConnectionID: LogFollow] = [:]
+    /// Apps per state and the transition totals for `status` `summary`; set on the loop by `followTransitions`.
+    var summaryCounts: StatusSummaryCounts?
+    /// Each connection's replies in request order (`ControlService+Encoding.swift`).
+    var replyOrder = ReplyOrder()
+    let encodingCounts = RunwayLock(EncodingCounts())
 
     init(scheduler: RunwayScheduler, info: @escaping @Sendable () -> DaemonInfo, reload: @escaping Reload) {
         self.scheduler = scheduler
@@ -66,7 +73,7 @@ final class ControlService: @unchecked Sendable {
         case .failure(let error): throw error
         case nil: throw ControlSocketError(path: path, step: "start", reason: "the scheduler has stopped")
         }
-        self.scheduler.observeTransitions { [weak self] event in self?.broadcast(event) }
+        self.followTransitions()
         self.scheduler.observeAppLogs { [weak self] app, line in self?.forwardLog(app, line) }
     }
 
@@ -101,22 +108,21 @@ final class ControlService: @unchecked Sendable {
     private func handle(_ event: ControlSocketServer.Event) {
         switch event {
         case .line(let connection, let bytes):
-            if let reply = self.reply(to: bytes, from: connection) {
-                self.server?.send(ControlProtocol.encodedLine(reply), to: connection)
-            }
+            if let reply = self.reply(to: bytes, from: connection) { self.deliver(reply, to: connection) }
         case .lineTooLong(let connection, let limit):
             let reply = ControlReply.failure(
                 "lineTooLong",
                 "request line longer than \(limit) bytes; it was discarded up to its newline"
             )
-            self.server?.send(ControlProtocol.encodedLine(reply), to: connection)
+            self.deliverLine(ControlProtocol.encodedLine(reply), to: connection)
         case .closed(let connection):
             self.subscribers.remove(connection)
+            self.replyOrder.closed(connection)
             self.logFollowers.removeValue(forKey: connection)
         }
     }
 
-    private func broadcast(_ event: TransitionEvent) {
+    func broadcast(_ event: TransitionEvent) {
         guard let server = self.server, !self.subscribers.isEmpty else { return }
         var payload = TransitionPayload(event)
         payload.wallTime = WallClock(scheduler: self.scheduler).text(at: event.at)
@@ -216,7 +222,8 @@ final class ControlService: @unchecked Sendable {
         }
         if let failure = self.spawnFailureReply(command, app: app, id: id) { return failure }
         var reply = ControlReply(id: id, ok: true)
-        reply.state = self.scheduler.status(taskLimit: 0).first { $0.app == app }?.state.rawValue
+        // One lookup, O(1): a command at 10,000 apps costs the loop what it costs at one.
+        reply.state = app.flatMap { self.scheduler.state(of: $0) }?.rawValue
         return reply
     }
 

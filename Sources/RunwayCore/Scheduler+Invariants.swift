@@ -49,6 +49,11 @@ extension Scheduler {
             seenTasks.count == self.taskTable.count,
             "listed=\(seenTasks.count); table=\(self.taskTable.count)"
         )
+        let crashLooping = self.apps.count { $0.restart.status.crashLooping }
+        precondition(
+            crashLooping == self.crashLoopingApps,
+            "crashLooping=\(crashLooping); counted=\(self.crashLoopingApps)"
+        )
     }
 
     /// What the types leave open inside one app's state.

@@ -30,7 +30,7 @@ extension Scheduler {
         guard let policy = self.apps[index].descriptor.keepAlive, !self.stopping, policy.restarts(after: reason) else {
             record.status.consecutiveFailures = 0
             record.status.crashLooping = false
-            self.apps[index].restart = record
+            self.setRestart(index, record)
             return nil
         }
         if let ranFor, ranFor >= self.settings.restartBackoffReset { record.status.consecutiveFailures = 0 }
@@ -46,7 +46,7 @@ extension Scheduler {
         )
         record.status.pending = pending
         record.timer = self.arm(.restart, app: index, at: at)
-        self.apps[index].restart = record
+        self.setRestart(index, record)
         return pending
     }
 
@@ -114,7 +114,20 @@ extension Scheduler {
         self.apps[index].restart.paced = false
         self.apps[index].restart.status.pending = nil
         self.apps[index].restart.status.consecutiveFailures = 0
-        self.apps[index].restart.status.crashLooping = false
+        if self.apps[index].restart.status.crashLooping {
+            self.apps[index].restart.status.crashLooping = false
+            self.crashLoopingApps -= 1
+        }
+    }
+
+    /// Stores the app's restart record, keeping `crashLoopingApps` in step with its crash-loop state.
+    private mutating func setRestart(_ index: Int, _ record: RestartRecord) {
+        switch (self.apps[index].restart.status.crashLooping, record.status.crashLooping) {
+        case (false, true): self.crashLoopingApps += 1
+        case (true, false): self.crashLoopingApps -= 1
+        case (false, false), (true, true): break
+        }
+        self.apps[index].restart = record
     }
 }
 

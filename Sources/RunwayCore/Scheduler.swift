@@ -42,6 +42,8 @@ public struct Scheduler {
     var pressureLevel = MemoryPressureLevel.normal
     /// KeepAlive: the earliest instant the next restart may start (`SchedulerSettings.restartSpacing`).
     var restartSlot: Instant = .origin
+    /// Apps whose `RestartStatus.crashLooping` is true, kept as it changes (Scheduler+Restart.swift).
+    var crashLoopingApps = 0
     /// Actions produced by the current call, returned by `finish()` or handed over by `finish(into:)`.
     var actions: [Action] = []
     /// The app the last event named and its index (apps are never removed, so an index stays valid): a driver

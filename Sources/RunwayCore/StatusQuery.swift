@@ -72,13 +72,13 @@ extension Scheduler {
     public func statusPage(_ query: StatusQuery, now: Instant) -> StatusPage {
         let start = query.after.flatMap { self.appIndex[$0] }.map { $0 + 1 } ?? 0
         var page = StatusPage(statuses: [], matched: 0, next: nil)
-        for index in self.apps.indices {
-            let record = self.apps[index]
-            guard query.matches(record.id, in: record.state) else { continue }
+        // The two fields are read in place: a copy of the whole record would retain and release each of its fields,
+        // for every registered app on every page.
+        for index in self.apps.indices where query.matches(self.apps[index].id, in: self.apps[index].state) {
             page.matched += 1
             guard index >= start else { continue }
             if page.statuses.count < query.limit {
-                if let status = self.status(of: record.id, now: now, taskLimit: query.taskLimit) {
+                if let status = self.status(of: self.apps[index].id, now: now, taskLimit: query.taskLimit) {
                     page.statuses.append(status)
                 }
             } else if page.next == nil {

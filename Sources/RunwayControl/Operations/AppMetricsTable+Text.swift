@@ -40,9 +40,9 @@ extension AppMetricsTable {
             guard let contained = details[row.id]?.contained else { continue }
             body.sample(DaemonMetricNames.appContained, labels: row.label, contained ? 1 : 0)
         }
-        body.perApp(DaemonMetricNames.appExpirations, "counter", self.rows) { $0.expirations }
-        body.perApp(DaemonMetricNames.appOverruns, "counter", self.rows) { $0.overruns }
-        body.perApp(DaemonMetricNames.appRestarts, "counter", self.rows) { $0.restarts }
+        body.perApp(DaemonMetricNames.appExpirations, "counter", self.rows) { $0.counters.expirations }
+        body.perApp(DaemonMetricNames.appOverruns, "counter", self.rows) { $0.counters.overruns }
+        body.perApp(DaemonMetricNames.appRestarts, "counter", self.rows) { $0.counters.restarts }
     }
 }
 

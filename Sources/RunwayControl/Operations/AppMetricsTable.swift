@@ -22,9 +22,8 @@ struct AppMetricsTable: Sendable {
         /// `app="com.example.sync"`, escaped for the exposition format.
         var label: [UInt8]
         var state: AppState
-        var expirations = 0
-        var overruns = 0
-        var restarts = 0
+        /// Budget expirations, overruns and restarts so far (`TransitionCounters`).
+        var counters = TransitionCounters()
     }
 
     /// What the loop reports of an app at a scrape at the `all` level: what no event carries.
@@ -37,8 +36,8 @@ struct AppMetricsTable: Sendable {
 
     private(set) var rows: [Row] = []
     private var index: [AppID: Int] = [:]
-    /// Apps in each state, by `AppState.allCases` position.
-    private var inState = [Int](repeating: 0, count: AppState.allCases.count)
+    /// Apps in each state (the rule `status --summary` counts by too).
+    private var inState = AppStateCounts()
     /// How many of the scheduler's registered apps (registration order) have been offered to `add`.
     private(set) var registrationsSeen = 0
 
@@ -50,7 +49,7 @@ struct AppMetricsTable: Sendable {
         }
         self.index[app] = self.rows.count
         self.rows.append(Row(id: app, label: Self.label(app), state: state))
-        self.inState[Self.position(state)] += 1
+        self.inState.add(state)
     }
 
     /// Adds the apps the scheduler registered since the last call (`registrationsSeen` onwards), in
@@ -67,42 +66,19 @@ struct AppMetricsTable: Sendable {
         if self.index[event.app] == nil { self.add(event.app, state: event.from) }
         guard let row = self.index[event.app] else { return }
         self.move(row, to: event.to)
-        // A budget deadline ends in budgetExpired (suspended or exited, B6) or in a budgetOverrun termination.
-        switch event.cause {
-        case .budgetExpired:
-            self.rows[row].expirations += 1
-        case .terminated(.budgetOverrun):
-            self.rows[row].expirations += 1
-            self.rows[row].overruns += 1
-        case .restart where event.from == .notRunning:
-            // A restart is a launch: two transitions with this cause (L9), counted once, at its first.
-            self.rows[row].restarts += 1
-        default:
-            break
-        }
+        self.rows[row].counters += TransitionCounters(event)
     }
 
     private mutating func move(_ row: Int, to state: AppState) {
-        let before = self.rows[row].state
-        guard before != state else { return }
-        self.inState[Self.position(before)] -= 1
-        self.inState[Self.position(state)] += 1
+        self.inState.move(from: self.rows[row].state, to: state)
         self.rows[row].state = state
     }
 
     /// Apps in `state` now.
-    func count(in state: AppState) -> Int { self.inState[Self.position(state)] }
+    func count(in state: AppState) -> Int { self.inState.count(in: state) }
 
     /// The index of `state` in `AppState.allCases`.
-    static func position(_ state: AppState) -> Int {
-        switch state {
-        case .notRunning: 0
-        case .inactive: 1
-        case .active: 2
-        case .background: 3
-        case .suspended: 4
-        }
-    }
+    static func position(_ state: AppState) -> Int { AppStateCounts.position(state) }
 
     private static func label(_ app: AppID) -> [UInt8] {
         var label = Array("app=\"".utf8)
