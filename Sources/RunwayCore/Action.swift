@@ -119,7 +119,8 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     /// On a launch (from `notRunning`) that restores: how the run that preserved the state it is handed ended (R2);
     /// the driver delivers the stored state with `didFinishLaunching`. Nil for a launch from nothing.
     public var restoration: RunEnding?
-    /// On a transition to `notRunning`: how the run ended, as state restoration sees it (R2-R4).
+    /// On a transition to `notRunning` of an app with a stored state: how the run ended, as state restoration sees
+    /// it (R2-R4). Nil otherwise (`AppStatus.lastRunEnding` has it for every app).
     public var runEnding: RunEnding?
     /// On a transition to `notRunning` of an app with a stored state: true when it is kept for the next launch, false
     /// when it is discarded (R3, R4; the driver removes it). Nil when no state is stored.

@@ -225,8 +225,10 @@ public struct Scheduler {
         event.userAction = userAction
         // R2: a launch says whether it restores; R3: an ending says what became of the stored state.
         if from == .notRunning { event.restoration = record.restoration.restoredFrom }
-        event.runEnding = ending?.ending
-        event.preservedStateKept = ending?.kept
+        if let kept = ending?.kept {
+            event.runEnding = ending?.ending
+            event.preservedStateKept = kept
+        }
         self.actions.append(.publish(event))
         if record.descriptor.isProcess, let score = Self.oomScoreAdjust(for: to) {
             self.actions.append(.setOOMScoreAdjust(record.id, score))
