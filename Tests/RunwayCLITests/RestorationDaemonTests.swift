@@ -1,0 +1,253 @@
+import Foundation
+import RunwayControl
+import RunwayTestKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// State restoration on a real daemon with a real protocol app (Behaviour.md section 9): a Python app that counts its
+/// launches, preserving the count after each launch and logging what each launch restored. Purge, `kill -9` of the
+/// daemon, a reboot (a new daemon on the same StateDirectory with another boot id), a daemon stop; discards on a
+/// switcher kill and on a crash right after a restored launch; a torn or oversized state never replaces a good one.
+@Suite(.serialized) struct RestorationDaemonTests {
+    /// The counting app. argv: its log file, then a mode: `plain`, `crash-on-restore` (exits 3 right after a
+    /// restored launch's didFinishLaunching), `torn-and-big` (after the good state: two parts over a 4 KiB limit,
+    /// then a part left unfinished), `megabyte` (preserves 1 MiB of `"`, which JSON doubles, in 64 parts).
+    static let script = #"""
+        import json, os, socket, sys
+        sock = socket.socket(fileno=int(os.environ["RUNWAY_FD"]))
+        log = open(sys.argv[1], "a", buffering=1)
+        mode = sys.argv[2]
+        def send(obj):
+            sock.sendall((json.dumps(obj) + "\n").encode())
+        buf, restored, request = b"", [], 0
+        if mode == "megabyte":
+            # Asked before reading anything: its reply is written while the restored lines are still unread.
+            send({"type": "backgroundTimeRemaining", "request": 0})
+        while True:
+            while b"\n" not in buf:
+                data = sock.recv(65536)
+                if not data:
+                    sys.exit(0)
+                buf += data
+            raw, buf = buf.split(b"\n", 1)
+            line = json.loads(raw)
+            kind = line["type"]
+            if kind == "restoredState":
+                restored.append(line["state"])
+            elif kind in ("reply", "error"):
+                code, text = line.get("code", ""), line.get("error", "")
+                log.write("%s request=%s code=%s %s\n" % (kind, line.get("request"), code, text))
+            elif kind == "message":
+                send({"type": "ack", "token": line["token"]})
+                if line["message"] != "didFinishLaunching":
+                    continue
+                restoration = line.get("restoration", "none")
+                state = "".join(restored)
+                if mode == "megabyte":
+                    quotes = set(state) <= {'"'}
+                    log.write("launch restoration=%s bytes=%d quotes=%s\n" % (restoration, len(state), quotes))
+                    for index in range(64):
+                        request += 1
+                        send({"type": "preserveState", "request": request, "state": '"' * 16384, "more": index < 63})
+                    continue
+                count = int(state) if state else 0
+                log.write("launch restoration=%s count=%d\n" % (restoration, count))
+                if mode == "crash-on-restore" and restoration != "none":
+                    os._exit(3)
+                request += 1
+                send({"type": "preserveState", "request": request, "state": str(count + 1)})
+                if mode == "torn-and-big":
+                    for part in ("7" * 3000, "7" * 3000, "999"):
+                        request += 1
+                        send({"type": "preserveState", "request": request, "state": part, "more": True})
+        """#
+
+    struct Fixture {
+        let daemon: DaemonProcess
+        let log: String
+        let app: String
+
+        /// What the app logged.
+        var lines: [String] {
+            ((try? String(contentsOfFile: self.log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        /// Waits until the app logged `line` `count` times in all.
+        func waitFor(_ line: String, count: Int = 1, in daemon: DaemonProcess? = nil) throws {
+            let daemon = daemon ?? self.daemon
+            try waitUntil("'\(line)' x\(count) in \(self.lines)\n\(daemon.output)") {
+                self.lines.filter { $0.hasPrefix(line) }.count >= count
+            }
+        }
+    }
+
+    func start(mode: String, settings: String = "", bootID: String) throws -> Fixture {
+        let app = "com.test.counter\(UUID().uuidString.prefix(6).lowercased())"
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+        try Self.script.write(toFile: files + "/counter.py", atomically: true, encoding: .utf8)
+        try bootID.write(toFile: files + "/boot_id", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            apps: [
+                app: "<key>ProgramArguments</key><array><string>python3</string><string>\(files)/counter.py</string>"
+                    + "<string>\(files)/log</string><string>\(mode)</string></array>"
+                    + "<key>RunwayProtocol</key><integer>1</integer>"
+            ],
+            settings: settings,
+            arguments: ["--boot-id-file", files + "/boot_id"]
+        )
+        return Fixture(daemon: daemon, log: files + "/log", app: app)
+    }
+
+    /// Sends the app home and waits until it is suspended.
+    func suspend(_ fixture: Fixture, on daemon: DaemonProcess) throws {
+        #expect(try daemon.cli("home", fixture.app).status == 0)
+        try waitUntil("suspended\n\(daemon.output)") { try daemon.status(fixture.app).state == "suspended" }
+    }
+
+    @Test func R2_aPurgedProcessAppComesBackWithItsCounter() throws {
+        let fixture = try self.start(mode: "plain", bootID: "boot-1")
+        let daemon = fixture.daemon
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=none count=0")
+        try fixture.waitFor("reply request=1")
+        #expect(try daemon.status(fixture.app).preservedState == true)
+        try self.suspend(fixture, on: daemon)
+        #expect(try daemon.cli("purge").stdout.contains("purged \(fixture.app)"))
+        try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        #expect(try daemon.status(fixture.app).lastRunEnding == "purged")
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=purged count=1")
+        let status = try daemon.status(fixture.app)
+        #expect(status.restoredFrom == "purged")
+        #expect(try daemon.cli("status").stdout.contains("restored: purged"))
+        #expect(daemon.output.contains("restored (last run: purged)"), "\(daemon.output)")
+        #expect(try daemon.stop() == 0)
+    }
+
+    @Test func R6_theCounterSurvivesKill9OfTheDaemonARebootAndAStop() throws {
+        let fixture = try self.start(mode: "plain", bootID: "boot-1")
+        let first = fixture.daemon
+        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+        #expect(try first.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+
+        // kill -9: no ending is recorded; the next daemon, in the same boot, restores it as daemonKilled.
+        let second = try self.restart(after: first)
+        defer { if second.process.isRunning { kill(second.process.processIdentifier, SIGKILL) } }
+        #expect(try second.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=daemonKilled count=1", in: second)
+        try fixture.waitFor("reply request=1", count: 2, in: second)
+
+        // A reboot: the daemon dies with the machine, which comes back with another boot id.
+        let bootFile = (fixture.log as NSString).deletingLastPathComponent + "/boot_id"
+        try "boot-2".write(toFile: bootFile, atomically: true, encoding: .utf8)
+        let third = try self.restart(after: second)
+        #expect(try third.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=reboot count=2", in: third)
+        try fixture.waitFor("reply request=1", count: 3, in: third)
+
+        // A clean stop records the ending: daemonRestart.
+        #expect(try third.stop() == 0)
+        let fourth = try DaemonProcess(restarting: third)
+        defer { fourth.close() }
+        #expect(try fourth.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=daemonRestart count=3", in: fourth)
+        #expect(try fourth.stop() == 0)
+    }
+
+    /// Kills `daemon` with SIGKILL, waits until it is gone, and starts a new one on its configuration.
+    func restart(after daemon: DaemonProcess) throws -> DaemonProcess {
+        let pid = daemon.process.processIdentifier
+        kill(pid, SIGKILL)
+        try waitUntil("the killed daemon to exit") { kill(pid, 0) != 0 || Self.isZombie(pid) }
+        try waitUntil("the killed daemon's socket to close") { (try? daemon.client()) == nil }
+        return try DaemonProcess(restarting: daemon)
+    }
+
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[stat.index(close, offsetBy: 2)] == "Z"
+    }
+
+    @Test func R3_R4_aSwitcherKillAndACrashRightAfterARestoredLaunchDiscardTheState() throws {
+        let fixture = try self.start(mode: "crash-on-restore", bootID: "boot-1")
+        let daemon = fixture.daemon
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+        try self.suspend(fixture, on: daemon)
+        #expect(try daemon.cli("purge").status == 0)
+        try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        // The restored launch crashes at once: the state is discarded, so the next launch starts from nothing.
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=purged count=1")
+        try waitUntil("crashed\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        #expect(try daemon.status(fixture.app).lastRunEnding == "crashedAfterRestore")
+        #expect(try daemon.status(fixture.app).preservedState == nil)
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=none count=0", count: 2)
+        try fixture.waitFor("reply request=1", count: 2)
+
+        // A switcher kill discards the state it preserved.
+        try self.suspend(fixture, on: daemon)
+        #expect(try daemon.cli("switcher-kill", fixture.app).status == 0)
+        try waitUntil("killed\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        #expect(try daemon.status(fixture.app).preservedState == nil)
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=none count=0", count: 3)
+        #expect(try daemon.stop() == 0)
+    }
+
+    @Test func R1_aTornOrOversizedStateNeverReplacesAGoodOneAndTheRefusalNamesTheLimit() throws {
+        let fixture = try self.start(
+            mode: "torn-and-big",
+            settings: "<key>StateRestorationByteLimit</key><integer>4096</integer>",
+            bootID: "boot-1"
+        )
+        let daemon = fixture.daemon
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+        // The second 3,000-byte part crosses 4,096 bytes: refused by name as it grows.
+        try fixture.waitFor("error request=3 code=stateTooLarge")
+        #expect(
+            fixture.lines.contains {
+                $0.hasPrefix("error request=3") && $0.contains("StateRestorationByteLimit (4096")
+            },
+            "\(fixture.lines)"
+        )
+        // Request 4 is a part left unfinished when the run ends: dropped, never stored.
+        try fixture.waitFor("reply request=4")
+        try self.suspend(fixture, on: daemon)
+        #expect(try daemon.cli("purge").status == 0)
+        try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=purged count=1")
+        #expect(try daemon.stop() == 0)
+    }
+
+    @Test func R2_aOneMebibyteStateIsRestoredWithoutTrippingTheUnreadBytesLimit() throws {
+        let fixture = try self.start(mode: "megabyte", bootID: "boot-1")
+        let daemon = fixture.daemon
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=64")
+        try self.suspend(fixture, on: daemon)
+        #expect(try daemon.cli("purge").status == 0)
+        try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        // Escaped, the state is 2 MiB of lines queued at once, twice ProtocolWriteQueueLimitBytes: allowed, as the
+        // app reads them before it acknowledges the launch.
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=purged bytes=1048576 quotes=True")
+        try waitUntil("active\n\(daemon.output)") { try daemon.status(fixture.app).state == "active" }
+        #expect(try daemon.status(fixture.app).lastTermination == "memoryPressure", "the purge, not a violation")
+        #expect(try daemon.stop() == 0)
+    }
+}
