@@ -13,13 +13,14 @@ import RunwayProtocol
 /// intact.
 package struct StateRestorationHooks: Sendable {
     package var byteLimit: Int
-    package var save: @Sendable (AppID, [UInt8], @escaping @Sendable (String?) -> Void) -> Void
+    /// Stores the app's state with its `RunwayStateVersion`.
+    package var save: @Sendable (AppID, [UInt8], String?, @escaping @Sendable (String?) -> Void) -> Void
     package var discard: @Sendable (AppID, @escaping @Sendable (String?) -> Void) -> Void
     package var load: @Sendable (AppID) -> [UInt8]?
 
     package init(
         byteLimit: Int,
-        save: @escaping @Sendable (AppID, [UInt8], @escaping @Sendable (String?) -> Void) -> Void,
+        save: @escaping @Sendable (AppID, [UInt8], String?, @escaping @Sendable (String?) -> Void) -> Void,
         discard: @escaping @Sendable (AppID, @escaping @Sendable (String?) -> Void) -> Void,
         load: @escaping @Sendable (AppID) -> [UInt8]?
     ) {
@@ -91,7 +92,8 @@ extension LoopDriver {
         let loop = self.loop
         // Called only on the loop thread (inside `execute`), where the channel it writes to lives.
         nonisolated(unsafe) let answer = reply
-        hooks.save(app, state) { problem in
+        let version = self.runner.core.descriptor(of: app)?.stateVersion
+        hooks.save(app, state, version) { problem in
             // The reply is written on the loop thread, where the channel lives.
             _ = loop.execute {
                 if let problem {

@@ -84,18 +84,21 @@ import Glibc
         }
     }
 
-    func start(mode: String, settings: String = "", bootID: String) throws -> Fixture {
+    /// The app's Info.plist keys: the counter in `mode`, plus `keys`.
+    static func appKeys(_ files: String, mode: String, _ keys: String = "") -> String {
+        "<key>ProgramArguments</key><array><string>python3</string><string>\(files)/counter.py</string>"
+            + "<string>\(files)/log</string><string>\(mode)</string></array>"
+            + "<key>RunwayProtocol</key><integer>1</integer>" + keys
+    }
+
+    func start(mode: String, settings: String = "", bootID: String, keys: String = "") throws -> Fixture {
         let app = "com.test.counter\(UUID().uuidString.prefix(6).lowercased())"
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("runway-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
         try Self.script.write(toFile: files + "/counter.py", atomically: true, encoding: .utf8)
         try bootID.write(toFile: files + "/boot_id", atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(
-            apps: [
-                app: "<key>ProgramArguments</key><array><string>python3</string><string>\(files)/counter.py</string>"
-                    + "<string>\(files)/log</string><string>\(mode)</string></array>"
-                    + "<key>RunwayProtocol</key><integer>1</integer>"
-            ],
+            apps: [app: Self.appKeys(files, mode: mode, keys)],
             settings: settings,
             arguments: ["--boot-id-file", files + "/boot_id"]
         )
@@ -249,5 +252,28 @@ import Glibc
         try waitUntil("active\n\(daemon.output)") { try daemon.status(fixture.app).state == "active" }
         #expect(try daemon.status(fixture.app).lastTermination == "memoryPressure", "the purge, not a violation")
         #expect(try daemon.stop() == 0)
+    }
+
+    @Test func R5_aStatePreservedUnderAnotherRunwayStateVersionIsDiscardedNotRestored() throws {
+        let version = { (name: String) in "<key>RunwayStateVersion</key><string>\(name)</string>" }
+        let fixture = try self.start(mode: "plain", bootID: "boot-1", keys: version("v1"))
+        let first = fixture.daemon
+        #expect(try first.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+        #expect(try first.stop() == 0)
+        // The app's new configuration says its state has another layout.
+        let files = (fixture.log as NSString).deletingLastPathComponent
+        try first.config.writeApp(
+            "\(fixture.app).plist",
+            identifier: fixture.app,
+            Self.appKeys(files, mode: "plain", version("v2"))
+        )
+        let second = try DaemonProcess(restarting: first)
+        defer { second.close() }
+        #expect(second.output.contains("RunwayStateVersion \"v1\", the app now has \"v2\""), "\(second.output)")
+        #expect(try second.status(fixture.app).preservedState == nil)
+        #expect(try second.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=none count=0", count: 2, in: second)
+        #expect(try second.stop() == 0)
     }
 }

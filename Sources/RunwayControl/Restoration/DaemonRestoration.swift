@@ -46,8 +46,8 @@ package final class DaemonRestoration: Sendable {
         scheduler.setStateRestoration(
             StateRestorationHooks(
                 byteLimit: store.byteLimit,
-                save: { app, state, done in
-                    writer.save(app: app.bundleIdentifier, state: state, versionKey: versions[app]) { error in
+                save: { app, state, version, done in
+                    writer.save(app: app.bundleIdentifier, state: state, versionKey: version) { error in
                         done(error?.description)
                     }
                 },
