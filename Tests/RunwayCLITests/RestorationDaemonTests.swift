@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// State restoration on a real daemon with a real protocol app (Behaviour.md section 9): a Python app that counts its
+/// State restoration on a real daemon with a real protocol app (Behaviour.md section 10): a Python app that counts its
 /// launches, preserving the count after each launch and logging what each launch restored. Purge, `kill -9` of the
 /// daemon, a reboot (a new daemon on the same StateDirectory with another boot id), a daemon stop; discards on a
 /// switcher kill and on a crash right after a restored launch; a torn or oversized state never replaces a good one.
