@@ -88,7 +88,12 @@ extension LoopDriver {
             return
         }
         let state = self.restoration.gathering.removeValue(forKey: app) ?? []
-        _ = self.runner.runReturning { core, _ in ((try? core.statePreserved(for: app)) ?? true, []) }
+        let kept = self.runner.runReturning { core, _ in ((try? core.statePreserved(for: app)) ?? false, []) }
+        guard kept else {
+            // The run ended before its last part arrived, in a way that discards (R3).
+            reply(.error(request: request, code: "notRunning", message: "\(app) is not running; the state is not kept"))
+            return
+        }
         let loop = self.loop
         // Called only on the loop thread (inside `execute`), where the channel it writes to lives.
         nonisolated(unsafe) let answer = reply

@@ -14,7 +14,8 @@ import Glibc
 @Suite(.serialized) struct RestorationDaemonTests {
     /// The counting app. argv: its log file, then a mode: `plain`, `crash-on-restore` (exits 3 right after a
     /// restored launch's didFinishLaunching), `torn-and-big` (after the good state: two parts over a 4 KiB limit,
-    /// then a part left unfinished), `megabyte` (preserves 1 MiB of `"`, which JSON doubles, in 64 parts).
+    /// then a part left unfinished), `preserve-once` (preserves only at a launch from nothing), `megabyte` (preserves
+    /// 1 MiB of `"`, which JSON doubles, in 64 parts).
     static let script = #"""
         import json, os, socket, sys
         sock = socket.socket(fileno=int(os.environ["RUNWAY_FD"]))
@@ -57,6 +58,8 @@ import Glibc
                 log.write("launch restoration=%s count=%d\n" % (restoration, count))
                 if mode == "crash-on-restore" and restoration != "none":
                     os._exit(3)
+                if mode == "preserve-once" and restoration != "none":
+                    continue
                 request += 1
                 send({"type": "preserveState", "request": request, "state": str(count + 1)})
                 if mode == "torn-and-big":
@@ -274,6 +277,26 @@ import Glibc
         #expect(try second.status(fixture.app).preservedState == nil)
         #expect(try second.cli("launch", fixture.app).status == 0)
         try fixture.waitFor("launch restoration=none count=0", count: 2, in: second)
+        #expect(try second.stop() == 0)
+    }
+
+    @Test func R6_aDaemonKilledDuringARestoredRunIsTheEndingTheNextLaunchSees() throws {
+        let fixture = try self.start(mode: "preserve-once", bootID: "boot-1")
+        let first = fixture.daemon
+        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+        #expect(try first.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+        try self.suspend(fixture, on: first)
+        #expect(try first.cli("purge").status == 0)
+        try waitUntil("purged\n\(first.output)") { try first.status(fixture.app).state == "notRunning" }
+        // The restored run preserves nothing new; the daemon dies while it runs.
+        #expect(try first.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=purged count=1")
+        try waitUntil("active\n\(first.output)") { try first.status(fixture.app).state == "active" }
+        let second = try self.restart(after: first)
+        defer { second.close() }
+        #expect(try second.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=daemonKilled count=1", in: second)
         #expect(try second.stop() == 0)
     }
 }
