@@ -118,6 +118,11 @@ import Glibc
         let fixture = try self.start(mode: "plain", bootID: "boot-1")
         let daemon = fixture.daemon
         defer { daemon.close() }
+        let events = try BackgroundCommand(try RunwayBinary.executable(), ["events", "--socket", daemon.socket])
+        defer { events.close() }
+        try waitUntil("runway events to subscribe\n\(events.output)") { events.output.contains("subscribed") }
+        let subscriber = try daemon.client()
+        #expect(try subscriber.request(ControlRequest(command: "events")).subscribed == true)
         #expect(try daemon.cli("launch", fixture.app).status == 0)
         try fixture.waitFor("launch restoration=none count=0")
         try fixture.waitFor("reply request=1")
@@ -132,6 +137,19 @@ import Glibc
         #expect(status.restoredFrom == "purged")
         #expect(try daemon.cli("status").stdout.contains("restored: purged"))
         #expect(daemon.output.contains("restored (last run: purged)"), "\(daemon.output)")
+        try waitUntil("the restoring launch in runway events\n\(events.output)") {
+            events.output.contains(
+                "notRunning -> inactive  [command(launch)]  {didFinishLaunching}  restored (last run: purged)"
+            )
+        }
+        // On the wire: the purge keeps the state, the launch restores it.
+        var payloads: [TransitionPayload] = []
+        while !payloads.contains(where: { $0.restoration != nil }), let line = try subscriber.readLine() {
+            payloads.append(try ControlClient.decode(ControlEventLine.self, line).event)
+        }
+        let purge = payloads.first { $0.to == "notRunning" }
+        #expect(purge?.runEnding == "purged" && purge?.preservedStateKept == true, "\(payloads)")
+        #expect(payloads.last?.restoration == "purged" && payloads.last?.from == "notRunning", "\(payloads)")
         #expect(try daemon.stop() == 0)
     }
 
