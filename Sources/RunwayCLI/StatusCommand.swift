@@ -9,7 +9,8 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
         discussion: """
             The table has one row per app: state (with "terminating (reason)" while a termination runs, and a pending \
-            KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures), pid, RESTARTS \
+            KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures, and \
+            "restored: purged" for a run that restored a preserved state, R2), pid, RESTARTS \
             (KeepAlive restarts since the daemon started), AGE (time since the current run began) and suspension \
             mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet confirmed by the \
             kernel), time in state, background budget left ("unlimited" in the foreground and for background modes), \
@@ -17,7 +18,8 @@ struct StatusCommand: ParsableCommand {
             first 16 per app, then "+N more" (--tasks lists every one; an app may hold TaskLimitPerApp tasks with \
             names it chose). With APP, a describe-style view instead: state, pid, whether a process app is contained \
             (Docs/Security.md), restarts, the tasks, the pending restart, the wake-ups not completed and the next \
-            refresh (W6, W7), and the last runs (RunHistoryLimit) \
+            refresh (W6, W7), whether it keeps a preserved state and how its last run ended (R1-R6), and the last \
+            runs (RunHistoryLimit) \
             with wall-clock start and end, reason and the last lines of output. Below the table, an app with \
             background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not \
             completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a \
@@ -180,6 +182,8 @@ enum StatusTable {
             var state = app.state
             if let reason = app.terminating { state += " (terminating: \(reason))" }
             if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
+            // R2: a run that restored a preserved state says from which ending.
+            if let restored = app.restoredFrom, app.state != "notRunning" { state += " (restored: \(restored))" }
             state += StatusDescribe.restartNote(app)
             state = Self.cut(state, to: Self.stateWidth)
             // "freezer?": suspended, but the kernel has not confirmed it (yet).
@@ -276,11 +280,12 @@ struct EventsCommand: ParsableCommand {
         let exit = event.exit.map { "  \($0)" } ?? ""
         let at = (event.wallTime.map { $0 + "  " } ?? "") + String(format: "t=%.3fs", event.atSeconds)
         let asked = event.userAction.map { "  (\($0))" } ?? ""
+        let restored = event.restoration.map { "  restored (last run: \($0))" } ?? ""
         let restart = event.restart.map { attempt in
             "  restart #\(attempt) at " + String(format: "t=%.3fs", event.restartAtSeconds ?? 0)
                 + (event.crashLooping == true ? ", crash-looping" : "")
         }
         return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(asked)"
-            + "\(messages)\(exit)\(restart ?? "")"
+            + "\(messages)\(exit)\(restart ?? "")\(restored)"
     }
 }
