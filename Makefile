@@ -35,6 +35,14 @@ demo: build
 demo-wake: build
 	"$$($(SWIFT) build --show-bin-path)/runway" run --config $(CONFIG) --scenario $(CONFIG)/Scenarios/wake.jsonl
 
+# State restoration (about 8 s): the Python sample app on a daemon of its own (scratch configuration and state
+# directory, removed after) counts while active, preserves its counter when sent Home, is purged as under memory
+# pressure and summoned: the launch restores it and the counter goes on from where it was (Behaviour.md R1, R2).
+# Exits 0 when the counter survived (Scripts/demo-restore.py).
+.PHONY: demo-restore
+demo-restore: build
+	python3 Scripts/demo-restore.py "$$($(SWIFT) build --show-bin-path)/runway"
+
 # The seed scenarios on the core with a simulated clock (no real time, no processes).
 simulate: build
 	"$$($(SWIFT) build --show-bin-path)/runway" demo --config $(CONFIG)
