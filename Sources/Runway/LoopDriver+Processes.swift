@@ -5,14 +5,24 @@ import RunwayProtocol
 /// The `AppHost` of process apps: hands the core's actions to the `ProcessSupervisor`. Loop thread only.
 final class ProcessAppHost: AppHost {
     let supervisor: ProcessSupervisor
+    let restoration: StateRestoration
 
-    init(supervisor: ProcessSupervisor) {
+    init(supervisor: ProcessSupervisor, restoration: StateRestoration) {
         self.supervisor = supervisor
+        self.restoration = restoration
     }
 
     func deliver(_ message: Message, token: MessageToken, to app: AppID) {
+        // R2: the launch that restores hands the state over with its didFinishLaunching.
+        if message == .didFinishLaunching, let restored = self.restoration.launching.removeValue(forKey: app) {
+            let ending = restored.ending.rawValue
+            self.supervisor.deliverRestoring(token: token, to: app, state: restored.state, restoration: ending)
+            return
+        }
         self.supervisor.deliver(message, token: token, to: app)
     }
+
+    func transitioned(_ event: TransitionEvent) { self.restoration.transitioned(event) }
 
     func spawn(_ app: AppID) { self.supervisor.spawn(app) }
 
@@ -50,7 +60,7 @@ extension LoopDriver {
         made.delegate = self
         made.logs.lineRefused = { [metrics = self.metrics] app, stream in metrics.appLogLineRefused(app, stream) }
         self.supervisor = made
-        self.runner.processHost = ProcessAppHost(supervisor: made)
+        self.runner.processHost = ProcessAppHost(supervisor: made, restoration: self.restoration)
         return made
     }
 
@@ -105,7 +115,7 @@ extension LoopDriver: ProcessSupervisorDelegate {
         self.messageReturned(token, from: app)
     }
 
-    package func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void) {
+    package func processRequested(_ request: AppToRunway, app: AppID, reply: @escaping (RunwayToApp) -> Void) {
         switch request {
         case .ack(let token):
             self.processAcknowledged(MessageToken(rawValue: token), app: app)
@@ -127,6 +137,10 @@ extension LoopDriver: ProcessSupervisorDelegate {
             reply(.timeRemaining(request: request, seconds: remaining == .max ? nil : remaining.seconds))
         case .backgroundWakeCompleted, .scheduleRefresh:
             self.processRequestedWake(request, app: app, reply: reply)
+        case .preserveState(let request, let state, let more):
+            self.statePartReceived(app: app, request: request, part: state, more: more, reply: reply)
+        case .discardState(let request):
+            self.stateDiscardRequested(app: app, request: request, reply: reply)
         }
     }
 }

@@ -25,6 +25,8 @@ package final class LoopDriver: @unchecked Sendable {
     package var supervisor: ProcessSupervisor?
     /// Samples memory pressure (P3) when `processOptions.memoryPressure` is set.
     var memoryMonitor: MemoryPressureMonitor?
+    /// State restoration's gathering and launches (StateRestoration.swift).
+    let restoration = StateRestoration()
     private var armedWakeup: Instant?
     private var stopping = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []

@@ -58,7 +58,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Keep the process state file and the run history here (overrides StateDirectory; default "
+            "Keep the process state file, the run history and the apps' preserved states here (overrides "
+                + "StateDirectory; default "
                 + "/run/runway for root, else $XDG_RUNTIME_DIR/runway or /tmp/runway-UID).",
             valueName: "dir"
         )
@@ -96,6 +97,11 @@ struct RunCommand: AsyncParsableCommand {
     )
     var metricsAddress: MetricsAddress?
 
+    /// Where this boot's id is read, which tells a reboot from a killed daemon (R6); tests simulate a reboot with
+    /// a file of their own.
+    @Option(help: .hidden)
+    var bootIDFile = "/proc/sys/kernel/random/boot_id"
+
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let status = await Daemon.run(
@@ -107,7 +113,8 @@ struct RunCommand: AsyncParsableCommand {
                 stateDirectory: self.stateDirectory,
                 logFormat: self.logFormat,
                 metricsAddress: self.metricsAddress,
-                bootstrapMetrics: true
+                bootstrapMetrics: true,
+                bootIDFile: self.bootIDFile
             )
         )
         if status != 0 { throw ExitCode(status) }

@@ -165,6 +165,8 @@ enum StatusTable {
             var state = app.state
             if let reason = app.terminating { state += " (terminating: \(reason))" }
             if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
+            // R2: a run that restored a preserved state says from which ending.
+            if let restored = app.restoredFrom, app.state != "notRunning" { state += " (restored: \(restored))" }
             state += StatusDescribe.restartNote(app)
             state = Self.cut(state, to: Self.stateWidth)
             // "freezer?": suspended, but the kernel has not confirmed it (yet).
@@ -261,11 +263,12 @@ struct EventsCommand: ParsableCommand {
         let exit = event.exit.map { "  \($0)" } ?? ""
         let at = (event.wallTime.map { $0 + "  " } ?? "") + String(format: "t=%.3fs", event.atSeconds)
         let asked = event.userAction.map { "  (\($0))" } ?? ""
+        let restored = event.restoration.map { "  restored (last run: \($0))" } ?? ""
         let restart = event.restart.map { attempt in
             "  restart #\(attempt) at " + String(format: "t=%.3fs", event.restartAtSeconds ?? 0)
                 + (event.crashLooping == true ? ", crash-looping" : "")
         }
         return "\(at)  \(event.app)  \(event.from) -> \(event.to)  [\(event.cause)]\(asked)"
-            + "\(messages)\(exit)\(restart ?? "")"
+            + "\(messages)\(exit)\(restart ?? "")\(restored)"
     }
 }

@@ -14,6 +14,13 @@ enum StatusDescribe {
         if let reason = app.terminating { state += " (terminating: \(reason))" }
         if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
         field("State", state)
+        if let restored = app.restoredFrom, app.state != "notRunning" {
+            field("Restored", "yes (last run: \(restored))")
+        }
+        if app.preservedState == true || app.lastRunEnding != nil {
+            let stored = app.preservedState == true ? "stored" : "none"
+            field("Saved state", stored + (app.lastRunEnding.map { "; last run: \($0)" } ?? ""))
+        }
         field("Kind", app.kind)
         // Process apps: whether the scheduler's suspension and kill hold against the app (Docs/Security.md).
         if let contained = app.contained {

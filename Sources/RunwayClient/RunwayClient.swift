@@ -156,6 +156,11 @@ public final class RunwayClient: Sendable {
             self.state.withLock { $0.app = app }
         case .message(let token, let message):
             self.messagesContinuation.yield((token, message))
+        case .restoringLaunch(let token, _):
+            // The restored state itself is read by the restoration API; the launch is a launch.
+            self.messagesContinuation.yield((token, .didFinishLaunching))
+        case .restoredState:
+            break
         case .taskBegun(let request, _, _), .taskEnded(let request), .timeRemaining(let request, _):
             self.state.withLock { $0.waiting.removeValue(forKey: request) }?.resume(returning: line)
         case .error(let request, _, _):

@@ -29,6 +29,7 @@ struct AppInfoPlist: Decodable {
     var userName: String?
     var groupName: String?
     var initGroups: Bool?
+    var stateVersion: String?
     // Usual Info.plist keys: type-checked, otherwise ignored, never warned about.
     var bundleName: String?
     var bundleDisplayName: String?
@@ -63,6 +64,7 @@ struct AppInfoPlist: Decodable {
         case userName = "UserName"
         case groupName = "GroupName"
         case initGroups = "InitGroups"
+        case stateVersion = "RunwayStateVersion"
         case bundleName = "CFBundleName"
         case bundleDisplayName = "CFBundleDisplayName"
         case bundleVersion = "CFBundleVersion"
@@ -70,6 +72,8 @@ struct AppInfoPlist: Decodable {
         case bundleExecutable = "CFBundleExecutable"
     }
 
+    /// Longest `RunwayStateVersion` accepted, in UTF-8 bytes: it is stored in every preserved state's header.
+    static let stateVersionMaximumBytes = 256
     /// Longest bundle identifier accepted, in characters.
     static let bundleIdentifierMaximumLength = 255
     /// The only `RunwayProtocol` version there is (A4).
@@ -119,6 +123,10 @@ struct AppInfoPlist: Decodable {
             expected: "the integer \(AppInfoPlist.supportedProtocolVersion) (the only protocol version)"
         )
         static let backgroundWakeBudget = PlistKeySpec(CodingKeys.backgroundWakeBudget, expected: Expected.seconds)
+        static let stateVersion = PlistKeySpec(
+            CodingKeys.stateVersion,
+            expected: "a string of 1 to \(AppInfoPlist.stateVersionMaximumBytes) bytes (the preserved state's version)"
+        )
         static let harmless: [PlistKeySpec] = [
             PlistKeySpec(CodingKeys.bundleName, expected: Expected.string),
             PlistKeySpec(CodingKeys.bundleDisplayName, expected: Expected.string),
@@ -133,7 +141,7 @@ struct AppInfoPlist: Decodable {
         specs: [
             Key.bundleIdentifier, Key.programArguments, Key.environmentVariables, Key.workingDirectory,
             Key.exitsOnSuspend, Key.exitsOnSuspendStyle, Key.lockBehavior, Key.backgroundModes,
-            Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget,
+            Key.backgroundTimeBudget, Key.runwayProtocol, Key.backgroundWakeBudget, Key.stateVersion,
         ] + Key.outputFileKeys + Key.restart + Key.limits + Key.user + Key.harmless,
         hints: [
             "BackgroundTimeBudget": "the per-app key is RunwayBackgroundTimeBudget",
@@ -196,6 +204,12 @@ struct AppInfoPlist: Decodable {
             backgroundTimeBudget: budget,
             backgroundWakeBudget: wakeBudget
         )
+        if let version = plist.stateVersion {
+            guard (1...Self.stateVersionMaximumBytes).contains(version.utf8.count) else {
+                throw file.error(at: .key(Key.stateVersion.name), expected: Key.stateVersion.expected)
+            }
+            descriptor.stateVersion = version
+        }
         try Self.applyRestartKeys(plist, to: &descriptor, file: file, warnings: &warnings)
         try Self.applyLimitKeys(plist, to: &descriptor, file: file, warnings: &warnings)
         return (descriptor, warnings.sortedByKeyPath())

@@ -1,7 +1,7 @@
 @_spi(Processes) @_spi(Benchmarks) import RunwayCore
-
 @_spi(Benchmarks) import RunwayLoop
 @_spi(Processes) import RunwayProcesses
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -62,10 +62,16 @@ package struct DaemonSettings: Hashable, Sendable {
     package var stateDirectory: String?
     /// `RunHistoryLimit`: runs kept per app in the run history. Default 10; within `runHistoryLimits`.
     package var runHistoryLimit = DaemonSettings.defaultRunHistoryLimit
+    /// `StateRestorationByteLimit` (R1): the largest state blob an app may preserve. Default 1 MiB; within
+    /// `stateRestorationByteLimits`.
+    package var stateRestorationByteLimit = DaemonSettings.defaultStateRestorationByteLimit
     /// `AppUserName` / `AppGroupName`: the user process apps without `UserName` run as; nil: the daemon's own.
     package var appUser: AppUser?
 
     package static let defaultRunHistoryLimit = 10
+    package static let defaultStateRestorationByteLimit = 1 << 20
+    /// Bounds of `StateRestorationByteLimit`: 1 byte to 16 MiB.
+    package static let stateRestorationByteLimits = 1...(16 << 20)
     /// Bounds of `RunHistoryLimit`.
     package static let runHistoryLimits = 1...1_000
 

@@ -41,6 +41,8 @@ struct RunwaySettingsPlist: Decodable {
     var refreshMinimumInterval: Double?
     var appUserName: String?
     var appGroupName: String?
+    var stateRestorationByteLimit: Int?
+    var stateRestorationCrashWindow: Double?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -80,6 +82,8 @@ struct RunwaySettingsPlist: Decodable {
         case refreshMinimumInterval = "RefreshMinimumInterval"
         case appUserName = "AppUserName"
         case appGroupName = "AppGroupName"
+        case stateRestorationByteLimit = "StateRestorationByteLimit"
+        case stateRestorationCrashWindow = "StateRestorationCrashWindow"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.
@@ -106,7 +110,7 @@ struct RunwaySettingsPlist: Decodable {
             Key.appLogLineLimit, Key.appLogByteLimit,
             Key.backgroundWakeBudget, Key.backgroundWakeLimitPerApp, Key.backgroundWakePayloadByteLimit,
             Key.refreshMinimumInterval,
-        ] + OperationsPlist.specs + Key.restart + Key.appUser,
+        ] + OperationsPlist.specs + Key.restart + Key.appUser + Key.restoration,
         hints: [
             "RunwayBackgroundTimeBudget": "the scheduler-wide key is BackgroundTimeBudget",
             "LockStyle": "the key is LockBehavior",
@@ -189,6 +193,7 @@ struct RunwaySettingsPlist: Decodable {
         daemon.suspensionMechanism = suspensionMechanism ?? daemon.suspensionMechanism
         daemon.operations = try OperationsPlist.load(file)
         try Self.applyRestartKeys(plist, settings: &settings, daemon: &daemon, file: file)
+        try Self.applyRestorationKeys(plist, settings: &settings, daemon: &daemon, file: file)
         if let interval = try file.seconds(plist.refreshMinimumInterval, key: Key.refreshMinimumInterval) {
             settings.refreshMinimumInterval = interval
         }

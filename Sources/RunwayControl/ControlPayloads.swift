@@ -51,6 +51,12 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var heldNotifications: Int
     package var lastTermination: String?
     package var lastExit: String?
+    /// R2: the current run restored a state preserved by a run that ended so; absent for a launch from nothing.
+    package var restoredFrom: String?
+    /// How the last run ended, as state restoration sees it (R2-R4); absent before the first run ends.
+    package var lastRunEnding: String?
+    /// True when a preserved state is stored for the app (R1); absent otherwise.
+    package var preservedState: Bool?
     /// KeepAlive restarts since the daemon started.
     package var restarts: Int?
     /// Consecutive failures counting towards the backoff (KeepAlive).
@@ -112,6 +118,9 @@ extension AppStatusPayload {
         self.heldNotifications = status.heldNotifications
         self.lastTermination = status.lastTermination?.description
         self.lastExit = status.lastExit?.description
+        self.restoredFrom = status.restoredFrom?.rawValue
+        self.lastRunEnding = status.lastRunEnding?.rawValue
+        self.preservedState = status.hasPreservedState ? true : nil
         self.restarts = status.restart.restarts
         self.consecutiveFailures = status.restart.consecutiveFailures
         self.crashLooping = status.restart.crashLooping

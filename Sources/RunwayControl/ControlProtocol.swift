@@ -275,6 +275,11 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
     /// The user action that was asked (`home`, `lock`, ...) when the transition is its doing; absent otherwise.
     /// `cause` still names the command it stood for (`command(enterBackground)` for `home`).
     package var userAction: String?
+    /// R2: on a launch that restores, how the run that preserved its state ended; on a transition to notRunning,
+    /// how the run ended (`runEnding`) and, with a stored state, whether it was kept (`preservedStateKept`).
+    package var restoration: String?
+    package var runEnding: String?
+    package var preservedStateKept: Bool?
 
     package init(_ event: TransitionEvent) {
         self.app = event.app.bundleIdentifier
@@ -289,5 +294,7 @@ package struct TransitionPayload: Codable, Hashable, Sendable {
         self.restartAtSeconds = event.restart.map { Double($0.at.nanosecondsSinceOrigin) / 1_000_000_000 }
         self.crashLooping = event.restart?.crashLooping
         self.userAction = event.userAction?.rawValue
+        (self.restoration, self.runEnding) = (event.restoration?.rawValue, event.runEnding?.rawValue)
+        self.preservedStateKept = event.preservedStateKept
     }
 }

@@ -25,6 +25,8 @@ final class ControlService: @unchecked Sendable {
     let reload: Reload
     /// The run history for `status`; set once before `start`.
     var history: RunHistory?
+    /// The apps' preserved states (R1-R7: discarding, exporting, importing); set once before `start`.
+    package var restoration: DaemonRestoration?
     private(set) var server: ControlSocketServer?
     private var subscribers: Set<ControlSocketServer.ConnectionID> = []
     /// Connections following an app's output (`ControlService+Logs.swift`).

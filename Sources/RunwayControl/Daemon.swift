@@ -38,6 +38,8 @@ package struct DaemonOptions: Sendable {
     /// Make this daemon's Prometheus registry the process's swift-metrics backend (`MetricsSystem.bootstrap`,
     /// once per process): `runway run` only, never tests that run daemons in their own process.
     package var bootstrapMetrics: Bool
+    /// Where this boot's id is read (R6: a state preserved in another boot was left by a reboot).
+    package var bootIDFile: String
 
     package init(
         config: String,
@@ -47,7 +49,8 @@ package struct DaemonOptions: Sendable {
         stateDirectory: String? = nil,
         logFormat: DaemonLogFormat? = nil,
         metricsAddress: MetricsAddress? = nil,
-        bootstrapMetrics: Bool = false
+        bootstrapMetrics: Bool = false,
+        bootIDFile: String = "/proc/sys/kernel/random/boot_id"
     ) {
         self.config = config
         self.scenario = scenario
@@ -57,6 +60,7 @@ package struct DaemonOptions: Sendable {
         self.logFormat = logFormat
         self.metricsAddress = metricsAddress
         self.bootstrapMetrics = bootstrapMetrics
+        self.bootIDFile = bootIDFile
     }
 }
 
@@ -134,6 +138,8 @@ package enum Daemon {
                 return DaemonExit.failure
             }
         }
+        // R1-R7: the apps' preserved states, known to the core before anything launches.
+        let restoration = DaemonRestoration.start(configuration, stateDirectory, socketPath, options, on: scheduler)
         let width = max(24, configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0)
         let timeline = Timeline(scheduler: scheduler, appWidth: width)
         scheduler.observeTransitions { event in timeline.transition(event) }
@@ -163,6 +169,7 @@ package enum Daemon {
             reload: { dryRun in await state.reload(dryRun: dryRun, timeline: timeline) }
         )
         service.history = history
+        service.restoration = restoration
         do {
             try prepareDirectory(of: socketPath)
             try service.start(
@@ -240,6 +247,7 @@ package enum Daemon {
         })
         await operations.stop()
         history.flush()
+        restoration.flush()
         ControlSocketServer.removeSocketFile(at: socketPath)
         signalContinuation.finish()
         printOut("runway daemon stopped: every app is notRunning")

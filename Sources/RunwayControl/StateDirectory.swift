@@ -36,4 +36,10 @@ package enum StateDirectory {
     package static func historyFile(directory: String, socket: String) -> String {
         String(self.stateFile(directory: directory, socket: socket).dropLast(".processes".count)) + ".history.json"
     }
+
+    /// The preserved states of the daemon serving `socket` (PreservedStateStore.swift): a directory named like the
+    /// state file with `.state` for `.processes`, in the same directory.
+    package static func preservedStateDirectory(directory: String, socket: String) -> String {
+        String(self.stateFile(directory: directory, socket: socket).dropLast(".processes".count)) + ".state"
+    }
 }

@@ -49,7 +49,9 @@ package enum TimelineText {
         let messages = event.messages.isEmpty ? "" : "  {\(event.messages.map(\.description).joined(separator: ", "))}"
         let exit = event.exit.map { "  \($0)" } ?? ""
         let asked = event.userAction.map { "  (\($0.rawValue))" } ?? ""
+        let restored = event.restoration.map { "  restored (last run: \($0))" } ?? ""
         return "\(event.from) -> \(event.to)  [\(event.cause)]\(asked)\(messages)\(exit)\(self.restart(event))"
+            + restored
     }
 
     /// `  restart #3 at t=4.000s (in 0.800s)`, with `crash-looping` once the app is (KeepAlive); empty otherwise.

@@ -116,6 +116,15 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
     /// app is gone; nil for a command, a deadline, a message's return (the suspension once `didEnterBackground`
     /// returns) or anything else not asked as a user action.
     public var userAction: UserAction?
+    /// On a launch (from `notRunning`) that restores: how the run that preserved the state it is handed ended (R2);
+    /// the driver delivers the stored state with `didFinishLaunching`. Nil for a launch from nothing.
+    public var restoration: RunEnding?
+    /// On a transition to `notRunning` of an app with a stored state: how the run ended, as state restoration sees
+    /// it (R2-R4). Nil otherwise (`AppStatus.lastRunEnding` has it for every app).
+    public var runEnding: RunEnding?
+    /// On a transition to `notRunning` of an app with a stored state: true when it is kept for the next launch, false
+    /// when it is discarded (R3, R4; the driver removes it). Nil when no state is stored.
+    public var preservedStateKept: Bool?
 
     /// An event with every field given; the core makes them, tests and simulations compare with them.
     ///
@@ -155,7 +164,9 @@ public struct TransitionEvent: Hashable, Sendable, CustomStringConvertible {
         let exit = self.exit.map { " \($0)" } ?? ""
         let restart = self.restart.map { " restart #\($0.attempt) at \($0.at)" + ($0.crashLooping ? " crashLoop" : "") }
         let asked = self.userAction.map { " (\($0.rawValue))" } ?? ""
+        let restored = self.restoration.map { " restored(\($0))" } ?? ""
         return
             "\(self.at) \(self.app) \(self.from) -> \(self.to) [\(self.cause)]\(asked) {\(list)}\(exit)\(restart ?? "")"
+            + restored
     }
 }

@@ -16,6 +16,8 @@ struct AppRecord {
     /// The cause of a launch into the foreground whose `didFinishLaunching` has not returned (L9): the app is
     /// inactive until then, and this cause is published again with the step to active. Nil otherwise.
     var launching: TransitionCause?
+    /// State restoration: what is stored and whether the current run restored it (Scheduler+Restoration.swift).
+    var restoration = RestorationRecord()
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor

@@ -42,6 +42,12 @@ public struct AppStatus: Hashable, Sendable {
     public var nextRefresh: Instant?
     /// Background wake-ups given and not yet completed in the current background period (W4).
     public var outstandingWakes: Int
+    /// The current run restored a state preserved by a run that ended so (R2); nil for a launch from nothing.
+    public var restoredFrom: RunEnding?
+    /// How the last run ended, as state restoration sees it (R2-R4), if the app ran before.
+    public var lastRunEnding: RunEnding?
+    /// True when a preserved state is stored for the app (R1).
+    public var hasPreservedState = false
 }
 
 extension Scheduler {
@@ -74,6 +80,9 @@ extension Scheduler {
             outstandingWakes: record.lifecycle.period?.wakes.count ?? 0
         )
         status.restart = record.restart.status
+        status.restoredFrom = record.restoration.restoredFrom
+        status.lastRunEnding = record.restoration.lastEnding
+        status.hasPreservedState = record.restoration.stored != nil
         return status
     }
 

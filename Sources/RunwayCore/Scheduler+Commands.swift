@@ -119,6 +119,7 @@ extension Scheduler {
 
     mutating func launch(_ index: Int, inBackground: Bool) {
         self.runStarting(index)
+        self.restorationStarting(index)
         if self.apps[index].descriptor.isProcess {
             self.actions.append(.spawn(self.apps[index].id))
         }

@@ -116,7 +116,8 @@ extension Scheduler {
     mutating func messageCompleted(_ index: Int, _ message: Message) {
         switch message {
         case .didFinishLaunching:
-            // L9: the launch is done: inactive -> active.
+            // L9: the launch is done: inactive -> active. R4's window starts.
+            self.restorationLaunchReturned(index)
             self.launchFinished(index)
         case .didEnterBackground:
             // B5/L3: the entry is done; the grace no longer matters.

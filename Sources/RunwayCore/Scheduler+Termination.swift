@@ -183,6 +183,7 @@ extension Scheduler {
         self.apps[index].lastExit = exit
         self.enter(index, .notRunning)
         let restart = self.considerRestart(index, reason: reason)
+        let restoration = self.restorationRunEnded(index, reason: reason, userAction: termination?.userAction)
         self.publish(
             index,
             from: termination?.from ?? record.state,
@@ -191,7 +192,8 @@ extension Scheduler {
             messages: termination?.messages ?? [],
             exit: exit,
             restart: restart,
-            userAction: termination?.userAction
+            userAction: termination?.userAction,
+            ending: restoration
         )
     }
 }

@@ -122,7 +122,9 @@ extension Scheduler {
         let id = self.apps[index].id
         switch self.apps[index].lifecycle {
         case .notRunning:
-            // W1: launched into the background for the event, as iOS does: no didEnterBackground.
+            // W1: launched into the background for the event, as iOS does: no didEnterBackground. It restores as
+            // any launch does (R2).
+            self.restorationStarting(index)
             if self.apps[index].descriptor.isProcess { self.actions.append(.spawn(id)) }
             let messages: [Message] = [.didFinishLaunching, message]
             self.enterWakePeriod(index, RunningApp(messages: messages), token: token)

@@ -208,7 +208,8 @@ public struct Scheduler {
         messages: [Message],
         exit: ProcessExit? = nil,
         restart: PendingRestart? = nil,
-        userAction: UserAction? = nil
+        userAction: UserAction? = nil,
+        ending: (ending: RunEnding, kept: Bool?)? = nil
     ) {
         let record = self.apps[index]
         var event = TransitionEvent(
@@ -222,6 +223,12 @@ public struct Scheduler {
         )
         event.restart = restart
         event.userAction = userAction
+        // R2: a launch says whether it restores; R3: an ending says what became of the stored state.
+        if from == .notRunning { event.restoration = record.restoration.restoredFrom }
+        if let kept = ending?.kept {
+            event.runEnding = ending?.ending
+            event.preservedStateKept = kept
+        }
         self.actions.append(.publish(event))
         if record.descriptor.isProcess, let score = Self.oomScoreAdjust(for: to) {
             self.actions.append(.setOOMScoreAdjust(record.id, score))

@@ -99,6 +99,10 @@ public struct SchedulerSettings: Hashable, Sendable {
     /// that an app cannot keep itself in the background by asking for refreshes back to back. Default 15 minutes,
     /// the spacing iOS is known to give `BGAppRefreshTask`s at best; zero for none.
     public var refreshMinimumInterval: TimeSpan = .seconds(Int64(900))
+    /// `StateRestorationCrashWindow` (R4): a restored run that crashes before its `didFinishLaunching` returns, or
+    /// within this long after it returned, discards the state it was given, so that a state that makes the app
+    /// crash cannot make it crash at every launch. Default 30 s; zero: only a crash during the launch discards.
+    public var stateRestorationCrashWindow: TimeSpan = .seconds(Int64(30))
 
     /// Settings with every value given or defaulted; each parameter sets the property of the same name, whose
     /// documentation gives its meaning, its `Runway.plist` key and its default. The defaults are iOS's: a 30 s
@@ -233,6 +237,9 @@ public struct AppDescriptor: Hashable, Sendable {
     /// Overrides the scheduler's `overrunPolicy` for this app (B6, B11); nil uses the scheduler's. Set by an
     /// embedding host or the benchmark; no plist key sets it.
     public var overrunPolicy: OverrunPolicy? = nil
+    /// `RunwayStateVersion`: the version of the app's preserved state, a string the app chooses (R5). A state
+    /// preserved under another version is discarded, not restored. Nil: no version (matches only nil).
+    public var stateVersion: String? = nil
 
     /// An app with the given identity and keys; each parameter sets the property of the same name. The defaults
     /// are those of a plist without the key: embedded, not exits-on-suspend, the scheduler's styles and budget,

@@ -95,7 +95,11 @@ extension ProcessSupervisor {
             return
         }
         // Cleared before the delegate hears of it: the acknowledgement may deliver the next message at once.
-        if case .ack(let token)? = request, token == child.messageInFlight?.rawValue { child.messageInFlight = nil }
+        if case .ack(let token)? = request, token == child.messageInFlight?.rawValue {
+            child.messageInFlight = nil
+            // A restored state's lines precede the message: the app has read them (R2).
+            self.apps[app]?.restorationAllowance = 0
+        }
         guard let request else { return }
         self.delegate?.processRequested(request, app: app) { [unowned self] answer in self.send(answer, to: child) }
     }
@@ -126,9 +130,10 @@ extension ProcessSupervisor {
     private func send(_ line: RunwayToApp, to child: ChildProcess) {
         child.send(line: AppProtocolCodec.encode(line))
         self.apps[child.app]?.lastWrite = self.loop.turnNow  // For a suspension in the same turn (`+Draining`).
-        guard let policer = self.apps[child.app]?.policer else { return }
+        guard let managed = self.apps[child.app] else { return }
         let queued = child.channelQueuedBytes
-        guard case .violation(let reason) = policer.bytesQueued(queued) else { return }
+        guard case .violation(let reason) = managed.policer.bytesQueued(queued - managed.restorationAllowance)
+        else { return }
         self.logger.info(
             "protocol child does not read; terminating",
             metadata: ["app": "\(child.app)", "queued": "\(queued)"]

@@ -23,6 +23,9 @@ extension ProcessSupervisor {
         var lastExit: ProcessExit?
         /// Polices the current run's protocol channel; replaced at each launch.
         var policer: ProtocolPolicer
+        /// Bytes of a restored state's lines allowed beyond the unread-bytes limit until the app acknowledges the
+        /// launch they precede (`ProcessSupervisor+Restoration.swift`); 0 otherwise.
+        var restorationAllowance = 0
         /// Every live process of the app's current run, main process included, as last scanned
         /// (`+Tracking`); emptied when the run's leftovers become orphans.
         var tracked: Set<ProcessIdentity> = []
@@ -49,6 +52,7 @@ extension ProcessSupervisor {
             self.child = child
             self.confirmation = nil
             self.policer = policer
+            self.restorationAllowance = 0
             self.tracked = []
             self.scan.forget()
         }

@@ -20,7 +20,7 @@ package protocol ProcessSupervisorDelegate: AnyObject {
     /// A line from a protocol child: an acknowledgement (nothing to answer) or a request, whose answer the
     /// delegate passes to `reply`, once, before anything the request causes reaches the app (so that the answer
     /// to the last `endBackgroundTask` is written before the app is frozen).
-    func processRequested(_ request: AppToRunway, app: AppID, reply: (RunwayToApp) -> Void)
+    func processRequested(_ request: AppToRunway, app: AppID, reply: @escaping (RunwayToApp) -> Void)
     /// The kernel showed the app's pending suspension (`suspended`) or resumption done (P1): the poll that saw it.
     func processSuspensionConfirmed(_ app: AppID, suspended: Bool)
 }

@@ -2,9 +2,9 @@
 // `RunwayProtocol = 1`, over a Unix stream socket the child inherits (its descriptor number is in `RUNWAY_FD`).
 // Docs/AppProtocol.md is the schema for people writing clients in other languages.
 //
-// Each line is one JSON object with a `type` field. Runway → app: `hello`, `message`, `reply`, `error`.
-// App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`,
-// `backgroundWakeCompleted`, `scheduleRefresh`.
+// Each line is one JSON object with a `type` field. Runway → app: `hello`, `message`, `reply`, `error`,
+// `restoredState`. App → Runway: `ack`, `beginBackgroundTask`, `endBackgroundTask`, `backgroundTimeRemaining`,
+// `backgroundWakeCompleted`, `scheduleRefresh`, `preserveState`, `discardState`.
 // Lines are at most `AppProtocol.maximumLineBytes` bytes (without the newline).
 
 import RunwayCore
@@ -25,6 +25,10 @@ package enum AppProtocol {
     package static let appEnvironmentKey = "RUNWAY_APP"
     /// The longest line either side may send, in bytes without the newline: 64 KiB.
     package static let maximumLineBytes = 65_536
+    /// The most state text in one `restoredState` line, in bytes: with JSON's escapes (at most six bytes a byte)
+    /// a line stays within `maximumLineBytes` only for plain text, so parts are cut at 32 KiB and an app's client
+    /// reads lines of any length up to the limit it sets.
+    package static let restoredStatePartBytes = 32_768
 }
 
 /// A line from Runway to the app.
@@ -42,6 +46,12 @@ package enum RunwayToApp: Hashable, Sendable {
     case timeRemaining(request: Int64, seconds: Double?)
     /// A request failed, or a line could not be understood (`request` is nil then).
     case error(request: Int64?, code: String, message: String)
+    /// One part of the state a restoring launch hands back (R2), before its `didFinishLaunching`; `more` is false
+    /// on the last part. Not a message: no token, no ack.
+    case restoredState(state: String, more: Bool)
+    /// `didFinishLaunching` of a launch that restores: `restoration` is how the run that preserved the state ended
+    /// (a `RunEnding` raw value). Acknowledged like any message.
+    case restoringLaunch(token: UInt64, restoration: String)
 }
 
 /// A line from the app to Runway.
@@ -55,6 +65,11 @@ package enum AppToRunway: Hashable, Sendable {
     case backgroundWakeCompleted(request: Int64, wake: UInt64)
     /// A refresh no earlier than `seconds` from now (W7); a negative number withdraws the pending request.
     case scheduleRefresh(request: Int64, seconds: Double)
+    /// One part of a state to preserve (R1); `more` is false on the last part, which is answered once the whole
+    /// state is stored durably.
+    case preserveState(request: Int64, state: String, more: Bool)
+    /// Remove the stored state (R7).
+    case discardState(request: Int64)
 
     /// The request id, for the error reply to a request that failed.
     package var request: Int64? {
@@ -62,7 +77,7 @@ package enum AppToRunway: Hashable, Sendable {
         case .ack: return nil
         case .beginBackgroundTask(let request, _), .endBackgroundTask(let request, _),
             .backgroundTimeRemaining(let request), .backgroundWakeCompleted(let request, _),
-            .scheduleRefresh(let request, _):
+            .scheduleRefresh(let request, _), .preserveState(let request, _, _), .discardState(let request):
             return request
         }
     }
@@ -105,6 +120,10 @@ struct WireLine: Codable {
     /// A background wake-up's reason and token (W1, W4).
     var reason: String?
     var wake: UInt64?
+    /// State restoration (R1, R2): a part of a state, whether more parts follow, and how the preserving run ended.
+    var state: String?
+    var more: Bool?
+    var restoration: String?
 }
 
 /// Encodes and decodes protocol lines. Stateless and thread-safe.
@@ -127,6 +146,12 @@ package enum AppProtocolCodec {
             return Self.encodeWire(wire)
         case .error(let request, let code, let message):
             return Self.encodeWire(WireLine(type: "error", request: request, code: code, error: message))
+        case .restoredState(let state, let more):
+            return Self.encodeWire(WireLine(type: "restoredState", state: state, more: more ? true : nil))
+        case .restoringLaunch(let token, let restoration):
+            var wire = WireLine(type: "message", token: token, restoration: restoration)
+            Self.fill(&wire, with: .didFinishLaunching)
+            return Self.encodeWire(wire)
         }
     }
 
@@ -145,6 +170,12 @@ package enum AppProtocolCodec {
             return Self.encodeWire(WireLine(type: "backgroundWakeCompleted", request: request, wake: wake))
         case .scheduleRefresh(let request, let seconds):
             return Self.encodeWire(WireLine(type: "scheduleRefresh", request: request, seconds: seconds))
+        case .preserveState(let request, let state, let more):
+            return Self.encodeWire(
+                WireLine(type: "preserveState", request: request, state: state, more: more ? true : nil)
+            )
+        case .discardState(let request):
+            return Self.encodeWire(WireLine(type: "discardState", request: request))
         }
     }
 
@@ -186,11 +217,17 @@ package enum AppProtocolCodec {
                 )
             }
             return .scheduleRefresh(request: request, seconds: seconds)
+        case "preserveState":
+            let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
+            let state = try Self.require(wire.state, "state", "a part of the state (string)", wire)
+            return .preserveState(request: request, state: state, more: wire.more ?? false)
+        case "discardState":
+            return .discardState(request: try Self.require(wire.request, "request", "a request id (integer)", wire))
         default:
             throw AppProtocolError(
                 code: "unknownType",
                 message: "type '\(wire.type)' is not one of ack, beginBackgroundTask, endBackgroundTask, "
-                    + "backgroundTimeRemaining, backgroundWakeCompleted, scheduleRefresh",
+                    + "backgroundTimeRemaining, backgroundWakeCompleted, scheduleRefresh, preserveState, discardState",
                 request: wire.request
             )
         }
@@ -206,7 +243,11 @@ package enum AppProtocolCodec {
             return .hello(app: wire.app ?? "", version: try Self.require(wire.version, "version", "an integer", wire))
         case "message":
             let token = try Self.require(wire.token, "token", "a message token (integer)", wire)
-            return .message(token: token, try Self.message(from: wire))
+            let message = try Self.message(from: wire)
+            if message == .didFinishLaunching, let restoration = wire.restoration {
+                return .restoringLaunch(token: token, restoration: restoration)
+            }
+            return .message(token: token, message)
         case "reply":
             let request = try Self.require(wire.request, "request", "a request id (integer)", wire)
             if let task = wire.task { return .taskBegun(request: request, task: task, refusal: wire.refusal) }
@@ -215,10 +256,13 @@ package enum AppProtocolCodec {
             return .taskEnded(request: request)
         case "error":
             return .error(request: wire.request, code: wire.code ?? "error", message: wire.error ?? "")
+        case "restoredState":
+            let state = try Self.require(wire.state, "state", "a part of the restored state (string)", wire)
+            return .restoredState(state: state, more: wire.more ?? false)
         default:
             throw AppProtocolError(
                 code: "unknownType",
-                message: "type '\(wire.type)' is not one of hello, message, reply, error"
+                message: "type '\(wire.type)' is not one of hello, message, reply, error, restoredState"
             )
         }
     }

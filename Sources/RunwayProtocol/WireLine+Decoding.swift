@@ -7,7 +7,7 @@ import Foundation
 extension WireLine {
     private enum Field: String, CodingKey {
         case type, version, app, token, message, task, name, payload, request, refusal, seconds, unlimited, code
-        case error, reason, wake
+        case error, reason, wake, state, more, restoration
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number that is
@@ -30,6 +30,9 @@ extension WireLine {
         self.error = try container.decodeIfPresent(String.self, forKey: .error)
         self.reason = try container.decodeIfPresent(String.self, forKey: .reason)
         self.wake = try container.integer(UInt64.self, .wake)
+        self.state = try container.decodeIfPresent(String.self, forKey: .state)
+        self.more = try container.decodeIfPresent(Bool.self, forKey: .more)
+        self.restoration = try container.decodeIfPresent(String.self, forKey: .restoration)
     }
 }
 

@@ -1,0 +1,153 @@
+// State restoration at the edge (Behaviour.md R1, R2, R7): the parts of a state a process app preserves, gathered
+// per app and bounded by `StateRestorationByteLimit` as they grow; the stored blob read for a launch that restores
+// and handed to the supervisor with `didFinishLaunching`. The core decides which launch restores and what becomes
+// of a stored state when a run ends; the hooks the daemon gives (`StateRestorationHooks`) store and read.
+
+@_spi(Driver) @_spi(Processes) import RunwayCore
+@_spi(Processes) import RunwayProcesses
+import RunwayProtocol
+
+/// Where preserved states are kept: the daemon's store. Each closure may be called on the loop thread; `save` and
+/// `discard` must not block it (they run their work elsewhere and call `done` from any thread, with nil or why
+/// they failed); `load` reads one blob (at most `byteLimit` bytes) and returns nil when there is none or it is not
+/// intact.
+package struct StateRestorationHooks: Sendable {
+    package var byteLimit: Int
+    package var save: @Sendable (AppID, [UInt8], @escaping @Sendable (String?) -> Void) -> Void
+    package var discard: @Sendable (AppID, @escaping @Sendable (String?) -> Void) -> Void
+    package var load: @Sendable (AppID) -> [UInt8]?
+
+    package init(
+        byteLimit: Int,
+        save: @escaping @Sendable (AppID, [UInt8], @escaping @Sendable (String?) -> Void) -> Void,
+        discard: @escaping @Sendable (AppID, @escaping @Sendable (String?) -> Void) -> Void,
+        load: @escaping @Sendable (AppID) -> [UInt8]?
+    ) {
+        self.byteLimit = byteLimit
+        self.save = save
+        self.discard = discard
+        self.load = load
+    }
+}
+
+/// The loop thread's restoration bookkeeping: parts being gathered, and states read for launches whose
+/// `didFinishLaunching` is not delivered yet. Loop thread only. Holds at most `byteLimit` bytes per app being
+/// gathered and one blob per app launching.
+final class StateRestoration {
+    var hooks: StateRestorationHooks?
+    /// Parts received of a state not yet complete, by app.
+    var gathering: [AppID: [UInt8]] = [:]
+    /// Read for a launch that restores: how the preserving run ended and the blob.
+    var launching: [AppID: (ending: RunEnding, state: [UInt8])] = [:]
+
+    /// A transition was published: a launch that restores reads its state now (before its `didFinishLaunching`
+    /// is delivered); a run that ended drops what it was gathering (a torn state never replaces a good one) and
+    /// anything not delivered.
+    func transitioned(_ event: TransitionEvent) {
+        if event.to == .notRunning {
+            self.gathering[event.app] = nil
+            self.launching[event.app] = nil
+        } else if event.from == .notRunning, let ending = event.restoration, let state = self.hooks?.load(event.app) {
+            self.launching[event.app] = (ending, state)
+        }
+    }
+}
+
+extension LoopDriver {
+    /// Installs the daemon's store (loop thread).
+    package func setStateRestoration(_ hooks: StateRestorationHooks) {
+        self.assertOnLoop()
+        self.restoration.hooks = hooks
+    }
+
+    /// `preserveState` (R1): one part; the last one stores the whole state and is answered once it is durable.
+    func statePartReceived(app: AppID, request: Int64, part: String, more: Bool, reply: @escaping (RunwayToApp) -> Void)
+    {
+        guard let hooks = self.restoration.hooks else {
+            reply(.error(request: request, code: "unsupported", message: "this host keeps no preserved state"))
+            return
+        }
+        let size = (self.restoration.gathering[app]?.count ?? 0) + part.utf8.count
+        guard size <= hooks.byteLimit else {
+            // Counted as it grows: an app cannot make the daemon hold more than the limit.
+            self.restoration.gathering[app] = nil
+            reply(
+                .error(
+                    request: request,
+                    code: "stateTooLarge",
+                    message: "the state is more than StateRestorationByteLimit (\(hooks.byteLimit) bytes); the "
+                        + "parts sent are dropped and the stored state stays as it was"
+                )
+            )
+            return
+        }
+        self.restoration.gathering[app, default: []].append(contentsOf: part.utf8)
+        guard !more else {
+            reply(.taskEnded(request: request))
+            return
+        }
+        let state = self.restoration.gathering.removeValue(forKey: app) ?? []
+        _ = self.runner.runReturning { core, _ in ((try? core.statePreserved(for: app)) ?? true, []) }
+        let loop = self.loop
+        // Called only on the loop thread (inside `execute`), where the channel it writes to lives.
+        nonisolated(unsafe) let answer = reply
+        hooks.save(app, state) { problem in
+            // The reply is written on the loop thread, where the channel lives.
+            _ = loop.execute {
+                if let problem {
+                    answer(.error(request: request, code: "stateNotStored", message: problem))
+                } else {
+                    answer(.taskEnded(request: request))
+                }
+            }
+        }
+    }
+
+    /// `discardState` (R7): answered once the stored state is removed.
+    func stateDiscardRequested(app: AppID, request: Int64, reply: @escaping (RunwayToApp) -> Void) {
+        guard let hooks = self.restoration.hooks else {
+            reply(.error(request: request, code: "unsupported", message: "this host keeps no preserved state"))
+            return
+        }
+        self.restoration.gathering[app] = nil
+        self.runner.run { core, _ in
+            try? core.stateDiscarded(for: app)
+            return []
+        }
+        let loop = self.loop
+        // Called only on the loop thread (inside `execute`), where the channel it writes to lives.
+        nonisolated(unsafe) let answer = reply
+        hooks.discard(app) { problem in
+            _ = loop.execute {
+                answer(
+                    problem.map { .error(request: request, code: "stateNotDiscarded", message: $0) }
+                        ?? .taskEnded(request: request)
+                )
+            }
+        }
+    }
+}
+
+extension LoopDriver {
+    /// The daemon found a stored state for `app` at its start or imported one (R6); returns whether it is kept
+    /// (`Scheduler.preservedStateFound`). Loop thread.
+    package func preservedStateFound(app: AppID, recordedEnding: RunEnding?, sameBoot: Bool) -> Bool {
+        self.assertOnLoop()
+        return self.runner.runReturning { core, _ in
+            ((try? core.preservedStateFound(for: app, recordedEnding: recordedEnding, sameBoot: sameBoot)) ?? false, [])
+        }
+    }
+
+    /// Discards `app`'s stored state (R5, R7): the core forgets it, a state being gathered is dropped, and the
+    /// store removes it; `done` is called (any thread) once it is gone. Loop thread.
+    package func discardPreservedState(app: AppID, done: @escaping @Sendable (String?) -> Void) {
+        self.assertOnLoop()
+        self.restoration.gathering[app] = nil
+        self.runner.run { core, _ in
+            try? core.stateDiscarded(for: app)
+            return []
+        }
+        guard let hooks = self.restoration.hooks else { return done(nil) }
+        hooks.discard(app, done)
+    }
+}

@@ -1,0 +1,50 @@
+import RunwayConfig
+import RunwayCore
+import RunwayTestKit
+import Testing
+
+/// The state restoration keys (Docs/Configuration.md, Behaviour.md R1, R4, R5): `StateRestorationByteLimit` and
+/// `StateRestorationCrashWindow` in `Runway.plist`, `RunwayStateVersion` in an app's Info.plist.
+@Suite struct RestorationKeyTests {
+    func error(app keys: String = "", settings: String = "") throws -> (ConfigError?, String) {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.write("Runway.plist", plistXML(settings))
+        let file = try config.writeApp("a", identifier: "com.example.a", keys)
+        return (loadError(config.path), keys.isEmpty ? config.path + "/Runway.plist" : file)
+    }
+
+    @Test func R1_theStateLimitDefaultsToOneMebibyteAndABadOneIsAnErrorNamingTheKey() throws {
+        let defaults = try loadOneApp("")
+        #expect(defaults.daemon.stateRestorationByteLimit == 1_048_576)
+        #expect(defaults.settings.stateRestorationCrashWindow == .seconds(30))
+        let set = try loadOneApp(
+            "<key>RunwayStateVersion</key><string>v2</string>",
+            settings: "<key>StateRestorationByteLimit</key><integer>4096</integer>"
+                + "<key>StateRestorationCrashWindow</key><real>2.5</real>"
+        )
+        #expect(set.daemon.stateRestorationByteLimit == 4_096)
+        #expect(set.settings.stateRestorationCrashWindow == .milliseconds(2_500))
+        #expect(set.apps[0].descriptor.stateVersion == "v2")
+        for bad in ["<integer>0</integer>", "<integer>16777217</integer>"] {
+            let (error, file) = try self.error(settings: "<key>StateRestorationByteLimit</key>" + bad)
+            expectError(
+                error,
+                code: .invalidValue,
+                file: file,
+                keyPath: "StateRestorationByteLimit",
+                found: bad.contains("0<") ? "integer 0" : "integer 16777217",
+                expectedContains: "from 1 to 16777216 (bytes of one app's preserved state)"
+            )
+        }
+        let (error, file) = try self.error(app: "<key>RunwayStateVersion</key><string></string>")
+        expectError(
+            error,
+            code: .invalidValue,
+            file: file,
+            keyPath: "RunwayStateVersion",
+            found: "string \"\"",
+            expectedContains: "a string of 1 to 256 bytes"
+        )
+    }
+}

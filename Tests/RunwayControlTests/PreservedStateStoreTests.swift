@@ -1,0 +1,151 @@
+import Foundation
+import RunwayCore
+import RunwayLocking
+import RunwayTestKit
+import Testing
+
+@testable import RunwayControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `PreservedStateStore` on real files (Behaviour.md R1): durable round trips, a torn or changed file never
+/// returned, the limit refused by name, exports and imports.
+@Suite struct PreservedStateStoreTests {
+    final class Reports: Sendable {
+        let lines = RunwayLock<[String]>([])
+        var all: [String] { self.lines.withLock { $0 } }
+        func add(_ line: String) { self.lines.withLock { $0.append(line) } }
+    }
+
+    func store(
+        _ directory: TemporaryConfig,
+        limit: Int = 1 << 20,
+        boot: String? = "boot-a",
+        reports: Reports? = nil
+    )
+        -> PreservedStateStore
+    {
+        PreservedStateStore(directory: directory.path + "/states", byteLimit: limit, bootID: boot) { line in
+            reports?.add(line)
+        }
+    }
+
+    @Test func R1_aSavedStateIsLoadedBackWithItsVersionBootAndEnding() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        #expect(store.load(app: "com.example.a") == nil)
+        let blob = Array("count=41".utf8)
+        try store.save(app: "com.example.a", state: blob, versionKey: "v1")
+        var loaded = store.load(app: "com.example.a")
+        #expect(loaded == PreservedState(app: "com.example.a", state: blob, versionKey: "v1", bootID: "boot-a"))
+        try store.recordEnding(app: "com.example.a", ending: .purged)
+        loaded = store.load(app: "com.example.a")
+        #expect(loaded?.ending == .purged)
+        #expect(loaded?.state == blob)
+        // Another daemon on the same directory (a restart) reads it too.
+        #expect(self.store(directory, boot: "boot-b").load(app: "com.example.a")?.bootID == "boot-a")
+        var info = stat()
+        #expect(stat(store.path(of: "com.example.a"), &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        try store.discard(app: "com.example.a")
+        #expect(store.load(app: "com.example.a") == nil)
+        try store.save(app: "com.example.a", state: [], versionKey: nil)
+        #expect(store.load(app: "com.example.a")?.state == [], "an empty state is a state")
+    }
+
+    @Test func R1_aTornOrChangedFileIsNeverLoadedAndATornTemporaryNeverReplacesTheGoodOne() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let reports = Reports()
+        let store = self.store(directory, reports: reports)
+        let good = Array(repeating: UInt8(ascii: "g"), count: 10_000)
+        try store.save(app: "com.example.a", state: good, versionKey: nil)
+        let path = store.path(of: "com.example.a")
+        // A save cut short by a crash leaves a partial temporary file beside the good one.
+        let partial = Array(
+            PreservedStateFormat.encode(PreservedState(app: "com.example.a", state: [1, 2], versionKey: nil)).prefix(20)
+        )
+        #expect(FileManager.default.createFile(atPath: path + ".tmp", contents: Data(partial)))
+        #expect(store.load(app: "com.example.a")?.state == good)
+        // Truncated in place: not loaded, reported.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(truncate(path, off_t(bytes.count - 100)) == 0)
+        #expect(store.load(app: "com.example.a") == nil)
+        #expect(reports.all.last?.contains("ignored") == true, "\(reports.all)")
+        // One bit flipped in the blob: not loaded.
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 0x04
+        try Data(flipped).write(to: URL(fileURLWithPath: path))
+        #expect(store.load(app: "com.example.a") == nil)
+        #expect(reports.all.last?.contains("checksum") == true, "\(reports.all)")
+        // A new save replaces the bad file.
+        try store.save(app: "com.example.a", state: good, versionKey: nil)
+        #expect(store.load(app: "com.example.a")?.state == good)
+    }
+
+    @Test func R1_aStateOverTheLimitIsRefusedNamingTheKeyAndTheStoredOneStays() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory, limit: 1_000)
+        try store.save(app: "com.example.a", state: Array(repeating: 7, count: 1_000), versionKey: nil)
+        #expect {
+            try store.save(app: "com.example.a", state: Array(repeating: 8, count: 1_001), versionKey: nil)
+        } throws: { error in
+            let error = error as? PreservedStateError
+            return error?.code == .stateTooLarge
+                && error?.description.contains("StateRestorationByteLimit (1000") == true
+        }
+        #expect(store.load(app: "com.example.a")?.state == Array(repeating: 7, count: 1_000))
+        // A file a daemon with a larger limit wrote is not loaded by one with a smaller limit.
+        try self.store(directory, limit: 5_000).save(
+            app: "com.example.b",
+            state: Array(repeating: 1, count: 2_000),
+            versionKey: nil
+        )
+        #expect(store.load(app: "com.example.b") == nil)
+    }
+
+    @Test func R1_anExportImportsBackWholeAndABadOneChangesNothing() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory, limit: 1_000)
+        #expect(throws: PreservedStateError.self) { try store.exportState(app: "com.example.a") }
+        try store.save(app: "com.example.a", state: Array("node-1".utf8), versionKey: "v3")
+        try store.recordEnding(app: "com.example.a", ending: .shutdown)
+        let export = try store.exportState(app: "com.example.a")
+
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other, limit: 1_000, boot: "boot-z")
+        try target.importState(app: "com.example.a", bytes: export)
+        let imported = target.load(app: "com.example.a")
+        #expect(imported?.state == Array("node-1".utf8))
+        #expect(imported?.versionKey == "v3")
+        #expect(imported?.ending == .shutdown)
+
+        func refusal(_ app: String, _ bytes: [UInt8], _ store: PreservedStateStore) -> PreservedStateError? {
+            do { try store.importState(app: app, bytes: bytes) } catch { return error }
+            return nil
+        }
+        #expect(refusal("com.example.b", export, target)?.code == .wrongApp)
+        var flipped = export
+        flipped[export.count - 12] ^= 1
+        #expect(refusal("com.example.a", flipped, target)?.code == .badChecksum)
+        #expect(refusal("com.example.a", Array(export.prefix(30)), target)?.code != nil)
+        #expect(refusal("com.example.a", Array("hello".utf8), target)?.code == .malformed)
+        try self.store(other, limit: 5_000).save(
+            app: "com.example.c",
+            state: Array(repeating: 1, count: 2_000),
+            versionKey: nil
+        )
+        let large = try self.store(other, limit: 5_000).exportState(app: "com.example.c")
+        let tooLarge = refusal("com.example.c", large, target)
+        #expect(tooLarge?.code == .stateTooLarge)
+        #expect(tooLarge?.description.contains("StateRestorationByteLimit") == true)
+        #expect(target.load(app: "com.example.a")?.state == Array("node-1".utf8), "nothing half-applied")
+        #expect(target.load(app: "com.example.c") != nil ? false : true)
+    }
+}
