@@ -72,6 +72,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var limit: Int?
     /// For `status`: the page starts after this app (the previous reply's `next`), in registration order.
     package var after: String?
+    /// For `importState`: more parts of the export follow this one (its `payload`, base64).
+    package var more: Bool?
 
     package init(
         command: String,
@@ -93,7 +95,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         state: String? = nil,
         appPattern: String? = nil,
         limit: Int? = nil,
-        after: String? = nil
+        after: String? = nil,
+        more: Bool? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -116,6 +119,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.appPattern = appPattern
         self.limit = limit
         self.after = after
+        self.more = more
     }
 }
 
@@ -139,6 +143,8 @@ package enum ControlCommand: Hashable, Sendable {
     case logs
     /// Wake the app in the background for a fetch or a remote notification (W1).
     case wake
+    /// An app's preserved state (R7): remove it, read it as an export, or store an export (in parts).
+    case discardState, exportState, importState
     /// A lifecycle command of Behaviour.md section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of Behaviour.md section 4 (`home`, `lock`, ...).
@@ -158,6 +164,9 @@ package enum ControlCommand: Hashable, Sendable {
         case "purge": self = .purge
         case "logs": self = .logs
         case "wake": self = .wake
+        case "discardState": self = .discardState
+        case "exportState": self = .exportState
+        case "importState": self = .importState
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -174,6 +183,7 @@ package enum ControlCommand: Hashable, Sendable {
         ["status", "events", "reload", "extend", "expire", "beginTask", "endTask", "notify", "memoryWarning", "purge"]
             + ["logs"]
             + ["wake"]
+            + ["discardState", "exportState", "importState"]
             + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
@@ -185,6 +195,7 @@ package enum ControlCommand: Hashable, Sendable {
         case .extend, .expire, .beginTask, .endTask, .notify, .lifecycle: return true
         case .logs: return true
         case .wake: return true
+        case .discardState, .exportState, .importState: return true
         }
     }
 }
@@ -219,6 +230,10 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var logs: AppLogsPayload?
     /// `wake`: the wake-up's token, as the app receives it (W4).
     package var wake: UInt64?
+    /// `exportState`: the app's preserved state as an export (the store's self-describing format), base64.
+    package var exported: String?
+    /// `importState`: the bytes of the export received so far on this connection (all of it after the last part).
+    package var received: Int?
 
     package init(id: Int?, ok: Bool) {
         self.id = id
@@ -230,26 +245,6 @@ package struct ControlReply: Codable, Hashable, Sendable {
         reply.error = ControlErrorPayload(code: code, message: message)
         return reply
     }
-}
-
-package struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
-    /// Machine-readable: `invalidJSON`, `invalidRequest`, `unsupportedVersion`, `unknownCommand`, `lineTooLong`,
-    /// `peerNotAllowed`, `tooManyClients`, `reloadFailed`, or a scheduler code (`unknownApp`, `illegalCommand`,
-    /// `noBudget`, `stopping`, ...).
-    package var code: String
-    /// For people: names the field, app, state or limit involved.
-    package var message: String
-
-    package init(code: String, message: String) {
-        self.code = code
-        self.message = message
-    }
-}
-
-/// An event line: `{"v":1,"event":{...}}`.
-package struct ControlEventLine: Codable, Hashable, Sendable {
-    package var v = ControlProtocol.version
-    package var event: TransitionPayload
 }
 
 /// One transition (L8).

@@ -8,6 +8,7 @@ extension ControlRequest {
         case history
         case tasks
         case state, appPattern, limit, after
+        case more
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -34,7 +35,8 @@ extension ControlRequest {
             state: try container.decodeIfPresent(String.self, forKey: .state),
             appPattern: try container.decodeIfPresent(String.self, forKey: .appPattern),
             limit: try container.decodeInteger(Int.self, forKey: .limit),
-            after: try container.decodeIfPresent(String.self, forKey: .after)
+            after: try container.decodeIfPresent(String.self, forKey: .after),
+            more: try container.decodeIfPresent(Bool.self, forKey: .more)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

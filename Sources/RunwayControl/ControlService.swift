@@ -31,6 +31,8 @@ final class ControlService: @unchecked Sendable {
     private var subscribers: Set<ControlSocketServer.ConnectionID> = []
     /// Connections following an app's output (`ControlService+Logs.swift`).
     var logFollowers: [ControlSocketServer.ConnectionID: LogFollow] = [:]
+    /// Exports being imported in parts, one per connection at most (`ControlService+State.swift`).
+    var imports: [ControlSocketServer.ConnectionID: StateImport] = [:]
 
     init(scheduler: RunwayScheduler, info: @escaping @Sendable () -> DaemonInfo, reload: @escaping Reload) {
         self.scheduler = scheduler
@@ -115,6 +117,7 @@ final class ControlService: @unchecked Sendable {
         case .closed(let connection):
             self.subscribers.remove(connection)
             self.logFollowers.removeValue(forKey: connection)
+            self.imports.removeValue(forKey: connection)
         }
     }
 
@@ -188,6 +191,8 @@ final class ControlService: @unchecked Sendable {
                 return self.logsReply(request, app: app!, connection: connection)
             case .wake:
                 return try self.wakeReply(request, app: app!)
+            case .discardState, .exportState, .importState:
+                return self.stateReply(command, request, app: app!, connection: connection)
             case .beginTask:
                 // The name's length and the app's number of tasks are checked by the core, for every kind of
                 // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.

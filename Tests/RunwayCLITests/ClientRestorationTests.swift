@@ -1,6 +1,5 @@
 import Foundation
 import RunwayCore
-import Synchronization
 import Testing
 
 @testable import RunwayClient
@@ -55,6 +54,15 @@ import Glibc
         }
     }
 
+    /// What the handler was given, in order.
+    actor Seen<Item: Sendable> {
+        var items: [Item] = []
+
+        func append(_ item: Item) {
+            self.items.append(item)
+        }
+    }
+
     static func pair() -> (RunwayClient, RunwayEnd) {
         var fds: [Int32] = [0, 0]
         precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0, "socketpair failed: \(errno)")
@@ -105,9 +113,9 @@ import Glibc
     @Test func R2_restoredStatePartsReachTheDidFinishLaunchingHandlerJoined() async throws {
         let (client, runway) = Self.pair()
         let received = Task {
-            let seen = Mutex<[(Message, Restoration?)]>([])
-            await client.run { message, restoration in seen.withLock { $0.append((message, restoration)) } }
-            return seen.withLock { $0 }
+            let seen = Seen<(Message, Restoration?)>()
+            await client.run { message, restoration in await seen.append((message, restoration)) }
+            return await seen.items
         }
         runway.send(#"{"type":"hello","app":"com.example.counter","version":1}"#)
         runway.send(#"{"type":"restoredState","state":"{\"coun","more":true}"#)
@@ -128,9 +136,9 @@ import Glibc
     @Test func R2_aLaunchThatRestoresNothingHasNoRestoration() async throws {
         let (client, runway) = Self.pair()
         let received = Task {
-            let seen = Mutex<[Restoration?]>([])
-            await client.run { _, restoration in seen.withLock { $0.append(restoration) } }
-            return seen.withLock { $0 }
+            let seen = Seen<Restoration?>()
+            await client.run { _, restoration in await seen.append(restoration) }
+            return await seen.items
         }
         runway.send(#"{"type":"message","token":1,"message":"didFinishLaunching"}"#)
         #expect(try await runway.line().object["token"] as? Int == 1)
