@@ -215,6 +215,15 @@ bench-scale: deps
 	$(SWIFT) build -c release --product runway
 	python3 Benchmarks/Scripts/bench_scale.py --apps $(N) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
 
+# Summon -> active for a suspended app, a purged app whose launch restores its state, and a cold launch, medians
+# side by side from one run of the release daemon with the Python sample app (Benchmarks/Scripts/restore_bench.py;
+# ROUNDS each, default 20). Quote the load it prints.
+ROUNDS ?= 20
+.PHONY: bench-restore
+bench-restore: deps
+	$(SWIFT) build -c release --product runway
+	python3 Benchmarks/Scripts/restore_bench.py --rounds $(ROUNDS) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
+
 clean:
 	rm -rf .build .build-example
 
