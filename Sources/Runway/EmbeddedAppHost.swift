@@ -10,6 +10,8 @@ final class EmbeddedAppHost: AppHost {
     }
 
     private let loop: EventLoopThread
+    /// Where a launch that restores finds its state (R2); set once by the driver.
+    var restoration: StateRestoration?
     /// Reports a delegate method's return; called on the loop thread. Set once by the driver before any app
     /// registers.
     var returned: @Sendable (MessageToken, AppID) -> Void = { _, _ in }
@@ -88,6 +90,14 @@ final class EmbeddedAppHost: AppHost {
     }
 
     func transitioned(_ event: TransitionEvent) {
+        if let restoration = self.restoration {
+            restoration.transitioned(event)
+            if event.from == .notRunning, let application = self.apps[event.app]?.application {
+                // R2: readable inside didFinishLaunching, which follows this transition.
+                let restored = restoration.launching.removeValue(forKey: event.app)
+                application.restored.withLock { $0 = restored.map { (state: $1, lastRunEnded: $0) } }
+            }
+        }
         if event.from == .notRunning { self.apps[event.app]?.application.executor.launched() }
         if event.from == .suspended, self.resuming.remove(event.app) != nil {
             // A2: held work runs after the last message of the resume: didBecomeActive on a summon,

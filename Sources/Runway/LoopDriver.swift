@@ -55,6 +55,7 @@ package final class LoopDriver: @unchecked Sendable {
         self.embedded = EmbeddedAppHost(loop: loop)
         self.embedded.returned = { [unowned self] token, app in self.messageReturned(token, from: app) }
         self.runner.embeddedHost = self.embedded
+        self.embedded.restoration = self.restoration
         self.runner.onTransition = { [unowned self] event in self.published(event) }
         self.runner.onMessage = { [unowned self] app, message, now in
             if case .backgroundTaskWillExpire = message, !self.runner.isProcess(app) {

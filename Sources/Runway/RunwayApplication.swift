@@ -1,4 +1,5 @@
 @_spi(Driver) import RunwayCore
+import RunwayLocking
 
 /// One embedded app's handle: UIKit's `UIApplication` for that app. Returned by
 /// `RunwayScheduler.register(_:delegate:)` and passed to every delegate method.
@@ -12,6 +13,8 @@ public final class RunwayApplication: Sendable {
     /// Runs the app's work only while it may run: held while suspended, cancelled on termination (A2).
     public let executor: RunwayAppExecutor
     let loop: LoopBridge
+    /// The state the current run's launch restored (R2), set on the loop thread before `didFinishLaunching`.
+    let restored = RunwayLock<(state: [UInt8], lastRunEnded: RunEnding)?>(nil)
 
     init(id: AppID, bridge: LoopBridge) {
         self.id = id

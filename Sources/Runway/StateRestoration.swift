@@ -13,13 +13,14 @@ import RunwayProtocol
 /// intact.
 package struct StateRestorationHooks: Sendable {
     package var byteLimit: Int
-    package var save: @Sendable (AppID, [UInt8], @escaping @Sendable (String?) -> Void) -> Void
+    /// Stores the app's state with its `RunwayStateVersion`.
+    package var save: @Sendable (AppID, [UInt8], String?, @escaping @Sendable (String?) -> Void) -> Void
     package var discard: @Sendable (AppID, @escaping @Sendable (String?) -> Void) -> Void
     package var load: @Sendable (AppID) -> [UInt8]?
 
     package init(
         byteLimit: Int,
-        save: @escaping @Sendable (AppID, [UInt8], @escaping @Sendable (String?) -> Void) -> Void,
+        save: @escaping @Sendable (AppID, [UInt8], String?, @escaping @Sendable (String?) -> Void) -> Void,
         discard: @escaping @Sendable (AppID, @escaping @Sendable (String?) -> Void) -> Void,
         load: @escaping @Sendable (AppID) -> [UInt8]?
     ) {
@@ -31,23 +32,53 @@ package struct StateRestorationHooks: Sendable {
 }
 
 /// The loop thread's restoration bookkeeping: parts being gathered, and states read for launches whose
-/// `didFinishLaunching` is not delivered yet. Loop thread only. Holds at most `byteLimit` bytes per app being
-/// gathered and one blob per app launching.
+/// `didFinishLaunching` is not delivered yet. Without the daemon's hooks (a scheduler made in code) the states are
+/// kept here, in memory, for the scheduler's lifetime: nothing is persisted. Loop thread only. Holds at most
+/// `byteLimit` bytes per app being gathered, one blob per app launching and, in memory, one per app.
 final class StateRestoration {
+    /// The limit without hooks: `StateRestorationByteLimit`'s default.
+    static let defaultByteLimit = 1 << 20
+
     var hooks: StateRestorationHooks?
     /// Parts received of a state not yet complete, by app.
     var gathering: [AppID: [UInt8]] = [:]
     /// Read for a launch that restores: how the preserving run ended and the blob.
     var launching: [AppID: (ending: RunEnding, state: [UInt8])] = [:]
+    /// The stored states when there are no hooks.
+    private var memory: [AppID: [UInt8]] = [:]
+
+    var byteLimit: Int { self.hooks?.byteLimit ?? Self.defaultByteLimit }
+
+    /// Stores `state`; `done` is called (any thread) with nil once it is stored, or why it was not.
+    func save(_ app: AppID, _ state: [UInt8], version: String?, done: @escaping @Sendable (String?) -> Void) {
+        guard let hooks = self.hooks else {
+            self.memory[app] = state
+            return done(nil)
+        }
+        hooks.save(app, state, version, done)
+    }
+
+    /// Removes the stored state; `done` as for `save`.
+    func discard(_ app: AppID, done: @escaping @Sendable (String?) -> Void) {
+        self.gathering[app] = nil
+        guard let hooks = self.hooks else {
+            self.memory[app] = nil
+            return done(nil)
+        }
+        hooks.discard(app, done)
+    }
 
     /// A transition was published: a launch that restores reads its state now (before its `didFinishLaunching`
     /// is delivered); a run that ended drops what it was gathering (a torn state never replaces a good one) and
-    /// anything not delivered.
+    /// anything not delivered, and without hooks drops a state the core discarded (R3, R4).
     func transitioned(_ event: TransitionEvent) {
         if event.to == .notRunning {
             self.gathering[event.app] = nil
             self.launching[event.app] = nil
-        } else if event.from == .notRunning, let ending = event.restoration, let state = self.hooks?.load(event.app) {
+            if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
+        } else if event.from == .notRunning, let ending = event.restoration,
+            let state = self.hooks.map({ $0.load(event.app) }) ?? self.memory[event.app]
+        {
             self.launching[event.app] = (ending, state)
         }
     }
@@ -63,19 +94,16 @@ extension LoopDriver {
     /// `preserveState` (R1): one part; the last one stores the whole state and is answered once it is durable.
     func statePartReceived(app: AppID, request: Int64, part: String, more: Bool, reply: @escaping (RunwayToApp) -> Void)
     {
-        guard let hooks = self.restoration.hooks else {
-            reply(.error(request: request, code: "unsupported", message: "this host keeps no preserved state"))
-            return
-        }
+        let limit = self.restoration.byteLimit
         let size = (self.restoration.gathering[app]?.count ?? 0) + part.utf8.count
-        guard size <= hooks.byteLimit else {
+        guard size <= limit else {
             // Counted as it grows: an app cannot make the daemon hold more than the limit.
             self.restoration.gathering[app] = nil
             reply(
                 .error(
                     request: request,
                     code: "stateTooLarge",
-                    message: "the state is more than StateRestorationByteLimit (\(hooks.byteLimit) bytes); the "
+                    message: "the state is more than StateRestorationByteLimit (\(limit) bytes); the "
                         + "parts sent are dropped and the stored state stays as it was"
                 )
             )
@@ -87,11 +115,17 @@ extension LoopDriver {
             return
         }
         let state = self.restoration.gathering.removeValue(forKey: app) ?? []
-        _ = self.runner.runReturning { core, _ in ((try? core.statePreserved(for: app)) ?? true, []) }
+        let kept = self.runner.runReturning { core, _ in ((try? core.statePreserved(for: app)) ?? false, []) }
+        guard kept else {
+            // The run ended before its last part arrived, in a way that discards (R3).
+            reply(.error(request: request, code: "notRunning", message: "\(app) is not running; the state is not kept"))
+            return
+        }
         let loop = self.loop
         // Called only on the loop thread (inside `execute`), where the channel it writes to lives.
         nonisolated(unsafe) let answer = reply
-        hooks.save(app, state) { problem in
+        let version = self.runner.core.descriptor(of: app)?.stateVersion
+        self.restoration.save(app, state, version: version) { problem in
             // The reply is written on the loop thread, where the channel lives.
             _ = loop.execute {
                 if let problem {
@@ -105,11 +139,6 @@ extension LoopDriver {
 
     /// `discardState` (R7): answered once the stored state is removed.
     func stateDiscardRequested(app: AppID, request: Int64, reply: @escaping (RunwayToApp) -> Void) {
-        guard let hooks = self.restoration.hooks else {
-            reply(.error(request: request, code: "unsupported", message: "this host keeps no preserved state"))
-            return
-        }
-        self.restoration.gathering[app] = nil
         self.runner.run { core, _ in
             try? core.stateDiscarded(for: app)
             return []
@@ -117,7 +146,7 @@ extension LoopDriver {
         let loop = self.loop
         // Called only on the loop thread (inside `execute`), where the channel it writes to lives.
         nonisolated(unsafe) let answer = reply
-        hooks.discard(app) { problem in
+        self.restoration.discard(app) { problem in
             _ = loop.execute {
                 answer(
                     problem.map { .error(request: request, code: "stateNotDiscarded", message: $0) }
@@ -142,12 +171,10 @@ extension LoopDriver {
     /// store removes it; `done` is called (any thread) once it is gone. Loop thread.
     package func discardPreservedState(app: AppID, done: @escaping @Sendable (String?) -> Void) {
         self.assertOnLoop()
-        self.restoration.gathering[app] = nil
         self.runner.run { core, _ in
             try? core.stateDiscarded(for: app)
             return []
         }
-        guard let hooks = self.restoration.hooks else { return done(nil) }
-        hooks.discard(app, done)
+        self.restoration.discard(app, done: done)
     }
 }

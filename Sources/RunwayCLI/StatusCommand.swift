@@ -9,7 +9,8 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
         discussion: """
             The table has one row per app: state (with "terminating (reason)" while a termination runs, and a pending \
-            KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures), pid, RESTARTS \
+            KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures, and \
+            "restored: purged" for a run that restored a preserved state, R2), pid, RESTARTS \
             (KeepAlive restarts since the daemon started), AGE (time since the current run began) and suspension \
             mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet confirmed by the \
             kernel), time in state, background budget left ("unlimited" in the foreground and for background modes), \
@@ -17,7 +18,8 @@ struct StatusCommand: ParsableCommand {
             first 16 per app, then "+N more" (--tasks lists every one; an app may hold TaskLimitPerApp tasks with \
             names it chose). With APP, a describe-style view instead: state, pid, whether a process app is contained \
             (Docs/Security.md), restarts, the tasks, the pending restart, the wake-ups not completed and the next \
-            refresh (W6, W7), and the last runs (RunHistoryLimit) \
+            refresh (W6, W7), whether it keeps a preserved state and how its last run ended (R1-R6), and the last \
+            runs (RunHistoryLimit) \
             with wall-clock start and end, reason and the last lines of output. Below the table, an app with \
             background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not \
             completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a \

@@ -1,6 +1,6 @@
 import RunwayCore
 
-// The state restoration keys of `Runway.plist` (Docs/Configuration.md, Behaviour.md section 9):
+// The state restoration keys of `Runway.plist` (Docs/Configuration.md, Behaviour.md section 10):
 // `StateRestorationByteLimit` (the daemon's store) and `StateRestorationCrashWindow` (the core's R4).
 
 extension RunwaySettingsPlist {

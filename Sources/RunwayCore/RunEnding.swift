@@ -1,4 +1,4 @@
-/// How an app's run ended, as state restoration sees it (Behaviour.md section 9, R1-R8): whether the next launch
+/// How an app's run ended, as state restoration sees it (Behaviour.md section 10, R1-R7): whether the next launch
 /// hands the app the state it preserved, and what `didFinishLaunching` then says about the run that preserved it.
 /// The raw values are the app protocol's `restoration` strings (Docs/AppProtocol.md).
 public enum RunEnding: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-// State restoration (Behaviour.md section 9, R1-R8): which launch hands an app the state it preserved, and when a
+// State restoration (Behaviour.md section 10, R1-R7): which launch hands an app the state it preserved, and when a
 // preserved state is discarded. Policy only: the driver stores, reads and removes the blobs, tells the core what is
 // stored (`preservedStateFound`, `statePreserved`, `stateDiscarded`), and reads the decisions from the published
 // transitions (`TransitionEvent.restoration`, `.runEnding`, `.preservedStateKept`).

@@ -9,6 +9,7 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
             case unknownApp, duplicateApp, illegalCommand, unknownTask, alreadyEnded, wrongApp
             case notRunning, stopping, unsupportedApp, noBudget
             case notWakeable, tooManyWakes, payloadTooLarge, unknownWake
+            case stateTooLarge, stateNotStored
         }
 
         private var base: Base
@@ -46,6 +47,10 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
         public static let payloadTooLarge = Code(.payloadTooLarge)
         /// A completion named a wake-up token that was never issued (W4).
         public static let unknownWake = Code(.unknownWake)
+        /// A preserved state is larger than `limit` bytes (`StateRestorationByteLimit`, R1).
+        public static let stateTooLarge = Code(.stateTooLarge)
+        /// The state could not be stored (the store's problem is logged, R1).
+        public static let stateNotStored = Code(.stateNotStored)
 
         /// The code's name (`unknownApp`, `alreadyEnded`, ...), as in the control socket's and the app protocol's
         /// error replies.
@@ -144,6 +149,10 @@ public struct SchedulerError: Error, Hashable, Sendable, CustomStringConvertible
             let limit = self.limit.map { "\($0)" } ?? "?"
             return "payloadTooLarge: the wake-up payload for \(app) is longer than \(limit) bytes, the limit "
                 + "(BackgroundWakePayloadByteLimit)"
+        case .stateTooLarge:
+            let limit = self.limit.map { "\($0)" } ?? "?"
+            return "stateTooLarge: the state \(app) preserves is more than \(limit) bytes, the limit "
+                + "(StateRestorationByteLimit); the stored state stays as it was"
         case .unknownWake:
             return "unknownWake: \(app) completed \(self.wake.map { "\($0)" } ?? "?"), which was never issued"
         default: return "\(self.code): \(app)"

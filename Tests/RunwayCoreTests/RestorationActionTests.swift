@@ -1,7 +1,7 @@
 @_spi(Driver) import RunwayCore
 import Testing
 
-/// Section 9, state restoration: which launch hands an app its preserved state and what a run's end does to a
+/// Section 10, state restoration: which launch hands an app its preserved state and what a run's end does to a
 /// stored state. Exact action lists on a manual clock; budget 30 s, TerminationGrace 5 s,
 /// StateRestorationCrashWindow 30 s.
 @Suite struct RestorationActionTests {

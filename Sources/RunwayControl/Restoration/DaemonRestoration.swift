@@ -46,8 +46,8 @@ package final class DaemonRestoration: Sendable {
         scheduler.setStateRestoration(
             StateRestorationHooks(
                 byteLimit: store.byteLimit,
-                save: { app, state, done in
-                    writer.save(app: app.bundleIdentifier, state: state, versionKey: versions[app]) { error in
+                save: { app, state, version, done in
+                    writer.save(app: app.bundleIdentifier, state: state, versionKey: version) { error in
                         done(error?.description)
                     }
                 },
@@ -73,6 +73,11 @@ package final class DaemonRestoration: Sendable {
             }
         }
         scheduler.observeTransitions { event in
+            if event.from == .notRunning, event.restoration != nil {
+                // The run using the state goes on: a daemon killed meanwhile must not read the last run's ending.
+                writer.recordEnding(app: event.app.bundleIdentifier, ending: nil)
+                return
+            }
             guard event.to == .notRunning, let kept = event.preservedStateKept, let ending = event.runEnding else {
                 return
             }

@@ -85,8 +85,9 @@ package final class PreservedStateStore: Sendable {
         try self.changes.withLock { _ throws(PreservedStateError) in try self.write(record) }
     }
 
-    /// Records how the run that preserved the app's state ended; nothing when it has none (or it is unreadable).
-    package func recordEnding(app: String, ending: RunEnding) throws(PreservedStateError) {
+    /// Records how the run that preserved the app's state ended, or (nil) that a run using it goes on; nothing when
+    /// it has none (or it is unreadable).
+    package func recordEnding(app: String, ending: RunEnding?) throws(PreservedStateError) {
         try self.changes.withLock { _ throws(PreservedStateError) in
             guard var record = self.load(app: app), record.ending != ending else { return }
             record.ending = ending

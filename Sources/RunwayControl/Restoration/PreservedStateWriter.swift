@@ -19,7 +19,8 @@ final class PreservedStateWriter: Sendable {
 
     private struct Waiting {
         var content: Content?
-        var ending: RunEnding?
+        /// An ending to record after the content: `.some(nil)` clears it (a run using the state goes on).
+        var ending: RunEnding??
         var completions: [Completion] = []
     }
 
@@ -46,7 +47,7 @@ final class PreservedStateWriter: Sendable {
     func save(app: String, state: [UInt8], versionKey: String?, done: @escaping Completion) {
         self.enqueue(app) { waiting in
             waiting.content = .save(state: state, versionKey: versionKey)
-            waiting.ending = nil
+            waiting.ending = .none
             waiting.completions.append(done)
         }
     }
@@ -55,14 +56,15 @@ final class PreservedStateWriter: Sendable {
     func discard(app: String, done: @escaping Completion = { _ in }) {
         self.enqueue(app) { waiting in
             waiting.content = .discard
-            waiting.ending = nil
+            waiting.ending = .none
             waiting.completions.append(done)
         }
     }
 
-    /// Records how the run that preserved `app`'s state ended.
-    func recordEnding(app: String, ending: RunEnding) {
-        self.enqueue(app) { $0.ending = ending }
+    /// Records how the run that preserved `app`'s state ended; nil: a run that restored it goes on, so that a daemon
+    /// killed meanwhile is told from the ending recorded before (R6).
+    func recordEnding(app: String, ending: RunEnding?) {
+        self.enqueue(app) { $0.ending = .some(ending) }
     }
 
     /// Runs `work` on the writer's queue, after the changes already scheduled.
@@ -101,7 +103,7 @@ final class PreservedStateWriter: Sendable {
             case .discard?: try self.store.discard(app: app)
             case nil: break
             }
-            if let ending = waiting.ending { try self.store.recordEnding(app: app, ending: ending) }
+            if case .some(let ending) = waiting.ending { try self.store.recordEnding(app: app, ending: ending) }
         } catch {
             failure = error
             self.report("preserved state of \(app) not changed: \(error)")
