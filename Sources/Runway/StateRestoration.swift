@@ -76,10 +76,9 @@ final class StateRestoration {
             self.gathering[event.app] = nil
             self.launching[event.app] = nil
             if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
-        } else if event.from == .notRunning, let ending = event.restoration,
-            let state = self.hooks.map({ $0.load(event.app) }) ?? self.memory[event.app]
-        {
-            self.launching[event.app] = (ending, state)
+        } else if event.from == .notRunning, let ending = event.restoration {
+            let state: [UInt8]? = if let hooks = self.hooks { hooks.load(event.app) } else { self.memory[event.app] }
+            if let state { self.launching[event.app] = (ending, state) }
         }
     }
 }

@@ -199,4 +199,23 @@ import Glibc
         try fixture.waitFor("launch restoration=daemonKilled count=1", in: second)
         #expect(try second.stop() == 0)
     }
+
+    @Test func R7_anAppsDiscardStateRemovesTheStoredStateOnceAnswered() throws {
+        let fixture = try self.start(mode: "discard", bootID: "boot-1")
+        let daemon = fixture.daemon
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+        try fixture.waitFor("reply request=2")
+        #expect(try daemon.status(fixture.app).preservedState == nil)
+        let directory = StateDirectory.preservedStateDirectory(directory: daemon.stateDirectory, socket: daemon.socket)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        #expect(files.isEmpty, "\(files)")
+        try self.suspend(fixture, on: daemon)
+        #expect(try daemon.cli("purge").status == 0)
+        try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
+        #expect(try daemon.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=none count=0", count: 2)
+        #expect(try daemon.stop() == 0)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Driver) @_spi(Processes) import RunwayCore
 import RunwayProtocol
 import Testing
@@ -16,5 +17,29 @@ import Testing
         #expect(parts.allSatisfy { String(validating: $0, as: UTF8.self) != nil })
         #expect(Array(parts.joined()) == state)
         #expect(ProcessSupervisor.restoredParts([]).map(\.count) == [0], "an empty state is one empty part")
+    }
+}
+
+/// What writing a 1 MiB restored state costs the loop thread: cutting it and encoding its `restoredState` lines.
+/// Prints the median of 11 runs; `RUNWAY_MEASURE=1 swift test --filter RestoredStateEncodingMeasurement`.
+@Suite struct RestoredStateEncodingMeasurement {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["RUNWAY_MEASURE"] != nil))
+    func R2_measureEncodingTheLinesOfOneMebibyte() {
+        let state = Array(repeating: UInt8(ascii: "7"), count: 1 << 20)
+        var runs: [Duration] = []
+        for _ in 0..<11 {
+            runs.append(
+                ContinuousClock().measure {
+                    let parts = ProcessSupervisor.restoredParts(state)
+                    let bytes = parts.map {
+                        AppProtocolCodec.encode(
+                            RunwayToApp.restoredState(state: String(decoding: $0, as: UTF8.self), more: true)
+                        ).count
+                    }
+                    #expect(bytes.reduce(0, +) > 1 << 20)
+                }
+            )
+        }
+        print("restoredState lines of 1 MiB: encode median \(runs.sorted()[runs.count / 2]) (11 runs)")
     }
 }

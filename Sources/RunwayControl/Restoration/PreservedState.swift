@@ -63,8 +63,9 @@ package struct PreservedStateError: Error, Hashable, Sendable, CustomStringConve
 
 /// The bytes of a preserved state, on disk and in an export (the same self-describing layout):
 /// `RWST`, a format version byte, the header's length (4 bytes, little-endian), the header (JSON: app, version key,
-/// ending, boot id, blob length), the blob, and an FNV-1a 64-bit checksum of everything before it (8 bytes,
-/// little-endian). A truncated, torn or changed file fails the length or the checksum and is never returned.
+/// ending, boot id, blob length), the blob, and a 64-bit checksum of everything before it (8 bytes,
+/// little-endian; `checksum`). A truncated, torn or changed file fails the length or the checksum and is never
+/// returned.
 /// Stateless; any thread.
 package enum PreservedStateFormat {
     static let magic: [UInt8] = Array("RWST".utf8)
@@ -151,12 +152,27 @@ package enum PreservedStateFormat {
         )
     }
 
-    /// FNV-1a, 64 bits: detects a torn or truncated write (not a defence against a forger: the files are the
-    /// daemon's own, mode 0600 in a 0700 directory, and an import is an operator's act).
+    /// FNV-1a over 64-bit little-endian words, then the bytes left: detects a torn or truncated write (not a
+    /// defence against a forger: the files are the daemon's own, mode 0600 in a 0700 directory, and an import is an
+    /// operator's act). Words, not bytes: the loop thread checks a restored state, and a byte loop over 1 MiB took
+    /// 60 ms in a debug build.
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
+        bytes.withUnsafeBytes { raw in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            let words = raw.count / 8
+            var index = 0
+            while index < words {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                hash = (hash ^ word) &* 0x100_0000_01b3
+                index += 1
+            }
+            var offset = words * 8
+            while offset < raw.count {
+                hash = (hash ^ UInt64(raw[offset])) &* 0x100_0000_01b3
+                offset += 1
+            }
+            return hash
+        }
     }
 
     private static func append(_ value: UInt64, bytes count: Int, to bytes: inout [UInt8]) {

@@ -11,8 +11,8 @@ import Glibc
 extension RestorationDaemonTests {
     /// The counting app. argv: its log file, then a mode: `plain`, `crash-on-restore` (exits 3 right after a
     /// restored launch's didFinishLaunching), `torn-and-big` (after the good state: two parts over a 4 KiB limit,
-    /// then a part left unfinished), `preserve-once` (preserves only at a launch from nothing), `megabyte` (preserves
-    /// 1 MiB of `"`, which JSON doubles, in 64 parts).
+    /// then a part left unfinished), `preserve-once` (preserves only at a launch from nothing), `discard` (preserves,
+    /// then discards), `megabyte` (preserves 1 MiB of `"`, which JSON doubles, in 64 parts).
     static let script = #"""
         import json, os, socket, sys
         sock = socket.socket(fileno=int(os.environ["RUNWAY_FD"]))
@@ -59,6 +59,9 @@ extension RestorationDaemonTests {
                     continue
                 request += 1
                 send({"type": "preserveState", "request": request, "state": str(count + 1)})
+                if mode == "discard":
+                    request += 1
+                    send({"type": "discardState", "request": request})
                 if mode == "torn-and-big":
                     for part in ("7" * 3000, "7" * 3000, "999"):
                         request += 1
