@@ -35,6 +35,14 @@ demo: build
 demo-wake: build
 	"$$($(SWIFT) build --show-bin-path)/runway" run --config $(CONFIG) --scenario $(CONFIG)/Scenarios/wake.jsonl
 
+# State restoration (about 8 s): the Python sample app on a daemon of its own (scratch configuration and state
+# directory, removed after) counts while active, preserves its counter when sent Home, is purged as under memory
+# pressure and summoned: the launch restores it and the counter goes on from where it was (Behaviour.md R1, R2).
+# Exits 0 when the counter survived (Scripts/demo-restore.py).
+.PHONY: demo-restore
+demo-restore: build
+	python3 Scripts/demo-restore.py "$$($(SWIFT) build --show-bin-path)/runway"
+
 # The seed scenarios on the core with a simulated clock (no real time, no processes).
 simulate: build
 	"$$($(SWIFT) build --show-bin-path)/runway" demo --config $(CONFIG)
@@ -206,6 +214,15 @@ N ?= 1000
 bench-scale: deps
 	$(SWIFT) build -c release --product runway
 	python3 Benchmarks/Scripts/bench_scale.py --apps $(N) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
+
+# Summon -> active for a suspended app, a purged app whose launch restores its state, and a cold launch, medians
+# side by side from one run of the release daemon with the Python sample app (Benchmarks/Scripts/restore_bench.py;
+# ROUNDS each, default 20). Quote the load it prints.
+ROUNDS ?= 20
+.PHONY: bench-restore
+bench-restore: deps
+	$(SWIFT) build -c release --product runway
+	python3 Benchmarks/Scripts/restore_bench.py --rounds $(ROUNDS) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
 
 clean:
 	rm -rf .build .build-example

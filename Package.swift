@@ -176,6 +176,7 @@ let package = Package(
                 "CRunwayProcess",
                 "RunwayBench",
                 "RunwayCLI",
+                "RunwayClient",
                 "RunwayControl",
                 "RunwayCore",
                 "RunwayProcesses",

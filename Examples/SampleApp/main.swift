@@ -2,6 +2,8 @@
 // entering the background it begins a background task "flush" that it ends after SAMPLE_TASK_SECONDS seconds
 // (default 1), or never when the value is "never" (a task that ignores expiration, S12).
 // SAMPLE_END_ON_EXPIRE=1 makes it end the task when its expiration handler is called.
+// State restoration (R1, R2): a counter, one more at each didBecomeActive, preserved as {"counter":N} in
+// didEnterBackground (before the task) and restored from the launch's `Restoration`, as the Python sample does.
 
 import Foundation
 import RunwayClient
@@ -17,6 +19,14 @@ func say(_ text: String) {
     line.withUTF8 { _ = write(1, $0.baseAddress, $0.count) }
 }
 
+/// The counter. Safe unsynchronized: only `run`'s handler touches it, and `run` calls it for one message at a time,
+/// each call after the previous one returned.
+nonisolated(unsafe) var counter = 0
+
+struct CounterState: Codable {
+    var counter: Int
+}
+
 let environment = ProcessInfo.processInfo.environment
 let taskSeconds = environment["SAMPLE_TASK_SECONDS"] ?? "1"
 let endOnExpire = environment["SAMPLE_END_ON_EXPIRE"] == "1"
@@ -29,10 +39,29 @@ do {
     exit(64)
 }
 
-await client.run { message in
+await client.run { message, restoration in
     say("received \(message)")
     switch message {
+    case .didFinishLaunching:
+        guard let restoration else { break }
+        guard let state = try? JSONDecoder().decode(CounterState.self, from: Data(restoration.text.utf8)) else {
+            say("restored state unreadable, starting from 0")
+            break
+        }
+        counter = state.counter
+        say("restored counter \(state.counter) (\(restoration.reason))")
+    case .didBecomeActive:
+        counter += 1
+        say("counter \(counter) (didBecomeActive)")
     case .didEnterBackground:
+        let value = counter
+        let text = #"{"counter":\#(value)}"#
+        do {
+            try await client.preserveState(text: text)
+            say("preserved counter \(value)")
+        } catch {
+            say("state not preserved: \(error)")
+        }
         guard let task = try? await client.beginBackgroundTask(name: "flush"), task != .invalid else {
             say("no background task")
             return

@@ -45,6 +45,7 @@ struct RunwayCommand: AsyncParsableCommand {
                 subcommands: lifecycleCommands + [
                     ExtendCommand.self, ExpireCommand.self, BeginTaskCommand.self, EndTaskCommand.self,
                     NotifyCommand.self, MemoryWarningCommand.self, PurgeCommand.self, WakeCommand.self,
+                    DiscardStateCommand.self, ExportStateCommand.self, ImportStateCommand.self,
                 ]
             ),
             // The iOS user actions and device events (Behaviour.md section 4).

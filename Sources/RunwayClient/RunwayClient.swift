@@ -23,15 +23,18 @@ import Musl
 public final class RunwayClient: Sendable {
     private let descriptor: Int32
     private let writeLock = RunwayLock<Void>(())
-    private let state = RunwayLock<State>(State())
+    let state = RunwayLock<State>(State())
     private let messages: AsyncStream<(UInt64, Message)>
     private let messagesContinuation: AsyncStream<(UInt64, Message)>.Continuation
 
-    private struct State {
+    struct State {
         var nextRequest: Int64 = 1
         var waiting: [Int64: CheckedContinuation<RunwayToApp, any Error>] = [:]
         var closed = false
         var app: String?
+        /// `restoredState` parts received before `didFinishLaunching` (RunwayClient+Restoration.swift).
+        var restoredText = ""
+        var restoration: Restoration?
     }
 
     /// Connects through `RUNWAY_FD`.
@@ -88,7 +91,7 @@ public final class RunwayClient: Sendable {
 
     // MARK: Plumbing
 
-    private func request(_ make: (Int64) -> AppToRunway) async throws -> RunwayToApp {
+    func request(_ make: (Int64) -> AppToRunway) async throws -> RunwayToApp {
         let id = self.state.withLock { state in
             defer { state.nextRequest += 1 }
             return state.nextRequest
@@ -156,11 +159,12 @@ public final class RunwayClient: Sendable {
             self.state.withLock { $0.app = app }
         case .message(let token, let message):
             self.messagesContinuation.yield((token, message))
-        case .restoringLaunch(let token, _):
-            // The restored state itself is read by the restoration API; the launch is a launch.
+        case .restoringLaunch(let token, let reason):
+            // The restoration is set before the message is queued: the handler reads it with the message.
+            self.restoringLaunchReceived(reason: reason)
             self.messagesContinuation.yield((token, .didFinishLaunching))
-        case .restoredState:
-            break
+        case .restoredState(let part, _):
+            self.restoredStatePartReceived(part)
         case .taskBegun(let request, _, _), .taskEnded(let request), .timeRemaining(let request, _):
             self.state.withLock { $0.waiting.removeValue(forKey: request) }?.resume(returning: line)
         case .error(let request, _, _):

@@ -74,6 +74,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
     package var after: String?
     /// For `status`: counts over every app instead of rows (`summary` in the reply); no filter or page with it.
     package var summary: Bool?
+    /// For `importState`: more parts of the export follow this one (its `payload`, base64).
+    package var more: Bool?
 
     package init(
         command: String,
@@ -96,7 +98,8 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         appPattern: String? = nil,
         limit: Int? = nil,
         after: String? = nil,
-        summary: Bool? = nil
+        summary: Bool? = nil,
+        more: Bool? = nil
     ) {
         self.v = ControlProtocol.version
         self.id = id
@@ -120,6 +123,7 @@ package struct ControlRequest: Codable, Hashable, Sendable {
         self.limit = limit
         self.after = after
         self.summary = summary
+        self.more = more
     }
 }
 
@@ -143,6 +147,8 @@ package enum ControlCommand: Hashable, Sendable {
     case logs
     /// Wake the app in the background for a fetch or a remote notification (W1).
     case wake
+    /// An app's preserved state (R7): remove it, read it as an export, or store an export (in parts).
+    case discardState, exportState, importState
     /// A lifecycle command of Behaviour.md section 2 (`launch`, `enterBackground`, ...).
     case lifecycle(Command)
     /// A composite user action of Behaviour.md section 4 (`home`, `lock`, ...).
@@ -162,6 +168,9 @@ package enum ControlCommand: Hashable, Sendable {
         case "purge": self = .purge
         case "logs": self = .logs
         case "wake": self = .wake
+        case "discardState": self = .discardState
+        case "exportState": self = .exportState
+        case "importState": self = .importState
         default:
             if let command = Command(rawValue: name) {
                 self = .lifecycle(command)
@@ -178,6 +187,7 @@ package enum ControlCommand: Hashable, Sendable {
         ["status", "events", "reload", "extend", "expire", "beginTask", "endTask", "notify", "memoryWarning", "purge"]
             + ["logs"]
             + ["wake"]
+            + ["discardState", "exportState", "importState"]
             + Command.allCases.map(\.rawValue)
             + UserAction.allCases.map(\.rawValue)
     }
@@ -189,6 +199,7 @@ package enum ControlCommand: Hashable, Sendable {
         case .extend, .expire, .beginTask, .endTask, .notify, .lifecycle: return true
         case .logs: return true
         case .wake: return true
+        case .discardState, .exportState, .importState: return true
         }
     }
 }
@@ -225,6 +236,10 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var logs: AppLogsPayload?
     /// `wake`: the wake-up's token, as the app receives it (W4).
     package var wake: UInt64?
+    /// `exportState`: the app's preserved state as an export (the store's self-describing format), base64.
+    package var exported: String?
+    /// `importState`: the bytes of the export received so far on this connection (all of it after the last part).
+    package var received: Int?
 
     package init(id: Int?, ok: Bool) {
         self.id = id
@@ -235,72 +250,5 @@ package struct ControlReply: Codable, Hashable, Sendable {
         var reply = ControlReply(id: id, ok: false)
         reply.error = ControlErrorPayload(code: code, message: message)
         return reply
-    }
-}
-
-package struct ControlErrorPayload: Error, Codable, Hashable, Sendable {
-    /// Machine-readable: `invalidJSON`, `invalidRequest`, `unsupportedVersion`, `unknownCommand`, `lineTooLong`,
-    /// `peerNotAllowed`, `tooManyClients`, `reloadFailed`, or a scheduler code (`unknownApp`, `illegalCommand`,
-    /// `noBudget`, `stopping`, ...).
-    package var code: String
-    /// For people: names the field, app, state or limit involved.
-    package var message: String
-
-    package init(code: String, message: String) {
-        self.code = code
-        self.message = message
-    }
-}
-
-/// An event line: `{"v":1,"event":{...}}`.
-package struct ControlEventLine: Codable, Hashable, Sendable {
-    package var v = ControlProtocol.version
-    package var event: TransitionPayload
-}
-
-/// One transition (L8).
-package struct TransitionPayload: Codable, Hashable, Sendable {
-    package var app: String
-    package var from: String
-    package var to: String
-    /// `command(enterBackground)`, `noOutstandingTasks`, `budgetExpired` or `terminated(<reason>)`.
-    package var cause: String
-    /// The termination reason when `to` is `notRunning`.
-    package var reason: String?
-    /// Seconds since the daemon started (its monotonic clock).
-    package var atSeconds: Double
-    package var messages: [String]
-    package var exit: String?
-    /// The wall-clock time of the transition: ISO 8601, UTC, milliseconds.
-    package var wallTime: String?
-    /// On a transition to notRunning that armed a KeepAlive restart: its number, its instant (seconds since the
-    /// daemon started) and whether the app is crash-looping.
-    package var restart: Int?
-    package var restartAtSeconds: Double?
-    package var crashLooping: Bool?
-    /// The user action that was asked (`home`, `lock`, ...) when the transition is its doing; absent otherwise.
-    /// `cause` still names the command it stood for (`command(enterBackground)` for `home`).
-    package var userAction: String?
-    /// R2: on a launch that restores, how the run that preserved its state ended; on a transition to notRunning,
-    /// how the run ended (`runEnding`) and, with a stored state, whether it was kept (`preservedStateKept`).
-    package var restoration: String?
-    package var runEnding: String?
-    package var preservedStateKept: Bool?
-
-    package init(_ event: TransitionEvent) {
-        self.app = event.app.bundleIdentifier
-        self.from = event.from.rawValue
-        self.to = event.to.rawValue
-        self.cause = event.cause.description
-        if case .terminated(let reason) = event.cause { self.reason = reason.description }
-        self.atSeconds = Double(event.at.nanosecondsSinceOrigin) / 1_000_000_000
-        self.messages = event.messages.map(\.description)
-        self.exit = event.exit?.description
-        self.restart = event.restart?.attempt
-        self.restartAtSeconds = event.restart.map { Double($0.at.nanosecondsSinceOrigin) / 1_000_000_000 }
-        self.crashLooping = event.restart?.crashLooping
-        self.userAction = event.userAction?.rawValue
-        (self.restoration, self.runEnding) = (event.restoration?.rawValue, event.runEnding?.rawValue)
-        self.preservedStateKept = event.preservedStateKept
     }
 }

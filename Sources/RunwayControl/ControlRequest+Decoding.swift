@@ -9,6 +9,7 @@ extension ControlRequest {
         case tasks
         case state, appPattern, limit, after
         case summary
+        case more
     }
 
     /// Decodes every field as the synthesized decoder would, except that an integer field holding a number
@@ -36,7 +37,8 @@ extension ControlRequest {
             appPattern: try container.decodeIfPresent(String.self, forKey: .appPattern),
             limit: try container.decodeInteger(Int.self, forKey: .limit),
             after: try container.decodeIfPresent(String.self, forKey: .after),
-            summary: try container.decodeIfPresent(Bool.self, forKey: .summary)
+            summary: try container.decodeIfPresent(Bool.self, forKey: .summary),
+            more: try container.decodeIfPresent(Bool.self, forKey: .more)
         )
         self.v = try container.decodeInteger(Int.self, forKey: .v)
     }

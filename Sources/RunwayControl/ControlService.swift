@@ -38,6 +38,8 @@ final class ControlService: @unchecked Sendable {
     /// Each connection's replies in request order (`ControlService+Encoding.swift`).
     var replyOrder = ReplyOrder()
     let encodingCounts = RunwayLock(EncodingCounts())
+    /// Exports being imported in parts, one per connection at most (`ControlService+State.swift`).
+    var imports: [ControlSocketServer.ConnectionID: StateImport] = [:]
 
     init(scheduler: RunwayScheduler, info: @escaping @Sendable () -> DaemonInfo, reload: @escaping Reload) {
         self.scheduler = scheduler
@@ -121,6 +123,7 @@ final class ControlService: @unchecked Sendable {
             self.subscribers.remove(connection)
             self.replyOrder.closed(connection)
             self.logFollowers.removeValue(forKey: connection)
+            self.imports.removeValue(forKey: connection)
         }
     }
 
@@ -194,6 +197,8 @@ final class ControlService: @unchecked Sendable {
                 return self.logsReply(request, app: app!, connection: connection)
             case .wake:
                 return try self.wakeReply(request, app: app!)
+            case .discardState, .exportState, .importState:
+                return self.stateReply(command, request, app: app!, connection: connection)
             case .beginTask:
                 // The name's length and the app's number of tasks are checked by the core, for every kind of
                 // app alike (TaskNameByteLimit, TaskLimitPerApp); only a missing or empty name is refused here.

@@ -11,7 +11,7 @@ import Testing
     @Test func K3_everyShippedScenarioHolds() throws {
         let scenarios = try FileManager.default.contentsOfDirectory(atPath: RunwayBinary.shippedConfig + "/Scenarios")
             .filter { $0.hasSuffix(".jsonl") }.sorted()
-        #expect(scenarios.count == 17, "S1-S15, demo and wake: \(scenarios)")
+        #expect(scenarios.count == 18, "S1-S15, demo, wake and restore: \(scenarios)")
         // In parallel (each daemon on its own socket): the longest scenario bounds the test's time.
         let runs = try scenarios.map { name in
             let socket = "/tmp/runway-scenario-\(UUID().uuidString.prefix(8)).sock"
