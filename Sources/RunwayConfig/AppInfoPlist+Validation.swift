@@ -105,7 +105,7 @@ extension AppInfoPlist {
                 )
             }
             for key in [Key.environmentVariables, Key.workingDirectory] + Key.outputFileKeys + Key.user
-            where file.value(at: .key(key.name)) != nil {
+            where file.contains(key: key.name) {
                 warnings.append(
                     file.warning(
                         at: .key(key.name),

@@ -7,9 +7,10 @@
 //
 // Design and invariants:
 // - Files are read with Foundation's `PropertyListDecoder` into `Decodable` structs (C2); XML and binary property
-//   lists are accepted. A second decode through a catch-all coding key lists the keys a file has, so unknown keys
-//   are warned about by name. `PropertyListSerialization` reads the same bytes once more, only to say what was
-//   found when a value is rejected.
+//   lists are accepted. The same decode lists the keys a file has through a catch-all coding key, so unknown keys
+//   are warned about by name: a good file is read once and parsed once (an app file decodes only the keys it has).
+//   `PropertyListSerialization` reads the bytes again only for a file the decoder refuses or a value the loader
+//   rejects, to say what is wrong and what was found (PlistFile+Decoding.swift).
 // - All or nothing (C2, C3): `load(directory:)` returns a value only when every file is good. It throws the first
 //   error it finds (Runway.plist first, then app files by file name, keys in a fixed order within a file) and
 //   nothing is applied, so a daemon can validate a new directory on reload and keep the old configuration.
