@@ -16,6 +16,7 @@ extension PlistFile {
         schema: PlistSchema
     ) throws(ConfigError) -> (value: Value, keys: [String]) {
         var format = PropertyListDecoder.PropertyListFormat.xml
+        self.parsed.decodes += 1
         if let decoded = try? PropertyListDecoder().decode(KeysAndValue<Value>.self, from: self.data, format: &format),
             format == .xml || format == .binary
         {
@@ -36,6 +37,7 @@ extension PlistFile {
     /// Decodes the file with `PropertyListDecoder` (C2), turning a `DecodingError` into a ``ConfigError`` that
     /// names the key path (`UIBackgroundModes[1]`), what the schema expects there, and what the file holds.
     private func decode<Value: Decodable>(_ type: Value.Type, schema: PlistSchema) throws(ConfigError) -> Value {
+        self.parsed.decodes += 1
         do {
             return try PropertyListDecoder().decode(Value.self, from: self.data)
         } catch let error as DecodingError {
@@ -66,6 +68,7 @@ extension PlistFile {
 
     /// Every top-level key, read with `PropertyListDecoder` through a catch-all coding key, in sorted order.
     private func topLevelKeys() throws(ConfigError) -> [String] {
+        self.parsed.decodes += 1
         do {
             return try PropertyListDecoder().decode(PlistKeySet.self, from: self.data).keys.sorted()
         } catch {

@@ -31,6 +31,10 @@ struct PlistFile {
         var root: [String: Any]?
         /// The file's top-level keys, once the decoder or `parsedRoot()` has listed them.
         var keys: Set<String>?
+        /// Passes of `PropertyListDecoder` over the file so far.
+        var decodes = 0
+        /// Parses by `PropertyListSerialization` so far: 0 or 1.
+        var serializationParses = 0
     }
 
     /// Reads the file at `path`. Whether it parses is found by the first decode (`decode(_:schema:)`).
@@ -52,6 +56,7 @@ struct PlistFile {
     ///   root, with a nil key path.
     func parsedRoot() throws(ConfigError) -> [String: Any] {
         if let root = self.parsed.root { return root }
+        self.parsed.serializationParses += 1
         var format = PropertyListSerialization.PropertyListFormat.xml
         let object: Any
         do {
@@ -172,9 +177,15 @@ struct PlistFile {
         return current
     }
 
-    /// An error at `path`; what was found is read from the file itself.
+    /// An error at `path`; what was found is read from the file itself, parsed by `PropertyListSerialization`. A
+    /// file that parser refuses gets its `malformedFile` error instead, as when every file was parsed by it first.
     func error(code: ConfigError.Code = .invalidValue, at path: PlistKeyPath, expected: String) -> ConfigError {
-        ConfigError(
+        do {
+            _ = try self.parsedRoot()
+        } catch {
+            return error
+        }
+        return ConfigError(
             code: code,
             file: self.path,
             keyPath: path.description,
