@@ -35,6 +35,8 @@ struct AppInfoPlist: Decodable {
     var bundleVersion: String?
     var bundleShortVersion: String?
     var bundleExecutable: String?
+    /// Every top-level key of the file, known or not, in the decoder's order (not a plist key).
+    var topLevelKeys: [String] = []
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bundleIdentifier = "CFBundleIdentifier"

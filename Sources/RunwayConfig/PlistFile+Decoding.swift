@@ -17,9 +17,15 @@ extension PlistFile {
     ) throws(ConfigError) -> (value: Value, keys: [String]) {
         var format = PropertyListDecoder.PropertyListFormat.xml
         self.parsed.decodes += 1
-        if let decoded = try? PropertyListDecoder().decode(KeysAndValue<Value>.self, from: self.data, format: &format),
-            format == .xml || format == .binary
-        {
+        let decoded: (value: Value, keys: [String])?
+        if Value.self is any PlistKeysListing.Type {
+            let value = try? PropertyListDecoder().decode(Value.self, from: self.data, format: &format)
+            decoded = value.map { ($0, ($0 as? any PlistKeysListing)?.topLevelKeys ?? []) }
+        } else {
+            let both = try? PropertyListDecoder().decode(KeysAndValue<Value>.self, from: self.data, format: &format)
+            decoded = both.map { ($0.value, $0.keys) }
+        }
+        if let decoded, format == .xml || format == .binary {
             self.parsed.keys = Set(decoded.keys)
             return (decoded.value, decoded.keys.sorted())
         }
@@ -77,8 +83,15 @@ extension PlistFile {
     }
 }
 
+/// A value decoded from a file's root dictionary that lists the dictionary's keys as it decodes, so that one keyed
+/// container serves both: a keyed container costs Foundation's decoder about 20,000 instructions.
+protocol PlistKeysListing: Decodable {
+    /// Every top-level key of the file, known or not.
+    var topLevelKeys: [String] { get }
+}
+
 /// A coding key that accepts any name, to list the keys a file actually has.
-private struct AnyPlistKey: CodingKey {
+struct AnyPlistKey: CodingKey {
     var stringValue: String
     var intValue: Int?
 
