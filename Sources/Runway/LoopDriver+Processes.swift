@@ -42,13 +42,35 @@ final class ProcessAppHost: AppHost {
 extension LoopDriver {
     /// Registers a process app (`AppKind.process`); its child starts on `launch`.
     func register(process descriptor: AppDescriptor) throws(SchedulerError) {
+        if let refusal = self.register(processes: [descriptor])[descriptor.id] { throw refusal }
+    }
+
+    /// Registers process apps, each as `register(process:)` does, in the order given; one refusal does not stop
+    /// the others. The process supervisor takes them all at once (one growth of the descriptor table).
+    ///
+    /// - Returns: The refusals by app: `unsupportedApp`, `stopping`, `duplicateApp`; empty when all were registered.
+    func register(processes descriptors: some Sequence<AppDescriptor>) -> [AppID: SchedulerError] {
         self.assertOnLoop()
-        guard case .process(let spec) = descriptor.kind else {
-            throw SchedulerError(.unsupportedApp, app: descriptor.id)
+        var refusals: [AppID: SchedulerError] = [:]
+        var registered: [(app: AppID, spec: ProcessSpec)] = []
+        for descriptor in descriptors {
+            guard case .process(let spec) = descriptor.kind else {
+                refusals[descriptor.id] = SchedulerError(.unsupportedApp, app: descriptor.id)
+                continue
+            }
+            guard !self.runner.core.isStopping else {
+                refusals[descriptor.id] = SchedulerError(.stopping, app: descriptor.id)
+                continue
+            }
+            do throws(SchedulerError) {
+                try self.runner.register(descriptor)
+                registered.append((descriptor.id, spec))
+            } catch {
+                refusals[descriptor.id] = error
+            }
         }
-        guard !self.runner.core.isStopping else { throw SchedulerError(.stopping, app: descriptor.id) }
-        try self.runner.register(descriptor)
-        self.processSupervisor().register(descriptor.id, spec: spec)
+        if !registered.isEmpty { self.processSupervisor().register(registered) }
+        return refusals
     }
 
     /// The process supervisor, created at the first call. Creating it ends what a predecessor left when

@@ -19,6 +19,36 @@ extension RunwayScheduler {
         }
     }
 
+    /// Process apps registered per hop to the loop by `register(processes:)`. A registration costs the loop a few
+    /// microseconds, so a slice is about a millisecond of the loop's time, and 10,000 apps are 40 hops, not
+    /// 10,000.
+    package static let registrationSliceLimit = 256
+
+    /// Registers process apps in `notRunning`, each as `register(process:)` does, in the order given, in slices of
+    /// `registrationSliceLimit` per hop to the loop (one loop turn each); one refusal does not stop the others.
+    ///
+    /// Threading: any thread; blocks until the last slice is registered (inline on the loop thread).
+    ///
+    /// - Returns: The refusals by app: `duplicateApp`, `unsupportedApp` for an embedded app, `stopping` after
+    ///   shutdown began; empty when every app was registered.
+    package func register(processes descriptors: [AppDescriptor]) -> [AppID: SchedulerError] {
+        var refusals: [AppID: SchedulerError] = [:]
+        var start = 0
+        while start < descriptors.count {
+            let slice = Array(descriptors[start..<min(start + Self.registrationSliceLimit, descriptors.count)])
+            start += slice.count
+            // A stopped loop registers nothing: every app of the slice is refused with `stopping`.
+            let sliceRefusals =
+                self.bridge.sync { driver in driver.register(processes: slice) }
+                ?? Dictionary(
+                    slice.map { ($0.id, SchedulerError(.stopping, app: $0.id)) },
+                    uniquingKeysWith: { first, _ in first }
+                )
+            refusals.merge(sliceRefusals, uniquingKeysWith: { first, _ in first })
+        }
+        return refusals
+    }
+
     /// Starts process supervision now rather than at the first process app's registration. With
     /// `ProcessOptions.stateFile` set, this ends (SIGKILL, then waits up to `orphanReapTimeout`) every process
     /// that a previous user of that file, now gone, left running or stopped, and logs each one; call it before

@@ -26,18 +26,14 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try self.options.load()
-        for warning in configuration.warnings {
-            printError("warning: \(warning)")
-        }
         // Containment depends on the user the daemon runs as, taken to be this command's: a note, not a
         // configuration problem, so --strict does not fail on it.
         let daemonUID = UInt32(geteuid())
         let notes =
             configuration.containmentWarnings(daemonUID: daemonUID, daemonGID: UInt32(getegid()))
             + configuration.sharedUserWarnings(daemonUID: daemonUID)
-        for warning in notes {
-            printError("warning: \(warning)")
-        }
+        // In one write: a fleet of uncontained apps has a note per app.
+        printError(lines: (configuration.warnings + notes).map { "warning: \($0)" })
         let settings = configuration.settings
         let count = configuration.apps.count
         print("\(configuration.directory): valid, \(count) app\(count == 1 ? "" : "s")")
@@ -104,4 +100,10 @@ func describe(_ condition: RestartPolicy.Condition) -> String {
 
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Writes `lines` to standard error in one write; nothing when there are none.
+func printError(lines: [String]) {
+    guard !lines.isEmpty else { return }
+    FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 }

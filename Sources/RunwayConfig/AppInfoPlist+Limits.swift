@@ -127,7 +127,7 @@ extension AppInfoPlist {
             throw file.error(at: .key(Key.cpuWeight.name), expected: Key.cpuWeight.expected)
         }
         guard case .process(var spec) = descriptor.kind else {
-            for key in Key.limits where file.value(at: .key(key.name)) != nil {
+            for key in Key.limits where file.contains(key: key.name) {
                 warnings.append(
                     file.warning(
                         at: .key(key.name),

@@ -40,7 +40,7 @@ extension AppInfoPlist {
     /// default then applies: `ConfigLoader`). `GroupName` or `InitGroups` without `UserName` is an error.
     static func user(_ plist: AppInfoPlist, file: PlistFile) throws(ConfigError) -> AppUser? {
         guard let userName = plist.userName else {
-            for key in [Key.groupName, Key.initGroups] where file.value(at: .key(key.name)) != nil {
+            for key in [Key.groupName, Key.initGroups] where file.contains(key: key.name) {
                 throw file.error(at: .key(key.name), expected: "\(key.name) only together with UserName")
             }
             return nil

@@ -3,20 +3,28 @@
 // The checks of `AppInfoPlist.load(_:)` for the keys that need more than a type and a choice: the bundle
 // identifier, the process keys and `UIBackgroundModes`.
 extension AppInfoPlist {
-    /// True for `com.example.notes`: two or more non-empty components of ASCII letters, digits and hyphens.
+    /// True for `com.example.notes`: two or more non-empty components of ASCII letters, digits and hyphens, at
+    /// most `bundleIdentifierMaximumLength` characters. One pass over the UTF-8 bytes: every accepted byte is
+    /// ASCII, so the bytes counted are the characters.
     static func isReverseDNS(_ identifier: String) -> Bool {
-        guard identifier.count <= Self.bundleIdentifierMaximumLength else { return false }
-        let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
-        guard components.count >= 2 else { return false }
-        return components.allSatisfy { component in
-            !component.isEmpty
-                && component.unicodeScalars.allSatisfy { scalar in
-                    switch scalar {
-                    case "a"..."z", "A"..."Z", "0"..."9", "-": return true
-                    default: return false
-                    }
-                }
+        var length = 0
+        var components = 1
+        var componentLength = 0
+        for byte in identifier.utf8 {
+            length += 1
+            switch byte {
+            case UInt8(ascii: "."):
+                guard componentLength > 0 else { return false }
+                components += 1
+                componentLength = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                componentLength += 1
+            default:
+                return false
+            }
         }
+        return length <= Self.bundleIdentifierMaximumLength && components >= 2 && componentLength > 0
     }
 
     static func bundleIdentifier(_ value: String?, file: PlistFile) throws(ConfigError) -> AppID {
@@ -105,7 +113,7 @@ extension AppInfoPlist {
                 )
             }
             for key in [Key.environmentVariables, Key.workingDirectory] + Key.outputFileKeys + Key.user
-            where file.value(at: .key(key.name)) != nil {
+            where file.contains(key: key.name) {
                 warnings.append(
                     file.warning(
                         at: .key(key.name),

@@ -36,8 +36,10 @@ struct AppInfoPlist: Decodable {
     var bundleVersion: String?
     var bundleShortVersion: String?
     var bundleExecutable: String?
+    /// Every top-level key of the file, known or not, in the decoder's order (not a plist key).
+    var topLevelKeys: [String] = []
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case bundleIdentifier = "CFBundleIdentifier"
         case programArguments = "ProgramArguments"
         case environmentVariables = "EnvironmentVariables"
@@ -155,8 +157,8 @@ struct AppInfoPlist: Decodable {
     /// - Returns: The app and the file's warnings, sorted by key path.
     /// - Throws: The first problem, checking keys in the order of ``CodingKeys``.
     static func load(_ file: PlistFile) throws(ConfigError) -> (AppDescriptor, [ConfigWarning]) {
-        var warnings = try file.unknownKeyWarnings(schema: Self.schema, otherSchema: RunwaySettingsPlist.schema)
-        let plist = try file.decode(AppInfoPlist.self, schema: Self.schema)
+        let (plist, keys) = try file.decodeWithKeys(AppInfoPlist.self, schema: Self.schema)
+        var warnings = file.unknownKeyWarnings(keys, schema: Self.schema, otherSchema: RunwaySettingsPlist.schema)
 
         let id = try Self.bundleIdentifier(plist.bundleIdentifier, file: file)
         let process = try Self.processSpec(plist, file: file, warnings: &warnings)

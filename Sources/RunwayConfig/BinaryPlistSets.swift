@@ -15,9 +15,10 @@ enum BinaryPlistSets {
 
     /// Whether `data` is a binary property list with a set among its objects.
     static func found(in data: Data) -> Bool {
-        let bytes = [UInt8](data)
         let header = Array("bplist".utf8)
-        guard bytes.count >= header.count + 2 + Self.trailerBytes, bytes.starts(with: header) else { return false }
+        // An XML file (most config files) is not copied.
+        guard data.count >= header.count + 2 + Self.trailerBytes, data.starts(with: header) else { return false }
+        let bytes = [UInt8](data)
         let trailer = bytes.count - Self.trailerBytes
         let entryBytes = Int(bytes[trailer + 6])
         guard (1...8).contains(entryBytes), let count = Self.integer(bytes, at: trailer + 8, size: 8),

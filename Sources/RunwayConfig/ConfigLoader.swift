@@ -7,9 +7,10 @@
 //
 // Design and invariants:
 // - Files are read with Foundation's `PropertyListDecoder` into `Decodable` structs (C2); XML and binary property
-//   lists are accepted. A second decode through a catch-all coding key lists the keys a file has, so unknown keys
-//   are warned about by name. `PropertyListSerialization` reads the same bytes once more, only to say what was
-//   found when a value is rejected.
+//   lists are accepted. The same decode lists the keys a file has through a catch-all coding key, so unknown keys
+//   are warned about by name: a good file is read once and parsed once (an app file decodes only the keys it has).
+//   `PropertyListSerialization` reads the bytes again only for a file the decoder refuses or a value the loader
+//   rejects, to say what is wrong and what was found (PlistFile+Decoding.swift).
 // - All or nothing (C2, C3): `load(directory:)` returns a value only when every file is good. It throws the first
 //   error it finds (Runway.plist first, then app files by file name, keys in a fixed order within a file) and
 //   nothing is applied, so a daemon can validate a new directory on reload and keep the old configuration.
@@ -53,8 +54,11 @@ package enum ConfigLoader {
         var warnings: [ConfigWarning] = []
 
         let settingsPath = Self.join(directory, "Runway.plist")
+        var counts = ConfigReadCounts()
         if Self.entryExists(settingsPath) {
-            let loaded = try RunwaySettingsPlist.load(PlistFile.read(path: settingsPath))
+            let file = try PlistFile.read(path: settingsPath)
+            defer { counts.add(file) }
+            let loaded = try RunwaySettingsPlist.load(file)
             settings = loaded.settings
             daemon = loaded.daemon
             warnings += loaded.warnings
@@ -75,7 +79,7 @@ package enum ConfigLoader {
         // Read once, and only when an app has a cgroup ceiling.
         var host: CgroupLimitCheck.Host?
         for name in try Self.appFileNames(in: appsPath) {
-            let (app, appWarnings) = try Self.loadApp(file: Self.join(appsPath, name))
+            let (app, appWarnings) = try Self.loadApp(file: Self.join(appsPath, name), counts: &counts)
             let identifier = app.descriptor.id.bundleIdentifier
             if let first = fileByIdentifier[identifier.lowercased()] {
                 throw ConfigError(
@@ -105,7 +109,8 @@ package enum ConfigLoader {
             settings: settings,
             daemon: daemon,
             apps: apps,
-            warnings: warnings
+            warnings: warnings,
+            readCounts: counts
         )
     }
 
@@ -116,7 +121,18 @@ package enum ConfigLoader {
     /// - Returns: The app, and the file's warnings sorted by key path.
     /// - Throws: A ``ConfigError`` for the first problem in the file.
     package static func loadApp(file: String) throws(ConfigError) -> (ConfiguredApp, [ConfigWarning]) {
-        let (descriptor, warnings) = try AppInfoPlist.load(PlistFile.read(path: file))
+        var counts = ConfigReadCounts()
+        return try Self.loadApp(file: file, counts: &counts)
+    }
+
+    /// `loadApp(file:)`, adding what it read and parsed to `counts`.
+    private static func loadApp(
+        file: String,
+        counts: inout ConfigReadCounts
+    ) throws(ConfigError) -> (ConfiguredApp, [ConfigWarning]) {
+        let plist = try PlistFile.read(path: file)
+        defer { counts.add(plist) }
+        let (descriptor, warnings) = try AppInfoPlist.load(plist)
         return (ConfiguredApp(descriptor: descriptor, file: file), warnings)
     }
 

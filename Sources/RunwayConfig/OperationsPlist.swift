@@ -63,7 +63,8 @@ struct OperationsPlist: Decodable {
     ///
     /// - Throws: The first problem, naming the file, the key and what was expected.
     static func load(_ file: PlistFile) throws(ConfigError) -> OperationsSettings {
-        let plist = try file.decode(OperationsPlist.self, schema: PlistSchema(fileKind: "Runway.plist", specs: specs))
+        let schema = PlistSchema(fileKind: "Runway.plist", specs: specs)
+        let plist = try file.decodeValue(OperationsPlist.self, schema: schema)
         var address: MetricsAddress?
         if let text = plist.metricsAddress {
             guard let parsed = MetricsAddress(parsing: text) else {

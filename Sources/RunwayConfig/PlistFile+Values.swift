@@ -51,11 +51,11 @@ extension PlistFile {
         return value
     }
 
-    /// One warning per top-level key that `schema` does not know, with a hint when the key is a near miss
-    /// (different case) or belongs in the other kind of file.
-    func unknownKeyWarnings(schema: PlistSchema, otherSchema: PlistSchema) throws(ConfigError) -> [ConfigWarning] {
+    /// One warning per key of `keys` (the file's top-level keys, sorted) that `schema` does not know, with a hint
+    /// when the key is a near miss (different case) or belongs in the other kind of file.
+    func unknownKeyWarnings(_ keys: [String], schema: PlistSchema, otherSchema: PlistSchema) -> [ConfigWarning] {
         var warnings: [ConfigWarning] = []
-        for name in try self.topLevelKeys() where !schema.contains(name) {
+        for name in keys where !schema.contains(name) {
             var message = "unknown key, ignored"
             if let hint = schema.hints[name] {
                 message += "; " + hint

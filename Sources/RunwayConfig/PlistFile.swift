@@ -5,8 +5,10 @@ import Foundation
 import Glibc
 #endif
 
-/// One config file, read and parsed: the bytes for `PropertyListDecoder`, and the raw root dictionary from
-/// `PropertyListSerialization` to describe what was found when a value is rejected.
+/// One config file, read: its bytes for `PropertyListDecoder`, which reads them once per load
+/// (`PlistFile+Decoding.swift`), and its root dictionary as `PropertyListSerialization` reads it, parsed only when
+/// something asks for it (`root`): to describe what was found when a value is rejected, or to find what the
+/// decoder refused.
 ///
 /// Not thread-safe; each load creates its own. Only XML and binary property lists whose root is a dictionary
 /// are accepted (C2); the old OpenStep text format is rejected.
@@ -20,34 +22,69 @@ struct PlistFile {
     /// The path as it will appear in errors and warnings.
     let path: String
     let data: Data
-    let root: [String: Any]
+    /// What was parsed of the file so far; shared by the copies of this value.
+    let parsed = Parsed()
 
-    /// Reads and parses the file at `path`.
+    /// The parses of one file that are kept once made. A class, so that a `PlistFile` passed by value keeps them.
+    final class Parsed {
+        /// The root dictionary from `PropertyListSerialization`, once `parsedRoot()` has read it.
+        var root: [String: Any]?
+        /// The file's top-level keys, once the decoder or `parsedRoot()` has listed them.
+        var keys: Set<String>?
+        /// Passes of `PropertyListDecoder` over the file so far.
+        var decodes = 0
+        /// Parses by `PropertyListSerialization` so far: 0 or 1.
+        var serializationParses = 0
+    }
+
+    /// Reads the file at `path`. Whether it parses is found by the first decode (`decode(_:schema:)`).
     ///
     /// - Throws: `unreadableFile` when the file cannot be read, is not a regular file (a FIFO, a device, a
-    ///   directory, ...) or is too large, `malformedFile` when it is not an XML or binary property list with a
-    ///   dictionary at the root. Both have a nil key path.
+    ///   directory, ...) or is too large, `malformedFile` for a binary property list holding a set. Both have a nil
+    ///   key path.
     static func read(path: String) throws(ConfigError) -> PlistFile {
         let data = try Self.readBytes(path: path)
         if BinaryPlistSets.found(in: data) {
             throw Self.malformed(path: path, found: "a binary property list holding a set, which is not a plist type")
         }
+        return PlistFile(path: path, data: data)
+    }
+
+    /// The root dictionary as `PropertyListSerialization` reads it; parsed at the first call, then kept.
+    ///
+    /// - Throws: `malformedFile` when the data is not an XML or binary property list with a dictionary at the
+    ///   root, with a nil key path.
+    func parsedRoot() throws(ConfigError) -> [String: Any] {
+        if let root = self.parsed.root { return root }
+        self.parsed.serializationParses += 1
         var format = PropertyListSerialization.PropertyListFormat.xml
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
+            object = try PropertyListSerialization.propertyList(from: self.data, options: [], format: &format)
         } catch {
             let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
             let found = reason.map { "data that does not parse (\($0))" } ?? "data that does not parse"
-            throw Self.malformed(path: path, found: found)
+            throw Self.malformed(path: self.path, found: found)
         }
         guard format == .xml || format == .binary else {
-            throw Self.malformed(path: path, found: "an old-style (OpenStep) property list")
+            throw Self.malformed(path: self.path, found: "an old-style (OpenStep) property list")
         }
         guard let root = object as? [String: Any] else {
-            throw Self.malformed(path: path, found: describePlistValue(object))
+            throw Self.malformed(path: self.path, found: describePlistValue(object))
         }
-        return PlistFile(path: path, data: data, root: root)
+        self.parsed.root = root
+        self.parsed.keys = Set(root.keys)
+        return root
+    }
+
+    /// The root dictionary, or an empty one when the file does not parse as one (only errors read it then, and
+    /// the decoder has refused such a file before any value is looked at).
+    var root: [String: Any] { (try? self.parsedRoot()) ?? [:] }
+
+    /// True when the file has `name` at the top level. O(1) once decoded.
+    func contains(key name: String) -> Bool {
+        if let keys = self.parsed.keys { return keys.contains(name) }
+        return self.root[name] != nil
     }
 
     /// The file's bytes. Only a regular file is read, and never more than `maximumBytes`: anything else (a FIFO,
@@ -65,8 +102,10 @@ struct PlistFile {
         guard fstat(fd, &info) == 0 else { throw Self.unreadable(path: path, errno: errno) }
         try Self.checkKind(info, path: path)
         // Up to one byte more than the limit, to tell a file that grew past it since fstat.
+        // A chunk one byte larger than the file takes it in one read, and the next read sees the end; a file of
+        // 1 KiB does not pay for zeroing 64 KiB.
         var bytes = Data()
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var chunk = [UInt8](repeating: 0, count: min(Int(info.st_size) + 1, 65_536))
         while bytes.count <= Self.maximumBytes {
             let result = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if result < 0 {
@@ -118,48 +157,8 @@ struct PlistFile {
         return ConfigError(code: .unreadableFile, file: path, keyPath: nil, found: found, expected: Self.expectedFile)
     }
 
-    private static func malformed(path: String, found: String) -> ConfigError {
+    static func malformed(path: String, found: String) -> ConfigError {
         ConfigError(code: .malformedFile, file: path, keyPath: nil, found: found, expected: Self.expectedPropertyList)
-    }
-
-    /// Decodes the file with `PropertyListDecoder` (C2), turning a `DecodingError` into a ``ConfigError`` that
-    /// names the key path (`UIBackgroundModes[1]`), what the schema expects there, and what the file holds.
-    func decode<Value: Decodable>(_ type: Value.Type, schema: PlistSchema) throws(ConfigError) -> Value {
-        do {
-            return try PropertyListDecoder().decode(Value.self, from: self.data)
-        } catch let error as DecodingError {
-            let context: DecodingError.Context?
-            let code: ConfigError.Code
-            switch error {
-            case .typeMismatch(_, let typeContext):
-                (context, code) = (typeContext, .wrongType)
-            case .valueNotFound(_, let valueContext):
-                (context, code) = (valueContext, .missingValue)
-            case .keyNotFound(let key, let keyContext):
-                let path = self.keyPath(for: keyContext.codingPath + [key])
-                throw self.error(code: .missingValue, at: path, expected: schema.expected(at: path))
-            case .dataCorrupted(let corruptedContext):
-                (context, code) = (corruptedContext, .invalidValue)
-            @unknown default:
-                (context, code) = (nil, .invalidValue)
-            }
-            guard let codingPath = context?.codingPath, !codingPath.isEmpty else {
-                throw Self.malformed(path: self.path, found: "data the decoder rejects (\(error))")
-            }
-            let path = self.keyPath(for: codingPath)
-            throw self.error(code: code, at: path, expected: schema.expected(at: path))
-        } catch {
-            throw Self.malformed(path: self.path, found: "data the decoder rejects (\(error))")
-        }
-    }
-
-    /// Every top-level key, read with `PropertyListDecoder` through a catch-all coding key, in sorted order.
-    func topLevelKeys() throws(ConfigError) -> [String] {
-        do {
-            return try PropertyListDecoder().decode(PlistKeySet.self, from: self.data).keys.sorted()
-        } catch {
-            throw Self.malformed(path: self.path, found: "data the decoder rejects (\(error))")
-        }
     }
 
     /// The raw value at `path`, or nil when there is none.
@@ -178,9 +177,15 @@ struct PlistFile {
         return current
     }
 
-    /// An error at `path`; what was found is read from the file itself.
+    /// An error at `path`; what was found is read from the file itself, parsed by `PropertyListSerialization`. A
+    /// file that parser refuses gets its `malformedFile` error instead, as when every file was parsed by it first.
     func error(code: ConfigError.Code = .invalidValue, at path: PlistKeyPath, expected: String) -> ConfigError {
-        ConfigError(
+        do {
+            _ = try self.parsedRoot()
+        } catch {
+            return error
+        }
+        return ConfigError(
             code: code,
             file: self.path,
             keyPath: path.description,
@@ -195,7 +200,7 @@ struct PlistFile {
 
     /// Maps a decoder's coding path onto the file: a key with an integer value inside an array is an index,
     /// anything else is a key.
-    private func keyPath(for codingPath: [any CodingKey]) -> PlistKeyPath {
+    func keyPath(for codingPath: [any CodingKey]) -> PlistKeyPath {
         var path = PlistKeyPath([])
         for key in codingPath {
             if let index = key.intValue, self.value(at: path) is [Any] {
@@ -205,30 +210,5 @@ struct PlistFile {
             }
         }
         return path
-    }
-}
-
-/// A coding key that accepts any name, to list the keys a file actually has.
-private struct AnyPlistKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
-    }
-
-    init(intValue: Int) {
-        self.stringValue = String(intValue)
-        self.intValue = intValue
-    }
-}
-
-/// The top-level keys of a plist dictionary.
-private struct PlistKeySet: Decodable {
-    var keys: [String]
-
-    init(from decoder: any Decoder) throws {
-        self.keys = try decoder.container(keyedBy: AnyPlistKey.self).allKeys.map(\.stringValue)
     }
 }

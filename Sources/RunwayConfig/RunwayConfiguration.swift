@@ -16,6 +16,8 @@ package struct RunwayConfiguration: Sendable {
     /// Unknown keys and ignored values: `Runway.plist` first, then the app files by file name; within one file,
     /// sorted by key path.
     package var warnings: [ConfigWarning]
+    /// What the loader read and parsed to build this configuration; zero for one built in code.
+    package var readCounts: ConfigReadCounts
 
     /// Creates a configuration from values that are already valid (for hosts and tests that build one in code).
     package init(
@@ -23,12 +25,14 @@ package struct RunwayConfiguration: Sendable {
         settings: SchedulerSettings = SchedulerSettings(),
         daemon: DaemonSettings = DaemonSettings(),
         apps: [ConfiguredApp] = [],
-        warnings: [ConfigWarning] = []
+        warnings: [ConfigWarning] = [],
+        readCounts: ConfigReadCounts = ConfigReadCounts()
     ) {
         self.directory = directory
         self.settings = settings
         self.daemon = daemon
         self.apps = apps
         self.warnings = warnings
+        self.readCounts = readCounts
     }
 }

@@ -129,8 +129,8 @@ struct RunwaySettingsPlist: Decodable {
     ///
     /// - Throws: The first problem, checking keys in the order of ``CodingKeys``.
     static func load(_ file: PlistFile) throws(ConfigError) -> Loaded {
-        var warnings = try file.unknownKeyWarnings(schema: Self.schema, otherSchema: AppInfoPlist.schema)
-        let plist = try file.decode(RunwaySettingsPlist.self, schema: Self.schema)
+        let (plist, keys) = try file.decodeWithKeys(RunwaySettingsPlist.self, schema: Self.schema)
+        var warnings = file.unknownKeyWarnings(keys, schema: Self.schema, otherSchema: AppInfoPlist.schema)
         let defaults = SchedulerSettings()
 
         let backgroundTimeBudget = try file.seconds(plist.backgroundTimeBudget, key: Key.backgroundTimeBudget)

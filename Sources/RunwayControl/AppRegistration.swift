@@ -16,6 +16,32 @@ func registerApp(_ app: ConfiguredApp, on scheduler: RunwayScheduler) throws(Sch
     }
 }
 
+/// Registers configured apps in `notRunning`, in the order given: process apps in slices of
+/// `RunwayScheduler.registrationSliceLimit` per hop to the loop, not one hop each (at 10,000 apps the hops cost more
+/// than the registrations), embedded ones one by one. One refusal does not stop the others.
+///
+/// - Returns: The refusals by app; empty when every app was registered.
+func registerApps(_ apps: [ConfiguredApp], on scheduler: RunwayScheduler) -> [AppID: SchedulerError] {
+    var refusals: [AppID: SchedulerError] = [:]
+    // Runs of process apps go together, so that the apps are registered in the order given.
+    var processes: [AppDescriptor] = []
+    for app in apps {
+        if app.descriptor.isProcess {
+            processes.append(app.descriptor)
+            continue
+        }
+        refusals.merge(scheduler.register(processes: processes), uniquingKeysWith: { first, _ in first })
+        processes.removeAll()
+        do throws(SchedulerError) {
+            try registerApp(app, on: scheduler)
+        } catch {
+            refusals[app.descriptor.id] = error
+        }
+    }
+    refusals.merge(scheduler.register(processes: processes), uniquingKeysWith: { first, _ in first })
+    return refusals
+}
+
 /// Printed at startup when some apps are embedded stand-ins; nil when none is.
 func standInNote(_ apps: [ConfiguredApp]) -> String? {
     let count = apps.filter { !$0.descriptor.isProcess }.count

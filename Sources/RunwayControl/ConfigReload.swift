@@ -127,13 +127,13 @@ actor DaemonState {
         let diff = ConfigDiff(current: self.configuration, new: new)
         if !dryRun {
             var registered: [ConfiguredApp] = []
+            let refusals = registerApps(diff.added, on: self.scheduler)
             for app in diff.added {
-                do throws(SchedulerError) {
-                    try registerApp(app, on: self.scheduler)
+                if let error = refusals[app.descriptor.id] {
+                    timeline.note(app.descriptor.id, "reload: not registered: \(error)")
+                } else {
                     self.configuration.apps.append(app)
                     registered.append(app)
-                } catch {
-                    timeline.note(app.descriptor.id, "reload: not registered: \(error)")
                 }
             }
             // The added apps' RunAtLoad launches go as one burst, in slices (Autostart.swift).

@@ -129,14 +129,11 @@ package enum Daemon {
             printOut("ended \(ended.count) process(es) left by a previous daemon (\(stateFile)): \(list)")
         }
         let state = DaemonState(scheduler: scheduler, configuration: configuration)
-        for app in configuration.apps {
-            do throws(SchedulerError) {
-                try registerApp(app, on: scheduler)
-            } catch {
-                printError("error: \(app.file): \(error)")
-                await scheduler.shutdown()
-                return DaemonExit.failure
-            }
+        let refusals = registerApps(configuration.apps, on: scheduler)
+        if let app = configuration.apps.first(where: { refusals[$0.descriptor.id] != nil }) {
+            printError("error: \(app.file): \(refusals[app.descriptor.id]!)")
+            await scheduler.shutdown()
+            return DaemonExit.failure
         }
         // R1-R7: the apps' preserved states, known to the core before anything launches.
         let restoration = DaemonRestoration.start(configuration, stateDirectory, socketPath, options, on: scheduler)

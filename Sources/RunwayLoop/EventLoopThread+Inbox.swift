@@ -43,6 +43,13 @@ extension EventLoopThread {
         }
     }
 
+    /// How many inbox batches the loop has run since it started: each is one loop turn taking what other threads
+    /// sent (`execute`), so a caller that waits for each answer makes one batch per call. Loop thread only.
+    package var inboxBatchesRun: Int {
+        precondition(self.inEventLoop, "inboxBatchesRun read off loop '\(self.name)'")
+        return self.loopState.inboxBatches
+    }
+
     /// The async handle's callback (loop thread): takes the whole inbox, reads the clock once, runs the
     /// batch in order, then tears the loop down if the inbox was closed.
     func inboxSignalled() {
@@ -54,6 +61,7 @@ extension EventLoopThread {
         }
         self.loopState.turnNow = max(self.now(), self.loopState.turnNow)
         self.loopState.turnIsCurrent = true
+        self.loopState.inboxBatches += 1
         for work in batch {
             work()
         }

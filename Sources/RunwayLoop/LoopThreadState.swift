@@ -19,6 +19,8 @@ final class LoopThreadState: @unchecked Sendable {
     var onWakeup: (Instant) -> Void
     /// The previous batch's array, kept to reuse its storage for the next swap with the inbox.
     var spareBatch: [@Sendable () -> Void] = []
+    /// Inbox batches run so far (`EventLoopThread.inboxBatchesRun`).
+    var inboxBatches = 0
     /// Set when the loop starts closing its handles; wake-ups can no longer be armed.
     var isTornDown = false
     /// What the thread got for `EventLoopThread.priority`; set before the loop runs.

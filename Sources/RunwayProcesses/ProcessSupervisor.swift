@@ -136,11 +136,18 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     /// Registers an app and, when it will use the freezer, creates its cgroup now, so that launching it costs
     /// no mkdir. The cgroup is kept across runs (thawed after each exit) and removed when the supervisor closes.
     package func register(_ app: AppID, spec: ProcessSpec) {
-        var managed = Managed(spec: spec, policer: self.makePolicer())
-        self.prepareMechanism(app, &managed)
-        self.apps[app] = managed
-        self.appsByBundleIdentifier[app.bundleIdentifier] = app
-        self.logs.register(app, files: spec.outputFiles)
+        self.register([(app, spec)])
+    }
+
+    /// Registers apps as `register(_:spec:)` does each, growing the descriptor table once for all of them.
+    package func register(_ apps: [(app: AppID, spec: ProcessSpec)]) {
+        for (app, spec) in apps {
+            var managed = Managed(spec: spec, policer: self.makePolicer())
+            self.prepareMechanism(app, &managed)
+            self.apps[app] = managed
+            self.appsByBundleIdentifier[app.bundleIdentifier] = app
+            self.logs.register(app, files: spec.outputFiles)
+        }
         self.reserveDescriptors()
     }
 

@@ -1,6 +1,7 @@
 // libFuzzer target: the config files as the daemon and `runway validate` read them. One input is a file's bytes: read
-// through `PlistFile.read(path:)` (the size limit, `PropertyListSerialization`), then validated both as an app's
-// Info.plist (`AppInfoPlist.load`) and as the daemon's Runway.plist (`RunwaySettingsPlist.load`).
+// through `PlistFile.read(path:)` (the size limit, the binary set check), then validated both as an app's Info.plist
+// (`AppInfoPlist.load`) and as the daemon's Runway.plist (`RunwaySettingsPlist.load`): one `PropertyListDecoder` pass
+// each, and `PropertyListSerialization` for what they refuse.
 //
 // Beyond "no crash": every refusal is a `ConfigError` that names the file it read, and says what it expected.
 
