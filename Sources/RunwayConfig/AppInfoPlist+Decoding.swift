@@ -1,5 +1,5 @@
 // How an app Info.plist is decoded: only the keys the file has, from one container that also lists every key
-// (`PlistKeysListing`). A file names a few of the 31 keys; asking the decoder for each absent one
+// (`PlistKeysListing`). A file names a few of the 32 keys; asking the decoder for each absent one
 // (`decodeIfPresent`, as a synthesised `init(from:)` does) cost it about 4,000 instructions a key, and each keyed
 // container about 20,000, most of the cost of an app.
 
@@ -58,6 +58,7 @@ extension AppInfoPlist: PlistKeysListing {
             case .bundleShortVersion:
                 self.bundleShortVersion = try container.decodeIfPresent(String.self, forKey: key)
             case .bundleExecutable: self.bundleExecutable = try container.decodeIfPresent(String.self, forKey: key)
+            case .stateVersion: self.stateVersion = try container.decodeIfPresent(String.self, forKey: key)
             }
         }
     }
