@@ -70,7 +70,7 @@ struct MemoryPressureTriggerTests {
     func P3_triggerReadsOnlyOnStallAndWarns() async throws {
         let cgroup = try #require(PressedCgroup.make("runway-psi-\(getpid())"))
         defer { cgroup.remove() }
-        #expect(SystemFiles.write("8388608", to: "\(cgroup.limitDirectory)/\(cgroup.limitFile)") == 0)
+        #expect(SystemFiles.write("25165824", to: "\(cgroup.limitDirectory)/\(cgroup.limitFile)") == 0)
         let file = TemporaryPaths.file()
         defer { unlink(file) }
 
@@ -96,20 +96,19 @@ struct MemoryPressureTriggerTests {
         #expect(idle?.0 == true, "\(log.values)")
         #expect(idle?.1 == 0, "readings with no pressure")
 
-        // The pressing process joins the cgroup, writes a 64 MiB file there (its pages are charged to the cgroup),
-        // in 1 MiB writes, then maps it and reads every page again and again: each pass refaults most of them under an 8 MiB limit.
+        // The pressing process joins the cgroup, writes a 128 MiB file there in 1 MiB writes (its pages are charged
+        // to the cgroup), then maps it and reads every page again and again: each pass refaults most of them under
+        // a 24 MiB limit (which leaves room for the interpreter itself).
         let press =
-            "import mmap\nf = open('\(file)', 'wb')\nfor _ in range(64): f.write(b'x' * (1 << 20))\nf.close()\n"
-            + "m = mmap.mmap(open('\(file)', 'rb').fileno(), 0, prot=mmap.PROT_READ)\n"
+            "import mmap\nf = open('\(file)', 'wb')\nfor _ in range(128): f.write(b'x' * (1 << 20))\nf.close()\n"
+            + "r = open('\(file)', 'rb')\nm = mmap.mmap(r.fileno(), 0, prot=mmap.PROT_READ)\n"
             + "while True:\n    s = sum(m[i] for i in range(0, len(m), 4096))\n"
         let joins = "echo $$ > \(cgroup.v2)/cgroup.procs && echo $$ > \(cgroup.limitDirectory)/cgroup.procs"
-        let presser = try Process.run(
-            URL(fileURLWithPath: "/bin/sh"),
-            arguments: ["-c", "\(joins) && exec python3 -c \"$0\"", press]
-        )
+        let presser = try ChildProgram.spawn("/bin/sh", ["-c", "\(joins) && exec python3 -c \"$0\"", press])
         defer {
-            presser.terminate()
-            presser.waitUntilExit()
+            // SIGKILL: a child of a test thread may start with SIGTERM blocked.
+            kill(presser, SIGKILL)
+            _ = waitpid(presser, nil, 0)
         }
         #expect(await ProtocolApps.printed(log, listener, "received didReceiveMemoryWarning"), "\(log.values)")
         let sampled = scheduler.bridge.sync { driver in driver.memoryMonitor?.sampleCount ?? 0 }
