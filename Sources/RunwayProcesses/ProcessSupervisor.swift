@@ -29,7 +29,7 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// do. It makes no policy decision: what to do and when comes from the core's actions and from `ProcessOptions`; the
 /// few rules of its own are pure values it asks and whose answer it performs (`SuspensionMechanismChoice`,
 /// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `LeftoverWait`,
-/// `KilledProcessWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides mechanism, never
+/// `KilledProcessWait`, `StateFlushSchedule`, `SettlingLooks`, `ProtocolPolicer`: Architecture.md, "The edge decides mechanism, never
 /// lifecycle"). One job per file:
 /// - `ProcessSupervisor+Managed.swift`: what is kept per app (`Managed`) and its transitions; `Orphan`.
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
@@ -57,7 +57,8 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// Time: reads `loop.turnNow` (the loop turn's clock reading) and never arms a deadline of the core's.
 /// Confirmations and leftovers are polled every `ProcessOptions.confirmationPollMilliseconds` (1 ms) by one
 /// libuv timer that runs only while something is pending, up to `confirmationTimeout` and `orphanReapTimeout`;
-/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init` (with a
+/// this process's children are checked in a short series after a signal-mode app's launch, resumption or line
+/// (`SettlingLooks`, from `descendantScanInterval`), and never while nothing happens. Only `init` (with a
 /// state file) and `close` (with unattributed processes) read the monotonic clock: each waits up to
 /// `orphanReapTimeout` for the processes it killed to die (`KilledProcessWait`).
 package final class ProcessSupervisor: ChildProcessDelegate {
