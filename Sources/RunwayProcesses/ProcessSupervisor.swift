@@ -28,9 +28,9 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children
 /// do. It makes no policy decision: what to do and when comes from the core's actions and from `ProcessOptions`; the
 /// few rules of its own are pure values it asks and whose answer it performs (`SuspensionMechanismChoice`,
-/// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `LeftoverWait`,
-/// `KilledProcessWait`, `StateFlushSchedule`, `SettlingLooks`, `ProtocolPolicer`: Architecture.md, "The edge decides mechanism, never
-/// lifecycle"). One job per file:
+/// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `SettlingLooks`,
+/// `LeftoverWait`, `KilledProcessWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides
+/// mechanism, never lifecycle"). One job per file:
 /// - `ProcessSupervisor+Managed.swift`: what is kept per app (`Managed`) and its transitions; `Orphan`.
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
