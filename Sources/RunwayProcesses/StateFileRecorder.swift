@@ -14,7 +14,8 @@ import Musl
 /// boot), every listed process whose start time still matches is SIGKILLed, stopped and frozen ones included,
 /// and waited for. While running, the file is rewritten (with this process as its writer) whenever the tracked
 /// processes change, at most once per loop turn and, during a burst, at most once per `StateFlushSchedule.spacing`
-/// (`changed`, then `write` on the next turn or when the spacing has passed), and removed when none is left; a close (`release`) leaves the processes that could not be ended for the next start.
+/// (`changed`, then `write` on the next turn or when the spacing has passed), and removed when none is left; a
+/// close (`release`) leaves the processes that could not be ended for the next start.
 ///
 /// Owns the file, its flush schedule and its flush timer; the supervisor supplies what the file lists (`write`,
 /// `release`) and performs the write when `onFlushDue` is called.

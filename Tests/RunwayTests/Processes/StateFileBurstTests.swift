@@ -29,9 +29,10 @@ struct StateFileBurstTests {
         // One launch per hop: each hop is a loop turn of its own, as the slices of a RunAtLoad burst are.
         for app in apps { try scheduler.perform(.launch, on: app) }
         let elapsed = clock.now - start
-        let mains = scheduler.bridge.sync { driver in
-            apps.compactMap { driver.processSupervisor().apps[$0]?.child?.pid }
-        } ?? []
+        let mains =
+            scheduler.bridge.sync { driver in
+                apps.compactMap { driver.processSupervisor().apps[$0]?.child?.pid }
+            } ?? []
         #expect(mains.count == apps.count)
         let file = ProcessStateFile(path: directory + "/state.processes")
         let listedAll = await eventually {
