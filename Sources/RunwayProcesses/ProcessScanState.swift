@@ -12,7 +12,7 @@ import CLibUV
 /// `ScanCadence.periodicIntervalMilliseconds(descendantScanInterval)` as the first step) until the series ends or
 /// `stop`; nothing here reads the clock (`ownChildrenScan` is asked with the loop turn's `now`).
 final class ProcessScanState {
-    /// The periodic scan's timer; closed by `close`.
+    /// The settling looks' timer; closed by `close`.
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     /// When the next look is made (`SettlingLooks`).
     private(set) var looks = SettlingLooks(baseMilliseconds: 1)

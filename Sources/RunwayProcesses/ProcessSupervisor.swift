@@ -82,7 +82,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var tickSchedule: HousekeepingTickSchedule
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
-    /// The periodic scan's timer, the unattributed processes and what the scans keep between them
+    /// The settling looks' timer, the unattributed processes and what the scans keep between them
     /// (`ProcessScanState`, `+Tracking`).
     let processScan: ProcessScanState
     /// How often each part read or wrote the kernel's files (tests).
