@@ -51,7 +51,10 @@ struct MemoryPressureTriggerTests {
             return PressedCgroup(v2: v2, limitDirectory: "\(v1Memory)/\(name)", limitFile: "memory.limit_in_bytes")
         }
 
+        /// Removes both directories once the processes in them are gone (a killed one leaves a moment later, and
+        /// the scheduler's zombie sweep may have reaped it before the test's `waitpid`); gives up after 5 s.
         func remove() {
+            for _ in 0..<500 where !(SystemFiles.read("\(self.v2)/cgroup.procs") ?? "").isEmpty { usleep(10_000) }
             rmdir(self.v2)
             if self.limitDirectory != self.v2 { rmdir(self.limitDirectory) }
         }
@@ -98,11 +101,13 @@ struct MemoryPressureTriggerTests {
 
         // The pressing process joins the cgroup, writes a 128 MiB file there in 1 MiB writes (its pages are charged
         // to the cgroup), then maps it and reads every page again and again: each pass refaults most of them under
-        // a 24 MiB limit (which leaves room for the interpreter itself).
+        // a 24 MiB limit (which leaves room for the interpreter itself). It stops by itself after 30 s, should this
+        // test be killed before it ends it: its stall counts in the whole system's pressure.
         let press =
             "import mmap\nf = open('\(file)', 'wb')\nfor _ in range(128): f.write(b'x' * (1 << 20))\nf.close()\n"
             + "r = open('\(file)', 'rb')\nm = mmap.mmap(r.fileno(), 0, prot=mmap.PROT_READ)\n"
-            + "while True:\n    s = sum(m[i] for i in range(0, len(m), 4096))\n"
+            + "import time\nend = time.monotonic() + 30\n"
+            + "while time.monotonic() < end:\n    s = sum(m[i] for i in range(0, len(m), 4096))\n"
         let joins = "echo $$ > \(cgroup.v2)/cgroup.procs && echo $$ > \(cgroup.limitDirectory)/cgroup.procs"
         let presser = try ChildProgram.spawn("/bin/sh", ["-c", "\(joins) && exec python3 -c \"$0\"", press])
         defer {
