@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "CRunwayProcess.h"
@@ -139,4 +140,10 @@ int runway_proc_children(int pid, int single_thread, int *out, int capacity) {
     }
     closedir(tasks);
     return count;
+}
+
+long long runway_file_system_type(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -(long long)errno;
+    return (long long)info.f_type;
 }

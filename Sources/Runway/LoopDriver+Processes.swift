@@ -100,7 +100,12 @@ extension LoopDriver {
     func startMemoryMonitor() {
         self.assertOnLoop()
         guard let options = self.processOptions.memoryPressure, self.memoryMonitor == nil else { return }
-        let monitor = MemoryPressureMonitor(options: options, loop: self.loop.handles.loop, logger: self.logger)
+        let monitor = MemoryPressureMonitor(
+            options: options,
+            warningPercent: self.runner.core.settings.memoryPressure.warningPercent,
+            loop: self.loop.handles.loop,
+            logger: self.logger
+        )
         monitor.residentBytes = { [unowned self] in self.supervisor?.residentBytes() ?? 0 }
         monitor.onSample = { [unowned self] sample in
             let before = self.runner.core.memoryPressureLevel
@@ -113,6 +118,7 @@ extension LoopDriver {
                 )
             }
             if let purged { self.logger.info("purged under memory pressure", metadata: ["app": "\(purged)"]) }
+            return after != .normal
         }
         monitor.start()
         self.memoryMonitor = monitor

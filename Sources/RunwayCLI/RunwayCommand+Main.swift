@@ -1,10 +1,25 @@
 import ArgumentParser
 import Foundation
+import RunwayControl
 
 extension RunwayCommand {
-    /// The entry point: ArgumentParser's `main`, plus "did you mean" for an unknown subcommand and errors as JSON
-    /// under `--json` (`ErrorOutput`). Runs the chosen command on the calling task.
-    static func main() async {
+    /// The entry point: installs the daemon's task executor, then runs `mainAsync` in a task while the main thread
+    /// serves the main queue. `runway run` needs the executor before the first task is enqueued anywhere
+    /// (`ConcurrencyExecutor`), which an `async` entry point is too late for: its own task is the first.
+    static func main() {
+        if Self.subcommandWord(Array(CommandLine.arguments.dropFirst())) == "run" {
+            ConcurrencyExecutor.useEventLoop()
+        }
+        Task {
+            await Self.mainAsync()
+            Foundation.exit(0)
+        }
+        dispatchMain()
+    }
+
+    /// ArgumentParser's `main`, plus "did you mean" for an unknown subcommand and errors as JSON under `--json`
+    /// (`ErrorOutput`). Runs the chosen command on the calling task.
+    static func mainAsync() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = Self.subcommandWord(arguments), let unknown = Self.unknownSubcommand(first) {
             ErrorOutput.report(code: "unknownSubcommand", message: unknown.message, suggestions: unknown.suggestions)

@@ -64,12 +64,13 @@ public struct ProcessOptions: Sendable {
     public var orphanReapTimeout: TimeSpan
     /// Memory pressure handling (P3): nil (the default) turns it off.
     public var memoryPressure: MemoryPressureOptions?
-    /// How often, while an app runs, this process's own children are checked for processes that left an app's
-    /// tree (`setsid` and a double fork re-parent them here): each new one is attributed to its app by the
-    /// `RUNWAY_APP` of its environment, so that signal mode stops and kills it with the app and the state file
-    /// lists it. The apps' whole trees are scanned at every suspend, resume, terminate, kill and exit instead.
-    /// Default 250 ms; at least 1 ms. A process that double-forks and clears its `RUNWAY_APP` within one
-    /// interval escapes signal mode (Docs/Security.md).
+    /// The first step of the settling looks (`SettlingLooks`): after a signal-mode app's launch, resumption or
+    /// protocol line, this process's own children are checked 1, 3, 7 and 15 steps later for processes that left an
+    /// app's tree (`setsid` and a double fork re-parent them here), then not until the next such event: each new one
+    /// is attributed to its app by the `RUNWAY_APP` of its environment, so that signal mode stops and kills it with
+    /// the app and the state file lists it. The apps' whole trees are scanned at every suspend, terminate, kill and
+    /// exit as well. Default 250 ms; at least 1 ms. A process that double-forks and clears its `RUNWAY_APP` before
+    /// the next look escapes signal mode (Docs/Security.md).
     public var descendantScanInterval: TimeSpan = .milliseconds(250)
     /// The most processes tracked per app. A scan stops there and logs a warning naming this setting: the
     /// processes beyond it are then neither stopped one by one (signal mode) nor listed in the state file,

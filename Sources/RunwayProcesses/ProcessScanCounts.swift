@@ -21,7 +21,7 @@ struct ProcessScanCounts: Hashable, Sendable {
     var mainStatsByWait = 0
     /// SIGCHLDs handled by the zombie sweep's watcher (exits only, no stops or continues).
     var childSignals = 0
-    /// Apps looked at to decide whether the periodic scan runs (`startScanningIfNeeded`, `scanFired`).
+    /// Apps looked at to decide whether the settling looks run (`settlingActivity`, `scanFired`).
     var periodicScanLooks = 0
     /// The most children spawned in one loop turn (`spawnCounted`): a burst of launches is sliced so that this
     /// stays at most `RunwayScheduler.commandSliceLimit`, whatever the burst.

@@ -1,22 +1,24 @@
 import CLibUV
 @_spi(Processes) import RunwayCore
 
-/// What the scans of the apps' processes (`ProcessSupervisor+Tracking.swift`) keep between them: the periodic scan's
+/// What the scans of the apps' processes (`ProcessSupervisor+Tracking.swift`) keep between them: the settling looks'
 /// timer, the children of this process that no app claims, what their environments named, when this process's own
 /// children are read again, and which apps were already reported over `trackedProcessLimit`. The supervisor walks
 /// the trees and decides what each scan finds; this type holds the result and the timer.
 ///
 /// Threading: loop thread only; not thread-safe. The timer's callback runs on the loop of `init`.
 ///
-/// Time: the periodic scan repeats every `intervalMilliseconds` of `start` (the supervisor passes
-/// `ScanCadence.periodicIntervalMilliseconds(descendantScanInterval)`) from `start` until `stop`; nothing here reads
-/// the clock (`ownChildrenScan` is asked with the loop turn's `now`).
+/// Time: the looks follow each `activity` as `SettlingLooks` decides (the supervisor passes
+/// `ScanCadence.periodicIntervalMilliseconds(descendantScanInterval)` as the first step) until the series ends or
+/// `stop`; nothing here reads the clock (`ownChildrenScan` is asked with the loop turn's `now`).
 final class ProcessScanState {
-    /// The periodic scan's timer; closed by `close`.
+    /// The settling looks' timer; closed by `close`.
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    /// True from `start` until `stop`.
-    private(set) var isRunning = false
-    /// Called by the periodic timer on each expiry: the owner scans, then may `stop`.
+    /// When the next look is made (`SettlingLooks`).
+    private(set) var looks = SettlingLooks(baseMilliseconds: 1)
+    /// True while a look is armed.
+    var isRunning: Bool { self.looks.isArmed }
+    /// Called by the timer when a look is due: the owner looks, then calls `lookMade` or `stop`.
     var onScanDue: (() -> Void)?
     /// Apps already reported over `trackedProcessLimit`.
     private var truncatedApps: Set<AppID> = []
@@ -35,26 +37,36 @@ final class ProcessScanState {
         self.timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    /// Arms the periodic scan, first expiry `intervalMilliseconds` from now; does nothing while it runs.
-    func start(intervalMilliseconds: UInt64) {
-        guard !self.isRunning else { return }
-        self.isRunning = true
+    /// Something that can make a process leave its app's tree happened: arms a look `intervalMilliseconds` from
+    /// now when none is armed, else the series restarts at the next look (`SettlingLooks`).
+    func activity(intervalMilliseconds: UInt64) {
+        if self.looks.baseMilliseconds != max(1, intervalMilliseconds) {
+            self.looks = SettlingLooks(baseMilliseconds: intervalMilliseconds)
+        }
+        self.perform(self.looks.activity())
+    }
+
+    /// The armed look was made: arms the next of the series, or leaves the timer stopped after the last.
+    func lookMade() {
+        self.perform(self.looks.looked())
+    }
+
+    /// Disarms the looks; does nothing when none is armed.
+    func stop() {
+        if self.looks.stopped() { uv_timer_stop(self.timer) }
+    }
+
+    private func perform(_ arming: SettlingLooks.Arming) {
+        guard case .arm(let milliseconds) = arming else { return }
         uv_timer_start(
             self.timer,
             { timer in
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<ProcessScanState>.fromOpaque(data).takeUnretainedValue().onScanDue?()
             },
-            intervalMilliseconds,
-            intervalMilliseconds
+            milliseconds,
+            0
         )
-    }
-
-    /// Disarms the periodic scan; does nothing when it is not running.
-    func stop() {
-        guard self.isRunning else { return }
-        self.isRunning = false
-        uv_timer_stop(self.timer)
     }
 
     /// Records that `app` has more processes than the walk's limit.

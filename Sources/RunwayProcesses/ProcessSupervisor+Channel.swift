@@ -85,6 +85,8 @@ extension ProcessSupervisor {
             }
         }
         self.apps[app] = managed
+        // A running app that speaks may be starting helpers: the settling looks follow (signal mode).
+        self.settlingActivity(of: app)
         if let reply {
             self.logger.info("malformed protocol line", metadata: ["app": "\(app)", "error": "\(reply)"])
             child.send(line: AppProtocolCodec.encode(reply))

@@ -103,7 +103,7 @@ extension ProcessSupervisor {
         self.startTicking(soon: true)
         self.apps[app] = managed
         self.markStateDirty()
-        self.startScanningIfNeeded(for: managed)
+        self.settlingActivity(of: app)
         self.logger.info(
             "process started",
             metadata: [

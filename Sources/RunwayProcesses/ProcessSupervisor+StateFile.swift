@@ -22,15 +22,16 @@ extension ProcessSupervisor {
         Instant(nanosecondsSinceOrigin: runway_monotonic_nanoseconds())
     }
 
-    /// Schedules a rewrite of the state file for the next loop turn (one write however many changes).
+    /// Schedules a rewrite of the state file for the next loop turn, or a spacing after the last write during a burst
+    /// (`StateFlushSchedule`; one write however many changes).
     func markStateDirty() {
-        self.stateRecorder.changed(closed: self.closed)
+        self.stateRecorder.changed(closed: self.closed, now: self.loop.turnNow)
     }
 
     /// Writes every tracked, left-behind and unattributed process to the state file now; with none, removes
     /// the file if this process wrote it.
     func flushState() {
-        guard self.stateRecorder.flushStarted() else { return }
+        guard self.stateRecorder.flushStarted(now: self.loop.turnNow) else { return }
         self.resolvePendingIdentities()  // Every main process is listed, even one launched in this turn.
         self.stateRecorder.write(self.stateEntries())
     }

@@ -42,7 +42,10 @@ extension ProcessSupervisor {
         // A resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
         // call returns); a suspension on the next loop turn, as the kernel has not stopped the app yet right
         // after the signal or the freeze write, and a batch of N requests shares that turn's tick.
-        if !suspended { self.checkConfirmation(app, now: now) }
+        if !suspended {
+            self.checkConfirmation(app, now: now)
+            self.settlingActivity(of: app)  // Running again, it may fork again.
+        }
         if self.apps[app]?.confirmation?.isPending == true { self.startTicking(soon: suspended) }
     }
 

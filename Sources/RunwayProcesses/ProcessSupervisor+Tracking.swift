@@ -22,10 +22,11 @@ import Musl
 ///
 /// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
 /// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A
-/// resumption reads only the states of the processes tracked. Between them, every
-/// `options.descendantScanInterval` while an app runs, a light scan (`refreshOwnChildren`) looks only at this
-/// process's own children, where a process that left an app's tree ends up: it costs a read per thread of this
-/// process and per new child, whatever the apps run. Loop thread only.
+/// resumption reads only the states of the processes tracked. Between them, a few settling looks after each launch,
+/// resumption or line of a signal-mode app (`SettlingLooks`, from `options.descendantScanInterval`) make the light
+/// scan (`refreshOwnChildren`), which looks only at this process's own children, where a process that left an
+/// app's tree ends up: it costs a read per thread of this process and per new child, whatever the apps run. With
+/// nothing happening, nothing is read. Loop thread only.
 extension ProcessSupervisor {
     /// Re-reads the processes of `apps` (default: every app) that have a child (running, or exited with
     /// processes still tracked), then this process's children that no app tracks; marks the state file dirty
@@ -225,16 +226,16 @@ extension ProcessSupervisor {
         return name
     }
 
-    // MARK: The scan timer
+    // MARK: The settling looks
 
-    /// Starts the periodic scan when some app needs it (signal mode, or any app when a state file is kept).
-    /// Starts the periodic scan when `started`, an app just spawned, needs it. Only that app is looked at: the scan
-    /// runs while any running app needs it (`scanFired` stops it once none does), and the others' needs have not
-    /// changed since it was last decided, so a batch of N launches looks at N apps, not N² (a freezer app without a
-    /// state file never starts the scan, and looking at every app for each of them was quadratic).
-    func startScanningIfNeeded(for started: Managed) {
-        guard !self.processScan.isRunning, !self.closed, self.needsPeriodicScan(started) else { return }
-        self.processScan.start(
+    /// Something `app` did can make one of its processes leave its tree (its launch, its resumption, a line it sent):
+    /// when it needs the light look (signal mode), the settling looks follow (`SettlingLooks`). Only that app is
+    /// looked at: the looks run while any running app needs them (`scanFired` stops them once none does), and the
+    /// others' needs have not changed since, so a batch of N launches looks at N apps, not N² (a freezer app never
+    /// needs them, and looking at every app for each launch was quadratic).
+    func settlingActivity(of app: AppID) {
+        guard !self.closed, let managed = self.apps[app], self.needsPeriodicScan(managed) else { return }
+        self.processScan.activity(
             intervalMilliseconds: ScanCadence.periodicIntervalMilliseconds(self.options.descendantScanInterval)
         )
     }
@@ -246,17 +247,14 @@ extension ProcessSupervisor {
     private func needsPeriodicScan(_ managed: Managed) -> Bool {
         self.scanCounts.periodicScanLooks += 1
         guard let child = managed.child, !child.hasExited else { return false }
-        return ScanCadence.periodicScanNeeded(
-            usesFreezer: managed.choice?.mechanism == .freezer,
-            keepsStateFile: self.stateRecorder.keepsFile
-        )
+        return ScanCadence.periodicScanNeeded(usesFreezer: managed.choice?.mechanism == .freezer)
     }
 
-    /// The periodic scan's expiry: the light scan, then the timer stops when no running app needs it.
+    /// A settling look: the light scan, then the next of the series, or none when no running app needs them.
     func scanFired() {
         self.refreshOwnChildren()
-        guard !self.needsPeriodicScan else { return }
-        self.processScan.stop()
+        guard self.needsPeriodicScan else { return self.processScan.stop() }
+        self.processScan.lookMade()
     }
 
     func stopScanning() {

@@ -28,9 +28,9 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// Runs the process apps' side of the core's actions (Behaviour.md section 5, A4, A5) and reports what the children
 /// do. It makes no policy decision: what to do and when comes from the core's actions and from `ProcessOptions`; the
 /// few rules of its own are pure values it asks and whose answer it performs (`SuspensionMechanismChoice`,
-/// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `LeftoverWait`,
-/// `KilledProcessWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides mechanism, never
-/// lifecycle"). One job per file:
+/// `SuspensionConfirmation`, `SuspensionDrain`, `HousekeepingTickSchedule`, `ScanCadence`, `SettlingLooks`,
+/// `LeftoverWait`, `KilledProcessWait`, `StateFlushSchedule`, `ProtocolPolicer`: Architecture.md, "The edge decides
+/// mechanism, never lifecycle"). One job per file:
 /// - `ProcessSupervisor+Managed.swift`: what is kept per app (`Managed`) and its transitions; `Orphan`.
 /// - `ProcessSupervisor+Launching.swift`: `.spawn`, the mechanism and cgroup of each app, program and
 ///   environment.
@@ -57,7 +57,8 @@ package protocol ProcessSupervisorDelegate: AnyObject {
 /// Time: reads `loop.turnNow` (the loop turn's clock reading) and never arms a deadline of the core's.
 /// Confirmations and leftovers are polled every `ProcessOptions.confirmationPollMilliseconds` (1 ms) by one
 /// libuv timer that runs only while something is pending, up to `confirmationTimeout` and `orphanReapTimeout`;
-/// this process's children are checked every `descendantScanInterval` while an app runs. Only `init` (with a
+/// this process's children are checked in a short series after a signal-mode app's launch, resumption or line
+/// (`SettlingLooks`, from `descendantScanInterval`), and never while nothing happens. Only `init` (with a
 /// state file) and `close` (with unattributed processes) read the monotonic clock: each waits up to
 /// `orphanReapTimeout` for the processes it killed to die (`KilledProcessWait`).
 package final class ProcessSupervisor: ChildProcessDelegate {
@@ -81,7 +82,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var tickSchedule: HousekeepingTickSchedule
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
-    /// The periodic scan's timer, the unattributed processes and what the scans keep between them
+    /// The settling looks' timer, the unattributed processes and what the scans keep between them
     /// (`ProcessScanState`, `+Tracking`).
     let processScan: ProcessScanState
     /// How often each part read or wrote the kernel's files (tests).

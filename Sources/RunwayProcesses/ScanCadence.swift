@@ -2,8 +2,8 @@ import RunwayCore
 
 /// How often the supervisor reads `/proc` for processes (`ProcessSupervisor+Tracking.swift`): at most once per loop
 /// turn for one app's tree, and for this process's own children when named apps are scanned, so that a batch of N
-/// suspends, terminates or kills in one turn reads each once, not N times; and every `descendantScanInterval` (the
-/// periodic light scan) while an app needs it.
+/// suspends, terminates or kills in one turn reads each once, not N times; and, for the light scan, a few times
+/// after a signal-mode app's launch, resumption or line (`SettlingLooks`, from `descendantScanInterval`).
 ///
 /// Pure: the caller passes the loop turn's clock reading (`turnNow`, constant during a turn) and does the reading;
 /// this value only decides whether a look is made. Loop thread only.
@@ -27,15 +27,15 @@ struct ScanCadence: Hashable, Sendable {
         self.lastLook = nil
     }
 
-    /// The periodic light scan's timer interval: `interval` in whole milliseconds, at least 1.
+    /// The first settling look's delay: `interval` in whole milliseconds, at least 1.
     static func periodicIntervalMilliseconds(_ interval: TimeSpan) -> UInt64 {
         UInt64(max(1, interval.nanoseconds / 1_000_000))
     }
 
-    /// Whether a running app needs the periodic light scan: one suspended by signals (its processes may leave its
-    /// tree), or any one while a state file is kept (it lists them). A freezer app's cgroup holds everything
-    /// it starts.
-    static func periodicScanNeeded(usesFreezer: Bool, keepsStateFile: Bool) -> Bool {
-        !usesFreezer || keepsStateFile
+    /// Whether a running app needs the settling looks (`SettlingLooks`): one suspended by signals, whose processes
+    /// may leave its tree. A freezer app's cgroup holds everything it starts, whatever the state file lists: a
+    /// restarted daemon kills what the stale cgroups hold (`KilledCgroups`), so the file needs no look either.
+    static func periodicScanNeeded(usesFreezer: Bool) -> Bool {
+        !usesFreezer
     }
 }

@@ -13,15 +13,17 @@ import Musl
 /// one before it serves. At start (`takeOver`) the file is read: when its writer is gone (or it is from another
 /// boot), every listed process whose start time still matches is SIGKILLed, stopped and frozen ones included,
 /// and waited for. While running, the file is rewritten (with this process as its writer) whenever the tracked
-/// processes change, at most once per loop turn (`changed`, then `write` on the next turn), and removed when none
-/// is left; a close (`release`) leaves the processes that could not be ended for the next start.
+/// processes change, at most once per loop turn and, during a burst, at most once per `StateFlushSchedule.spacing`
+/// (`changed`, then `write` on the next turn or when the spacing has passed), and removed when none is left; a
+/// close (`release`) leaves the processes that could not be ended for the next start.
 ///
 /// Owns the file, its flush schedule and its flush timer; the supervisor supplies what the file lists (`write`,
 /// `release`) and performs the write when `onFlushDue` is called.
 ///
 /// Threading: loop thread only; not thread-safe. The flush timer's callback runs on the loop of `init`.
 ///
-/// Time: the flush timer has a zero timeout (the next loop turn) and is armed at most once per write. Only
+/// Time: the flush timer fires on the next loop turn, or `StateFlushSchedule.spacing` after the last write, and is
+/// armed at most once per write. Only
 /// `takeOver` reads the monotonic clock: it waits up to its `orphanReapTimeout` for the processes it killed to
 /// die (`KilledProcessWait`), during which no loop turn runs.
 final class StateFileRecorder {
@@ -29,6 +31,8 @@ final class StateFileRecorder {
     private(set) var file: ProcessStateFile?
     /// Whether a write is pending for the next loop turn.
     private(set) var schedule = StateFlushSchedule()
+    /// Writes (or removals) of the file by `write` (tests).
+    private(set) var writeCount = 0
     /// Armed by `changed`; closed by `close`.
     private let flushTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     /// Called by the flush timer, on the loop turn after a change: the owner calls `write` with what it tracks.
@@ -166,26 +170,32 @@ final class StateFileRecorder {
         return ended
     }
 
-    /// Something the file lists changed: arms the flush timer for the next loop turn, as `schedule` decides (one
-    /// write however many changes).
-    func changed(closed: Bool) {
-        guard self.schedule.changed(keepsFile: self.file != nil, closed: closed) else { return }
+    /// Something the file lists changed at `now` (the loop turn's reading): arms the flush timer for the next loop
+    /// turn, or for `StateFlushSchedule.spacing` after the last write, as `schedule` decides (one write however many
+    /// changes).
+    func changed(closed: Bool, now: Instant) {
+        let timeout: UInt64
+        switch self.schedule.changed(keepsFile: self.file != nil, closed: closed, now: now) {
+        case nil: return
+        case .nextTurn: timeout = 0
+        case .after(let milliseconds): timeout = milliseconds
+        }
         uv_timer_start(
             self.flushTimer,
             { timer in
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<StateFileRecorder>.fromOpaque(data).takeUnretainedValue().onFlushDue?()
             },
-            0,
+            timeout,
             0
         )
     }
 
-    /// A write starts: the next change arms a new one.
+    /// A write starts at `now`: the next change arms a new one.
     ///
     /// - Returns: True when a file is kept (the caller then calls `write`).
-    func flushStarted() -> Bool {
-        self.schedule.flushed()
+    func flushStarted(now: Instant) -> Bool {
+        self.schedule.flushed(now: now)
         return self.file != nil
     }
 
@@ -193,6 +203,7 @@ final class StateFileRecorder {
     /// with nothing running leaves no file behind).
     func write(_ entries: [ProcessStateSnapshot.Entry]) {
         guard let file = self.file else { return }
+        self.writeCount += 1
         guard !entries.isEmpty else {
             self.removeIfOwn(file)
             return

@@ -223,6 +223,9 @@ int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out);
 /// Any thread.
 int runway_proc_thread_count(int pid);
 
+/// The `f_type` of the file system holding the open `fd` (`fstatfs`; linux/magic.h names them), or -errno.
+long long runway_file_system_type(int fd);
+
 /// The pids of `pid`'s children, as its threads' `/proc/PID/task/TID/children` list them (zombies included),
 /// written to `out` (at most `capacity`). With `single_thread` non-zero (the caller read one thread in its stat)
 /// only the main thread's file is read, without listing `/proc/PID/task`. Returns how many there are (more than

@@ -43,7 +43,8 @@ final class DaemonProcess {
         settings: String =
             "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>",
         arguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        memoryPressureSource: String = "off"
     ) throws {
         self.environment = environment
         self.config = try TemporaryConfig()
@@ -53,7 +54,7 @@ final class DaemonProcess {
             "Runway.plist",
             plistXML(
                 settings
-                    + "<key>MemoryPressureSource</key><string>off</string>"
+                    + "<key>MemoryPressureSource</key><string>\(memoryPressureSource)</string>"
                     + "<key>TerminationGrace</key><real>1</real>"
                     + "<key>ControlSocket</key><string>\(self.socket)</string>"
             )

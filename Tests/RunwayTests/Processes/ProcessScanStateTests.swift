@@ -10,7 +10,7 @@ import Testing
 import Glibc
 #endif
 
-/// What the scans keep between them, on a bare libuv loop of the test's thread: the periodic timer's arming, the
+/// What the scans keep between them, on a bare libuv loop of the test's thread: the settling looks' timer, the
 /// once-per-app truncation report and the unattributed set's changes.
 @Suite("Process scan state")
 struct ProcessScanStateTests {
@@ -35,29 +35,30 @@ struct ProcessScanStateTests {
         }
     }
 
-    @Test("the periodic scan repeats from start until stop; a second start while running does not re-arm it")
-    func periodicScanRepeatsUntilStopped() {
+    @Test("the settling looks: one armed per activity, re-armed by each look until the series ends, then none")
+    func settlingLooksEndAfterTheSeries() {
         let loop = BareLoop()
         let state = ProcessScanState(loop: loop.loop)
-        var expiries = 0
-        // Expected: three expiries 1 ms apart, the third stops the timer, so the loop runs out of active handles.
+        var looks = 0
+        // Expected: an activity arms one look; each look re-arms the next (1, 2, 4 and 8 ms after); a second
+        // activity before the first look arms nothing more and restarts the series at the first look, so 4 + 1
+        // looks, then the loop runs out of active handles.
         state.onScanDue = { [unowned state] in
-            expiries += 1
-            if expiries == 1 { state.start(intervalMilliseconds: 1_000) }
-            if expiries == 3 { state.stop() }
+            looks += 1
+            state.lookMade()
         }
         #expect(!state.isRunning)
-        uv_update_time(loop.loop)
-        let started = uv_now(loop.loop)
-        state.start(intervalMilliseconds: 1)
+        state.activity(intervalMilliseconds: 1)
+        state.activity(intervalMilliseconds: 1)
         #expect(state.isRunning)
         loop.runUntilIdle()
-        #expect(expiries == 3)
-        // Re-armed at 1 s, the two later expiries would have taken 2 s.
-        #expect(uv_now(loop.loop) - started < 1_000)
+        #expect(looks == SettlingLooks.lookCount + 1)
         #expect(!state.isRunning)
+        state.activity(intervalMilliseconds: 1)
         state.stop()
         #expect(!state.isRunning)
+        loop.runUntilIdle()
+        #expect(looks == SettlingLooks.lookCount + 1, "a stopped series makes no look")
         state.close()
         #expect(loop.close() == 0)
     }

@@ -52,11 +52,9 @@ struct ScanCadenceTests {
         #expect(ScanCadence.periodicIntervalMilliseconds(.zero) == 1)
     }
 
-    @Test("P1: the periodic scan runs for a signal-mode app, or for any app while a state file is kept")
-    func P1_periodicScanOnlyWhenNeeded() {
-        #expect(ScanCadence.periodicScanNeeded(usesFreezer: false, keepsStateFile: false))
-        #expect(ScanCadence.periodicScanNeeded(usesFreezer: false, keepsStateFile: true))
-        #expect(ScanCadence.periodicScanNeeded(usesFreezer: true, keepsStateFile: true))
-        #expect(!ScanCadence.periodicScanNeeded(usesFreezer: true, keepsStateFile: false))
+    @Test("P1: the settling looks run for a signal-mode app only, whether or not a state file is kept")
+    func P1_settlingLooksOnlyForSignalMode() {
+        #expect(ScanCadence.periodicScanNeeded(usesFreezer: false))
+        #expect(!ScanCadence.periodicScanNeeded(usesFreezer: true))
     }
 }

@@ -1,6 +1,7 @@
 import CLibUV
 import Foundation
 import Logging
+@_spi(Processes) import RunwayCore
 import Testing
 
 @testable import Runway
@@ -128,7 +129,7 @@ struct StateFileRecorderTests {
         let recorder = StateFileRecorder(path: nil, loop: loop.loop, logger: Self.logger)
         var due = 0
         recorder.onFlushDue = { due += 1 }
-        recorder.changed(closed: false)
+        recorder.changed(closed: false, now: .origin)
         loop.turn()
         #expect(due == 0, "no file kept: nothing to write")
         recorder.close()
@@ -138,21 +139,24 @@ struct StateFileRecorderTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let kept = BareLoop()
         let writer = StateFileRecorder(path: directory + "/state.processes", loop: kept.loop, logger: Self.logger)
+        // The turns' clock readings, a spacing apart: every change is after a quiet period.
+        var now = Instant.origin
         writer.onFlushDue = { [unowned writer] in
             due += 1
-            #expect(writer.flushStarted())
+            #expect(writer.flushStarted(now: now))
         }
         // Expected: three changes in one turn, one write on the next turn; a change after it arms another;
         // a change once closed arms none.
-        for _ in 0..<3 { writer.changed(closed: false) }
+        for _ in 0..<3 { writer.changed(closed: false, now: now) }
         kept.turn()
         #expect(due == 1)
         kept.turn()
         #expect(due == 1)
-        writer.changed(closed: false)
+        now = now + StateFlushSchedule.spacing
+        writer.changed(closed: false, now: now)
         kept.turn()
         #expect(due == 2)
-        writer.changed(closed: true)
+        writer.changed(closed: true, now: now + StateFlushSchedule.spacing)
         kept.turn()
         #expect(due == 2)
         writer.close()
