@@ -37,6 +37,7 @@ import Testing
             groups["APPS SUBCOMMANDS"] == [
                 "launch", "launch-background", "foreground", "background", "resign", "activate", "terminate",
                 "extend", "expire", "begin-task", "end-task", "notify", "memory-warning", "purge", "wake",
+                "discard-state", "export-state", "import-state",
             ],
             "\(result)"
         )
