@@ -52,7 +52,7 @@ APP_PLIST = """<?xml version="1.0" encoding="UTF-8"?>
         <string>100000</string>
     </array>
     <key>RunAtLoad</key>
-    <true/>
+    <{run_at_load}/>
 </dict>
 </plist>
 """
@@ -91,7 +91,7 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def generate(directory, apps, port, control):
+def generate(directory, apps, port, control, running):
     os.makedirs(os.path.join(directory, "Apps"))
     sleep = shutil.which("sleep") or "/bin/sleep"
     with open(os.path.join(directory, "Runway.plist"), "w") as file:
@@ -99,7 +99,8 @@ def generate(directory, apps, port, control):
     for index in range(apps):
         bundle = f"com.example.scale{index:05d}"
         with open(os.path.join(directory, "Apps", bundle + ".plist"), "w") as file:
-            file.write(APP_PLIST.format(bundle=bundle, sleep=sleep))
+            run_at_load = "true" if index < running else "false"
+            file.write(APP_PLIST.format(bundle=bundle, sleep=sleep, run_at_load=run_at_load))
 
 
 def timed_run(command, timeout=600):
@@ -145,7 +146,7 @@ def socket_accepts(path):
 
 def scrape(url):
     start = time.monotonic()
-    with urllib.request.urlopen(url, timeout=600) as reply:
+    with urllib.request.urlopen(url, timeout=60) as reply:
         body = reply.read()
     return time.monotonic() - start, len(body)
 
@@ -304,13 +305,14 @@ def deadlines_lateness(runway, control, apps, seconds, poll):
     return figures, walks
 
 
-def measure(runway, apps, idle_seconds, keep, metrics=True, deadlines=200, poll_seconds=10.0):
+def measure(runway, apps, idle_seconds, keep, metrics=True, deadlines=200, poll_seconds=10.0, running=None):
+    running = apps if running is None else min(apps, running)
     directory = tempfile.mkdtemp(prefix=f"runway-scale-{apps}-")
     control = os.path.join(directory, "control.sock")
     port = free_port()
-    generate(os.path.join(directory, "Config"), apps, port, control)
+    generate(os.path.join(directory, "Config"), apps, port, control, running)
     config = os.path.join(directory, "Config")
-    figures = {"apps": apps, "load_before": load_average()}
+    figures = {"apps": apps, "running": running, "load_before": load_average()}
 
     wall, cpu, _, status = timed_run([runway, "validate", "--config", config])
     if status != 0:
@@ -338,7 +340,7 @@ def measure(runway, apps, idle_seconds, keep, metrics=True, deadlines=200, poll_
         # Counted from the daemon's timeline (its standard output), not by polling `status`: a poll costs the loop
         # a walk of every app, which would slow the launches it measures.
         log_path = os.path.join(directory, "daemon.log")
-        while active_count(log_path) < apps:
+        while active_count(log_path) < running:
             if daemon.poll() is not None:
                 raise SystemExit(f"the daemon exited with {daemon.returncode}: see {log_path}")
             if time.monotonic() - start > 600:
@@ -367,7 +369,7 @@ def measure(runway, apps, idle_seconds, keep, metrics=True, deadlines=200, poll_
             figures[f"{name}_bytes"] = len(runs[-1][2])
 
         # Deadlines under polling: two disjoint sets of apps, so that every deadline is a first background period.
-        count = min(deadlines, apps // 2)
+        count = min(deadlines, running // 2)
         bundles = [f"com.example.scale{index:05d}" for index in range(2 * count)]
         quiet, _ = deadlines_lateness(runway, control, bundles[:count], poll_seconds, poll=False)
         polled, walks = deadlines_lateness(runway, control, bundles[count:], poll_seconds, poll=True)
@@ -459,6 +461,12 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the generated directory and the daemon's log")
     parser.add_argument("--no-metrics", action="store_true", help="skip the /metrics scrapes")
     parser.add_argument("--deadlines", type=int, default=200, help="budget deadlines per polling phase (default 200)")
+    parser.add_argument(
+        "--running",
+        type=int,
+        help="apps started at load (RunAtLoad); the rest are registered only (default: all). Each running app holds "
+        "about three descriptors in the daemon, so the descriptor limit bounds it",
+    )
     parser.add_argument("--poll-seconds", type=float, default=10.0, help="seconds the deadlines are spread over")
     arguments = parser.parse_args()
     if not os.access(arguments.runway, os.X_OK):
@@ -487,6 +495,7 @@ def main():
             not arguments.no_metrics,
             arguments.deadlines,
             arguments.poll_seconds,
+            arguments.running,
         )
         for count in counts
     ]
