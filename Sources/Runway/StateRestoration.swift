@@ -42,6 +42,9 @@ final class StateRestoration {
     var hooks: StateRestorationHooks?
     /// Parts received of a state not yet complete, by app.
     var gathering: [AppID: [UInt8]] = [:]
+    /// Apps whose state in progress was refused: their parts up to and including the final one are refused too, so
+    /// that the tail of a refused state is never stored as a state of its own.
+    var refusing: Set<AppID> = []
     /// Read for a launch that restores: how the preserving run ended and the blob.
     var launching: [AppID: (ending: RunEnding, state: [UInt8])] = [:]
     /// The stored states when there are no hooks.
@@ -61,6 +64,7 @@ final class StateRestoration {
     /// Removes the stored state; `done` as for `save`.
     func discard(_ app: AppID, done: @escaping @Sendable (String?) -> Void) {
         self.gathering[app] = nil
+        self.refusing.remove(app)
         guard let hooks = self.hooks else {
             self.memory[app] = nil
             return done(nil)
@@ -74,6 +78,7 @@ final class StateRestoration {
     func transitioned(_ event: TransitionEvent) {
         if event.to == .notRunning {
             self.gathering[event.app] = nil
+            self.refusing.remove(event.app)
             self.launching[event.app] = nil
             if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
         } else if event.from == .notRunning, let ending = event.restoration {
@@ -94,17 +99,29 @@ extension LoopDriver {
     func statePartReceived(app: AppID, request: Int64, part: String, more: Bool, reply: @escaping (RunwayToApp) -> Void)
     {
         let limit = self.restoration.byteLimit
-        let size = (self.restoration.gathering[app]?.count ?? 0) + part.utf8.count
-        guard size <= limit else {
-            // Counted as it grows: an app cannot make the daemon hold more than the limit.
-            self.restoration.gathering[app] = nil
+        let tooLarge = { (message: String) in
             reply(
                 .error(
                     request: request,
                     code: "stateTooLarge",
-                    message: "the state is more than StateRestorationByteLimit (\(limit) bytes); the "
-                        + "parts sent are dropped and the stored state stays as it was"
+                    message: "the state is more than StateRestorationByteLimit (\(limit) bytes); " + message
                 )
+            )
+        }
+        if self.restoration.refusing.contains(app) {
+            // The rest of a refused state, up to its final part: refused too, never stored as a state of its own.
+            if !more { self.restoration.refusing.remove(app) }
+            tooLarge("this part belongs to the refused state and is dropped; the stored state stays as it was")
+            return
+        }
+        let size = (self.restoration.gathering[app]?.count ?? 0) + part.utf8.count
+        guard size <= limit else {
+            // Counted as it grows: an app cannot make the daemon hold more than the limit.
+            self.restoration.gathering[app] = nil
+            if more { self.restoration.refusing.insert(app) }
+            tooLarge(
+                "the parts sent are dropped, and so are the ones that follow up to the final part; the stored "
+                    + "state stays as it was"
             )
             return
         }

@@ -129,8 +129,11 @@ import Glibc
             },
             "\(fixture.lines)"
         )
-        // Request 4 is a part left unfinished when the run ends: dropped, never stored.
-        try fixture.waitFor("reply request=4")
+        // Requests 4 and 5 are the rest of the refused state, up to its final part: refused too, not stored.
+        try fixture.waitFor("error request=4 code=stateTooLarge")
+        try fixture.waitFor("error request=5 code=stateTooLarge")
+        // Request 6 starts a new state, left unfinished when the run ends: dropped, never stored.
+        try fixture.waitFor("reply request=6")
         try self.suspend(fixture, on: daemon)
         #expect(try daemon.cli("purge").status == 0)
         try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
