@@ -72,19 +72,23 @@ final class StateRestoration {
         hooks.discard(app, done)
     }
 
-    /// A transition was published: a launch that restores reads its state now (before its `didFinishLaunching`
-    /// is delivered); a run that ended drops what it was gathering (a torn state never replaces a good one) and
-    /// anything not delivered, and without hooks drops a state the core discarded (R3, R4).
+    /// A launch that restores reads its state now, before its transition is published and its
+    /// `didFinishLaunching` delivered. Returns false when there is none to read, or it is not intact.
+    func restoringLaunch(_ app: AppID, from ending: RunEnding) -> Bool {
+        let state: [UInt8]? = if let hooks = self.hooks { hooks.load(app) } else { self.memory[app] }
+        guard let state else { return false }
+        self.launching[app] = (ending, state)
+        return true
+    }
+
+    /// A transition was published: a run that ended drops what it was gathering (a torn state never replaces a
+    /// good one) and anything not delivered, and without hooks drops a state the core discarded (R3, R4).
     func transitioned(_ event: TransitionEvent) {
-        if event.to == .notRunning {
-            self.gathering[event.app] = nil
-            self.refusing.remove(event.app)
-            self.launching[event.app] = nil
-            if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
-        } else if event.from == .notRunning, let ending = event.restoration {
-            let state: [UInt8]? = if let hooks = self.hooks { hooks.load(event.app) } else { self.memory[event.app] }
-            if let state { self.launching[event.app] = (ending, state) }
-        }
+        guard event.to == .notRunning else { return }
+        self.gathering[event.app] = nil
+        self.refusing.remove(event.app)
+        self.launching[event.app] = nil
+        if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
     }
 }
 
