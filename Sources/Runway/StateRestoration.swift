@@ -187,6 +187,12 @@ extension LoopDriver {
         }
     }
 
+    /// `app`'s `RunwayStateVersion` as registered now (R5); nil when it has none or is unknown. Loop thread.
+    package func stateVersion(of app: AppID) -> String? {
+        self.assertOnLoop()
+        return self.runner.core.descriptor(of: app)?.stateVersion
+    }
+
     /// Discards `app`'s stored state (R5, R7): the core forgets it, a state being gathered is dropped, and the
     /// store removes it; `done` is called (any thread) once it is gone. Loop thread.
     package func discardPreservedState(app: AppID, done: @escaping @Sendable (String?) -> Void) {

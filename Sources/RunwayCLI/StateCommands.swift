@@ -45,7 +45,7 @@ struct ExportStateCommand: ParsableCommand {
     func run() throws {
         let bytes: [UInt8]
         if self.offline.offline {
-            bytes = try self.offline.withStore(self.target) { store throws(PreservedStateError) in
+            bytes = try self.offline.withStore(self.target) { store, _ throws(PreservedStateError) in
                 try store.exportState(app: self.target.app)
             }
         } else {
@@ -80,7 +80,8 @@ struct ImportStateCommand: ParsableCommand {
             The app must be notRunning: a running app preserves its own state, which would replace the import \
             (appRunning, exit 1; terminate it first). Its next launch restores the state when the run that \
             preserved it ended in a way that restores (R2, R6). All of it or nothing: refused (exit 1) for an \
-            unknown app (unknownApp), another app's export (wrongApp), a torn or changed export (badChecksum, \
+            unknown app (unknownApp), another app's export (wrongApp), an export preserved under another \
+            RunwayStateVersion than the app has now (wrongVersion), a torn or changed export (badChecksum, \
             malformed), or a state over StateRestorationByteLimit (stateTooLarge). With --offline no daemon is \
             asked: the export is stored in the StateDirectory directly, for a daemon that has not started yet (a \
             Kubernetes init container, before RunAtLoad); refused while a daemon answers on the control socket.
@@ -95,8 +96,8 @@ struct ImportStateCommand: ParsableCommand {
     func run() throws {
         let bytes = try self.readExport()
         if self.offline.offline {
-            try self.offline.withStore(self.target) { store throws(PreservedStateError) in
-                try store.importState(app: self.target.app, bytes: bytes)
+            try self.offline.withStore(self.target) { store, versionKey throws(PreservedStateError) in
+                try store.importState(app: self.target.app, bytes: bytes, versionKey: versionKey)
             }
             print("\(self.target.app): preserved state imported (\(bytes.count) bytes)")
             return

@@ -120,14 +120,14 @@ import Glibc
         let other = try TemporaryConfig()
         defer { other.remove() }
         let target = self.store(other, limit: 1_000, boot: "boot-z")
-        try target.importState(app: "com.example.a", bytes: export)
+        try target.importState(app: "com.example.a", bytes: export, versionKey: "v3")
         let imported = target.load(app: "com.example.a")
         #expect(imported?.state == Array("node-1".utf8))
         #expect(imported?.versionKey == "v3")
         #expect(imported?.ending == .shutdown)
 
         func refusal(_ app: String, _ bytes: [UInt8], _ store: PreservedStateStore) -> PreservedStateError? {
-            do { try store.importState(app: app, bytes: bytes) } catch { return error }
+            do { try store.importState(app: app, bytes: bytes, versionKey: "v3") } catch { return error }
             return nil
         }
         #expect(refusal("com.example.b", export, target)?.code == .wrongApp)
@@ -147,5 +147,30 @@ import Glibc
         #expect(tooLarge?.description.contains("StateRestorationByteLimit") == true)
         #expect(target.load(app: "com.example.a")?.state == Array("node-1".utf8), "nothing half-applied")
         #expect(target.load(app: "com.example.c") != nil ? false : true)
+    }
+
+    @Test func R5_anExportOfAnotherRunwayStateVersionIsRefusedNamingBoth() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory, limit: 1_000)
+        try store.save(app: "com.example.a", state: Array("old".utf8), versionKey: "v1")
+        try store.recordEnding(app: "com.example.a", ending: .shutdown)
+        let export = try store.exportState(app: "com.example.a")
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other, limit: 1_000)
+        for version in ["v2", nil] as [String?] {
+            do {
+                try target.importState(app: "com.example.a", bytes: export, versionKey: version)
+                Issue.record("imported a state of RunwayStateVersion v1 into an app of \(String(describing: version))")
+            } catch {
+                #expect(error.code == .wrongVersion)
+                #expect(error.description.contains("RunwayStateVersion \"v1\""), "\(error)")
+                #expect(error.description.contains(version.map { "\"\($0)\"" } ?? "(none)"), "\(error)")
+            }
+        }
+        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+        try target.importState(app: "com.example.a", bytes: export, versionKey: "v1")
+        #expect(target.load(app: "com.example.a")?.state == Array("old".utf8))
     }
 }

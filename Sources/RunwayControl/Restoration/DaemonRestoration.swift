@@ -132,9 +132,10 @@ package final class DaemonRestoration: Sendable {
         bytes: [UInt8],
         on scheduler: RunwayScheduler
     ) async throws(PreservedStateError) {
+        let version = scheduler.stateVersion(of: app)
         let result: Result<PreservedState?, PreservedStateError> = await self.offLoop { store in
             do throws(PreservedStateError) {
-                try store.importState(app: app.bundleIdentifier, bytes: bytes)
+                try store.importState(app: app.bundleIdentifier, bytes: bytes, versionKey: version)
                 return .success(store.load(app: app.bundleIdentifier))
             } catch {
                 return .failure(error)

@@ -37,6 +37,8 @@ package struct PreservedStateError: Error, Hashable, Sendable, CustomStringConve
         case badChecksum
         /// The export names another app.
         case wrongApp
+        /// The export was preserved under another `RunwayStateVersion` than the app has now (R5).
+        case wrongVersion
         /// There is no preserved state for the app.
         case noState
         /// A file system call failed.

@@ -117,15 +117,27 @@ package final class PreservedStateStore: Sendable {
 
     /// Stores an export as the app's preserved state; all of it or nothing.
     ///
+    /// - Parameters:
+    ///   - versionKey: The app's `RunwayStateVersion` now: an export preserved under another is refused (R5).
     /// - Throws: `malformed` or `badChecksum` for bytes that are not an intact export, `wrongApp` for another app's,
-    ///   `stateTooLarge` naming `StateRestorationByteLimit`, or `io`. Nothing changes when it throws.
-    package func importState(app: String, bytes: [UInt8]) throws(PreservedStateError) {
+    ///   `wrongVersion` for another `RunwayStateVersion`, `stateTooLarge` naming `StateRestorationByteLimit`, or
+    ///   `io`. Nothing changes when it throws.
+    package func importState(app: String, bytes: [UInt8], versionKey: String?) throws(PreservedStateError) {
         guard bytes.count <= self.byteLimit + PreservedStateFormat.headerByteLimit + 17 else {
             throw PreservedStateError.tooLarge(app: app, bytes: bytes.count, limit: self.byteLimit)
         }
         let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
         guard record.app == app else {
             throw PreservedStateError(.wrongApp, "the export is of \(record.app), not of \(app)")
+        }
+        guard record.versionKey == versionKey else {
+            let name = { (key: String?) in key.map { "\"\($0)\"" } ?? "(none)" }
+            throw PreservedStateError(
+                .wrongVersion,
+                "the export was preserved under RunwayStateVersion \(name(record.versionKey)), and \(app) now has "
+                    + "\(name(versionKey)) (its Info.plist): a state of another version is not restored (R5); "
+                    + "nothing was imported"
+            )
         }
         try self.changes.withLock { _ throws(PreservedStateError) in try self.write(record) }
     }
