@@ -42,7 +42,6 @@ package final class DaemonRestoration: Sendable {
     package func start(on scheduler: RunwayScheduler, report: @Sendable (String) -> Void) {
         let writer = self.writer
         let store = self.store
-        let versions = self.versions
         scheduler.setStateRestoration(
             StateRestorationHooks(
                 byteLimit: store.byteLimit,
@@ -56,21 +55,7 @@ package final class DaemonRestoration: Sendable {
             )
         )
         for app in scheduler.status().map(\.app) {
-            guard let found = store.load(app: app.bundleIdentifier) else { continue }
-            guard found.versionKey == versions[app] else {
-                // R5: the app's configuration says its state is of another version.
-                report(
-                    "preserved state of \(app) discarded: preserved under RunwayStateVersion "
-                        + "\(found.versionKey.map { "\"\($0)\"" } ?? "(none)"), the app now has "
-                        + "\(versions[app].map { "\"\($0)\"" } ?? "(none)")"
-                )
-                writer.discard(app: app.bundleIdentifier)
-                continue
-            }
-            let sameBoot = found.bootID != nil && found.bootID == store.bootID
-            if !scheduler.preservedStateFound(app: app, recordedEnding: found.ending, sameBoot: sameBoot) {
-                writer.discard(app: app.bundleIdentifier)
-            }
+            self.found(app, version: self.versions[app], on: scheduler, report: report)
         }
         scheduler.observeTransitions { event in
             if event.from == .notRunning, event.restoration != nil {
@@ -86,6 +71,32 @@ package final class DaemonRestoration: Sendable {
             } else {
                 writer.discard(app: event.app.bundleIdentifier)
             }
+        }
+    }
+
+    /// Apps a reload registered: told of their stored states as the apps at the start were (R5, R6), so that
+    /// their launches restore and their runs' endings are recorded. Call before they launch.
+    package func appsAdded(_ apps: [AppDescriptor], on scheduler: RunwayScheduler, report: (String) -> Void) {
+        for app in apps { self.found(app.id, version: app.stateVersion, on: scheduler, report: report) }
+    }
+
+    /// Reads `app`'s stored state, if any: discarded when of another `RunwayStateVersion` than `version` (R5) or
+    /// when its recorded ending does not restore; otherwise the core is told of it (R6).
+    private func found(_ app: AppID, version: String?, on scheduler: RunwayScheduler, report: (String) -> Void) {
+        guard let found = self.store.load(app: app.bundleIdentifier) else { return }
+        guard found.versionKey == version else {
+            // R5: the app's configuration says its state is of another version.
+            report(
+                "preserved state of \(app) discarded: preserved under RunwayStateVersion "
+                    + "\(found.versionKey.map { "\"\($0)\"" } ?? "(none)"), the app now has "
+                    + "\(version.map { "\"\($0)\"" } ?? "(none)")"
+            )
+            self.writer.discard(app: app.bundleIdentifier)
+            return
+        }
+        let sameBoot = found.bootID != nil && found.bootID == self.store.bootID
+        if !scheduler.preservedStateFound(app: app, recordedEnding: found.ending, sameBoot: sameBoot) {
+            self.writer.discard(app: app.bundleIdentifier)
         }
     }
 
