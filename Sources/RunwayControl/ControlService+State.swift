@@ -134,15 +134,17 @@ extension ControlService {
         return nil
     }
 
-    /// Runs `work` off the loop thread and sends its reply on `connection` from the loop thread.
+    /// Runs `work` off the loop thread and sends its reply on `connection` from the loop thread, in the order of
+    /// the connection's requests (`ReplyOrder`): its place is taken now. Loop thread.
     private func replyLater(
         to connection: ControlSocketServer.ConnectionID,
         _ work: @escaping @Sendable () async -> ControlReply
     ) {
         let scheduler = self.scheduler
+        let ticket = self.replyOrder.reserve(for: connection)
         Task {
             let line = ControlProtocol.encodedLine(await work())
-            _ = scheduler.runOnLoop { [weak self] in self?.server?.send(line, to: connection) }
+            _ = scheduler.runOnLoop { [weak self] in self?.encoded(line, ticket: ticket, for: connection) }
         }
     }
 }
