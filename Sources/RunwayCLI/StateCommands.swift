@@ -31,9 +31,11 @@ struct ExportStateCommand: ParsableCommand {
         discussion: """
             The export is self-describing binary: format version, app, RunwayStateVersion, how the run that \
             preserved it ended, the state and a checksum. `runway import-state APP FILE` stores it on another \
-            daemon (Docs/Deployment.md). Refused (exit 1) for an unknown app (unknownApp) or an app with no \
-            preserved state (noState). With --offline no daemon is asked: the store in the StateDirectory is read \
-            directly, and the command is refused while a daemon answers on the control socket.
+            daemon (Docs/Deployment.md). Refused (exit 1) for an unknown app (unknownApp), an app with no \
+            preserved state (noState), or a state file that cannot be used, saying why (badChecksum, malformed: \
+            torn or changed; untrusted: not a private regular file). With --offline no daemon is asked: the \
+            store in the StateDirectory is read directly, and the command is refused while a daemon answers on \
+            the control socket.
             """
     )
 
@@ -82,7 +84,8 @@ struct ImportStateCommand: ParsableCommand {
             preserved it ended in a way that restores (R2, R6). All of it or nothing: refused (exit 1) for an \
             unknown app (unknownApp), another app's export (wrongApp), an export preserved under another \
             RunwayStateVersion than the app has now (wrongVersion), a torn or changed export (badChecksum, \
-            malformed), or a state over StateRestorationByteLimit (stateTooLarge). With --offline no daemon is \
+            malformed), an export whose run ended in a way that discards its state (notRestorable), or a state over \
+            StateRestorationByteLimit (stateTooLarge). With --offline no daemon is \
             asked: the export is stored in the StateDirectory directly, for a daemon that has not started yet (a \
             Kubernetes init container, before RunAtLoad); refused while a daemon answers on the control socket.
             """

@@ -173,4 +173,48 @@ import Glibc
         try target.importState(app: "com.example.a", bytes: export, versionKey: "v1")
         #expect(target.load(app: "com.example.a")?.state == Array("old".utf8))
     }
+
+    @Test func R1_anExportOfAFileThatCannotBeUsedSaysWhyNotThatThereIsNone() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        try store.save(app: "com.example.a", state: Array("good".utf8), versionKey: nil)
+        let path = store.path(of: "com.example.a")
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        bytes[bytes.count - 12] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        func exportError(_ app: String) -> PreservedStateError? {
+            do { _ = try store.exportState(app: app) } catch { return error }
+            return nil
+        }
+        let changed = exportError("com.example.a")
+        #expect(changed?.code == .badChecksum, "\(String(describing: changed))")
+        #expect(changed?.description.contains(path) == true, "\(String(describing: changed))")
+        // A symbolic link in the store is never followed.
+        try store.save(app: "com.example.b", state: Array("other".utf8), versionKey: nil)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: store.path(of: "com.example.b"))
+        #expect(exportError("com.example.a")?.code == .untrusted)
+        #expect(exportError("com.example.none")?.code == .noState)
+    }
+
+    @Test func R3_anExportWhoseRunEndedInAWayThatDiscardsIsRefusedAtImport() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        try store.save(app: "com.example.a", state: Array("old".utf8), versionKey: nil)
+        try store.recordEnding(app: "com.example.a", ending: .terminated)
+        let export = try store.exportState(app: "com.example.a")
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other)
+        do {
+            try target.importState(app: "com.example.a", bytes: export, versionKey: nil)
+            Issue.record("imported a state whose run ended as terminated")
+        } catch {
+            #expect(error.code == .notRestorable)
+            #expect(error.description.contains("terminated"), "\(error)")
+        }
+        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+    }
 }

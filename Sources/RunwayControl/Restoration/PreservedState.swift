@@ -41,6 +41,10 @@ package struct PreservedStateError: Error, Hashable, Sendable, CustomStringConve
         case wrongVersion
         /// There is no preserved state for the app.
         case noState
+        /// The file is not a private regular file of this user (a symbolic link, another owner, writable by others).
+        case untrusted
+        /// An export whose run ended in a way that discards its state (R3): it would never be restored.
+        case notRestorable
         /// A file system call failed.
         case io
     }

@@ -107,11 +107,19 @@ package final class PreservedStateStore: Sendable {
     /// The app's preserved state as a self-describing byte string (format version, app, version key, ending, blob,
     /// checksum: PreservedStateFormat), for `runway export-state`.
     ///
-    /// - Throws: `noState` when the app has none (or only an unreadable one).
+    /// - Throws: `noState` when the app has none; for a file that cannot be used, why (`untrusted`, `malformed`,
+    ///   `badChecksum`, `stateTooLarge`), naming the file.
     package func exportState(app: String) throws(PreservedStateError) -> [UInt8] {
-        guard let record = self.load(app: app) else {
-            throw PreservedStateError(.noState, "\(app) has no preserved state")
+        let record: PreservedState?
+        do throws(PreservedStateError) {
+            record = try self.readRecord(app: app)
+        } catch {
+            throw PreservedStateError(
+                error.code,
+                "the preserved state of \(app) (\(self.path(of: app))) cannot be exported: \(error.description)"
+            )
         }
+        guard let record else { throw PreservedStateError(.noState, "\(app) has no preserved state") }
         return PreservedStateFormat.encode(record)
     }
 
@@ -120,7 +128,8 @@ package final class PreservedStateStore: Sendable {
     /// - Parameters:
     ///   - versionKey: The app's `RunwayStateVersion` now: an export preserved under another is refused (R5).
     /// - Throws: `malformed` or `badChecksum` for bytes that are not an intact export, `wrongApp` for another app's,
-    ///   `wrongVersion` for another `RunwayStateVersion`, `stateTooLarge` naming `StateRestorationByteLimit`, or
+    ///   `wrongVersion` for another `RunwayStateVersion`, `notRestorable` for one whose run ended in a way that
+    ///   discards (R3), `stateTooLarge` naming `StateRestorationByteLimit`, or
     ///   `io`. Nothing changes when it throws.
     package func importState(app: String, bytes: [UInt8], versionKey: String?) throws(PreservedStateError) {
         guard bytes.count <= self.byteLimit + PreservedStateFormat.headerByteLimit + 17 else {
@@ -129,6 +138,13 @@ package final class PreservedStateStore: Sendable {
         let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
         guard record.app == app else {
             throw PreservedStateError(.wrongApp, "the export is of \(record.app), not of \(app)")
+        }
+        if let ending = record.ending, !ending.restores {
+            throw PreservedStateError(
+                .notRestorable,
+                "the export's last run ended as \(ending.rawValue), which discards its state (R3): it would never "
+                    + "be restored; nothing was imported"
+            )
         }
         guard record.versionKey == versionKey else {
             let name = { (key: String?) in key.map { "\"\($0)\"" } ?? "(none)" }
@@ -148,6 +164,17 @@ package final class PreservedStateStore: Sendable {
     /// over the limit, or not trusted (not a regular file of this user, writable by others) is never returned: it
     /// is reported and left in place, and the app has no preserved state until a save replaces it.
     package func load(app: String) -> PreservedState? {
+        do throws(PreservedStateError) {
+            return try self.readRecord(app: app)
+        } catch {
+            self.report("preserved state \(self.path(of: app)) ignored: \(error.description)")
+            return nil
+        }
+    }
+
+    /// The app's preserved state, nil when it has none, or why its file cannot be used (`untrusted`, `malformed`,
+    /// `badChecksum`, `stateTooLarge`, `wrongApp`).
+    private func readRecord(app: String) throws(PreservedStateError) -> PreservedState? {
         let path = self.path(of: app)
         let fd: Int32
         let size: Int
@@ -155,14 +182,15 @@ package final class PreservedStateStore: Sendable {
         case .success(nil): return nil
         case .success(let opened?): (fd, size) = opened
         case .failure(let problem):
-            self.report("preserved state \(path) ignored: not a private regular file (\(problem))")
-            return nil
+            throw PreservedStateError(.untrusted, "not a private regular file (\(problem))")
         }
         defer { close(fd) }
         let most = self.byteLimit + PreservedStateFormat.headerByteLimit + 17
         guard size <= most else {
-            self.report("preserved state \(path) ignored: \(size) bytes, more than StateRestorationByteLimit allows")
-            return nil
+            throw PreservedStateError(
+                .stateTooLarge,
+                "\(size) bytes, more than StateRestorationByteLimit (\(self.byteLimit) bytes) allows"
+            )
         }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
@@ -172,15 +200,10 @@ package final class PreservedStateStore: Sendable {
             guard count > 0 else { break }
             done += count
         }
-        do throws(PreservedStateError) {
-            guard done == size else { throw PreservedStateError(.malformed, "shorter than its size") }
-            let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
-            guard record.app == app else { throw PreservedStateError(.wrongApp, "it is of \(record.app)") }
-            return record
-        } catch {
-            self.report("preserved state \(path) ignored: \(error)")
-            return nil
-        }
+        guard done == size else { throw PreservedStateError(.malformed, "shorter than its size") }
+        let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
+        guard record.app == app else { throw PreservedStateError(.wrongApp, "it is of \(record.app)") }
+        return record
     }
 
     // MARK: Writing
