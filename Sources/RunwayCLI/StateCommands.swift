@@ -84,9 +84,9 @@ struct ImportStateCommand: ParsableCommand {
             preserved it ended in a way that restores (R2, R6). All of it or nothing: refused (exit 1) for an \
             unknown app (unknownApp), another app's export (wrongApp), an export preserved under another \
             RunwayStateVersion than the app has now (wrongVersion), a torn or changed export (badChecksum, \
-            malformed), an export whose run ended in a way that discards its state (notRestorable), or a state over \
-            StateRestorationByteLimit (stateTooLarge). With --offline no daemon is \
-            asked: the export is stored in the StateDirectory directly, for a daemon that has not started yet (a \
+            malformed), an export whose run ended in a way that discards its state (notRestorable), a state \
+            that is not UTF-8 text (notText), or a state over StateRestorationByteLimit (stateTooLarge). With \
+            --offline no daemon is asked: the export is stored in the StateDirectory directly, for a daemon that has not started yet (a \
             Kubernetes init container, before RunAtLoad); refused while a daemon answers on the control socket.
             """
     )

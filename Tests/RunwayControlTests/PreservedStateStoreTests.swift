@@ -217,4 +217,24 @@ import Glibc
         }
         #expect(target.load(app: "com.example.a") == nil, "nothing imported")
     }
+
+    @Test func R1_anExportWhoseStateIsNotUTF8TextIsRefusedAtImport() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        try store.save(app: "com.example.a", state: [0x61, 0xFF, 0xFE], versionKey: nil)
+        try store.recordEnding(app: "com.example.a", ending: .purged)
+        let export = try store.exportState(app: "com.example.a")
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other)
+        do {
+            try target.importState(app: "com.example.a", bytes: export, versionKey: nil)
+            Issue.record("imported a state that is not UTF-8")
+        } catch {
+            #expect(error.code == .notText)
+            #expect(error.description.contains("UTF-8"), "\(error)")
+        }
+        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+    }
 }

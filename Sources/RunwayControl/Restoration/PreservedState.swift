@@ -45,6 +45,8 @@ package struct PreservedStateError: Error, Hashable, Sendable, CustomStringConve
         case untrusted
         /// An export whose run ended in a way that discards its state (R3): it would never be restored.
         case notRestorable
+        /// An export whose state is not UTF-8 text, the only state an app can preserve over the app protocol.
+        case notText
         /// A file system call failed.
         case io
     }

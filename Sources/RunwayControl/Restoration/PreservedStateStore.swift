@@ -128,8 +128,8 @@ package final class PreservedStateStore: Sendable {
     /// - Parameters:
     ///   - versionKey: The app's `RunwayStateVersion` now: an export preserved under another is refused (R5).
     /// - Throws: `malformed` or `badChecksum` for bytes that are not an intact export, `wrongApp` for another app's,
-    ///   `wrongVersion` for another `RunwayStateVersion`, `notRestorable` for one whose run ended in a way that
-    ///   discards (R3), `stateTooLarge` naming `StateRestorationByteLimit`, or
+    ///   `wrongVersion` for another `RunwayStateVersion`, `notText` for a state that is not UTF-8, `notRestorable`
+    ///   for one whose run ended in a way that discards (R3), `stateTooLarge` naming `StateRestorationByteLimit`, or
     ///   `io`. Nothing changes when it throws.
     package func importState(app: String, bytes: [UInt8], versionKey: String?) throws(PreservedStateError) {
         guard bytes.count <= self.byteLimit + PreservedStateFormat.headerByteLimit + 17 else {
@@ -138,6 +138,15 @@ package final class PreservedStateStore: Sendable {
         let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
         guard record.app == app else {
             throw PreservedStateError(.wrongApp, "the export is of \(record.app), not of \(app)")
+        }
+        guard String(validating: record.state, as: UTF8.self) != nil else {
+            // A process app's state reaches it in JSON strings (`restoredState`): bytes that are not UTF-8 would
+            // reach it changed.
+            throw PreservedStateError(
+                .notText,
+                "the export's state is not UTF-8 text, which is all an app can preserve over the app protocol "
+                    + "(binary data is encoded, e.g. base64); nothing was imported"
+            )
         }
         if let ending = record.ending, !ending.restores {
             throw PreservedStateError(
