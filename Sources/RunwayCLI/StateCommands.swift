@@ -86,8 +86,9 @@ struct ImportStateCommand: ParsableCommand {
             RunwayStateVersion than the app has now (wrongVersion), a torn or changed export (badChecksum, \
             malformed), an export whose run ended in a way that discards its state (notRestorable), a state \
             that is not UTF-8 text (notText), or a state over StateRestorationByteLimit (stateTooLarge). With \
-            --offline no daemon is asked: the export is stored in the StateDirectory directly, for a daemon that has not started yet (a \
-            Kubernetes init container, before RunAtLoad); refused while a daemon answers on the control socket.
+            --offline no daemon is asked: the export is stored in the StateDirectory directly, for a daemon that \
+            has not started yet (a Kubernetes init container, before RunAtLoad); refused while a daemon answers on \
+            the control socket.
             """
     )
 
