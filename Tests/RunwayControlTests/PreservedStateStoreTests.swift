@@ -237,4 +237,22 @@ import Glibc
         }
         #expect(target.load(app: "com.example.a") == nil, "nothing imported")
     }
+
+    @Test func R1_anAppWithTheLongestBundleIdentifierPreservesItsState() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        // 255 bytes, the most CFBundleIdentifier allows; another that differs only in its last byte.
+        let long = "com." + String(repeating: "a", count: 250) + "b"
+        let twin = "com." + String(repeating: "a", count: 250) + "c"
+        try store.save(app: long, state: Array("long".utf8), versionKey: nil)
+        try store.save(app: twin, state: Array("twin".utf8), versionKey: nil)
+        #expect(store.load(app: long)?.state == Array("long".utf8))
+        #expect(store.load(app: twin)?.state == Array("twin".utf8))
+        let name = (store.path(of: long) as NSString).lastPathComponent
+        #expect(name.utf8.count + ".tmp".utf8.count <= 255, "\(name)")
+        try store.discard(app: long)
+        #expect(store.load(app: long) == nil)
+        #expect(store.load(app: twin) != nil)
+    }
 }

@@ -54,7 +54,9 @@ package final class PreservedStateStore: Sendable {
     }
 
     /// The file of `app`: its bundle identifier with every byte outside `A-Za-z0-9._-` as `%XX`, so no name can
-    /// leave the directory.
+    /// leave the directory. A name over `fullNameBytes` is cut there and followed by `-` and a 64-bit FNV-1a hash
+    /// of the whole name, so that with `.state.tmp` it stays within the file system's 255-byte name limit (a
+    /// bundle identifier may have 255 bytes); the file names its app, so a state is never read as another's.
     package func path(of app: String) -> String {
         var name = ""
         for byte in app.utf8 {
@@ -69,8 +71,18 @@ package final class PreservedStateStore: Sendable {
                 name += "%" + (hex.count == 1 ? "0" : "") + hex
             }
         }
+        if name.utf8.count > Self.fullNameBytes {
+            var hash: UInt64 = 14_695_981_039_346_656_037
+            for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+            let hex = String(hash, radix: 16)
+            name = String(decoding: name.utf8.prefix(Self.fullNameBytes), as: UTF8.self) + "-"
+                + String(repeating: "0", count: 16 - hex.count) + hex
+        }
         return "\(self.directory)/\(name).state"
     }
+
+    /// The longest escaped identifier used whole as a file name: with `.state.tmp` it stays below 255 bytes.
+    static let fullNameBytes = 200
 
     // MARK: Changes
 
