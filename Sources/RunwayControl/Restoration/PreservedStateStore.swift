@@ -75,7 +75,8 @@ package final class PreservedStateStore: Sendable {
             var hash: UInt64 = 14_695_981_039_346_656_037
             for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
             let hex = String(hash, radix: 16)
-            name = String(decoding: name.utf8.prefix(Self.fullNameBytes), as: UTF8.self) + "-"
+            name =
+                String(decoding: name.utf8.prefix(Self.fullNameBytes), as: UTF8.self) + "-"
                 + String(repeating: "0", count: 16 - hex.count) + hex
         }
         return "\(self.directory)/\(name).state"
