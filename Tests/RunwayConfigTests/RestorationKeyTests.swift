@@ -47,4 +47,18 @@ import Testing
             expectedContains: "a string of 1 to 256 bytes"
         )
     }
+
+    @Test func R5_aStateVersionWithAControlCharacterIsAnErrorNamingTheKey() throws {
+        for bad in ["v1\nv2", "v1\tv2"] {
+            let (error, file) = try self.error(app: "<key>RunwayStateVersion</key><string>\(bad)</string>")
+            expectError(
+                error,
+                code: .invalidValue,
+                file: file,
+                keyPath: "RunwayStateVersion",
+                found: "string \(bad.debugDescription)",
+                expectedContains: "without control characters"
+            )
+        }
+    }
 }

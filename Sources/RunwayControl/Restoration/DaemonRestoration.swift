@@ -88,8 +88,8 @@ package final class DaemonRestoration: Sendable {
             // R5: the app's configuration says its state is of another version.
             report(
                 "preserved state of \(app) discarded: preserved under RunwayStateVersion "
-                    + "\(found.versionKey.map { "\"\($0)\"" } ?? "(none)"), the app now has "
-                    + "\(version.map { "\"\($0)\"" } ?? "(none)")"
+                    + "\(found.versionKey?.debugDescription ?? "(none)"), the app now has "
+                    + "\(version?.debugDescription ?? "(none)")"
             )
             self.writer.discard(app: app.bundleIdentifier)
             return

@@ -169,7 +169,8 @@ package final class PreservedStateStore: Sendable {
             )
         }
         guard record.versionKey == versionKey else {
-            let name = { (key: String?) in key.map { "\"\($0)\"" } ?? "(none)" }
+            // Quoted and escaped: a version read from a file may hold any character.
+            let name = { (key: String?) in key?.debugDescription ?? "(none)" }
             throw PreservedStateError(
                 .wrongVersion,
                 "the export was preserved under RunwayStateVersion \(name(record.versionKey)), and \(app) now has "
