@@ -15,12 +15,14 @@ package final class DaemonRestoration: Sendable {
     /// - Parameters:
     ///   - directory: The store's directory (`StateDirectory.preservedStateDirectory`).
     ///   - byteLimit: `StateRestorationByteLimit`.
+    ///   - writeInterval: `StateRestorationWriteInterval`: the least time between two writes of one app's file.
     ///   - bootIDPath: Where this boot's id is read (`/proc/sys/kernel/random/boot_id`; tests give another file).
     ///   - apps: The configured apps.
     ///   - report: Told of a file ignored and of a change that failed.
     package init(
         directory: String,
         byteLimit: Int,
+        writeInterval: Duration = DaemonSettings.defaultStateRestorationWriteInterval,
         bootIDPath: String = "/proc/sys/kernel/random/boot_id",
         apps: [AppDescriptor],
         report: @escaping @Sendable (String) -> Void
@@ -31,7 +33,7 @@ package final class DaemonRestoration: Sendable {
             bootID: PreservedStateStore.readBootID(path: bootIDPath),
             report: report
         )
-        self.writer = PreservedStateWriter(store: self.store, report: report)
+        self.writer = PreservedStateWriter(store: self.store, interval: writeInterval, report: report)
         var versions: [AppID: String] = [:]
         for app in apps { versions[app.id] = app.stateVersion }
         self.versions = versions
@@ -111,6 +113,7 @@ package final class DaemonRestoration: Sendable {
         let restoration = DaemonRestoration(
             directory: StateDirectory.preservedStateDirectory(directory: stateDirectory, socket: socket),
             byteLimit: configuration.daemon.stateRestorationByteLimit,
+            writeInterval: configuration.daemon.stateRestorationWriteInterval,
             bootIDPath: options.bootIDFile,
             apps: configuration.apps.map(\.descriptor),
             report: { printError("warning: \($0)") }
