@@ -2,7 +2,8 @@
 import RunwayProtocol
 
 /// A launch that restores (Behaviour.md R2): the state goes to the app as `restoredState` lines, each at most
-/// `AppProtocol.restoredStatePartBytes` of escaped state text, then `didFinishLaunching` with `restoration`. Loop thread only.
+/// `AppProtocol.restoredStatePartBytes` of escaped state text, then `didFinishLaunching` with `restoration`. Loop
+/// thread only.
 ///
 /// The lines of a state of `StateRestorationByteLimit` (1 MiB by default) are queued at once, and JSON may escape a
 /// byte into six, so they could cross the unread-bytes limit (`ProtocolWriteQueueLimitBytes`, 1 MiB) before the app

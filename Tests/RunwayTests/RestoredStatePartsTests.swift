@@ -5,8 +5,8 @@ import Testing
 
 @testable import RunwayProcesses
 
-/// R2: a restored state is handed back in `restoredState` lines of at most 32 KiB of escaped state text, cut between UTF-8
-/// sequences, so that every line is valid JSON text and the parts join back to the state.
+/// R2: a restored state is handed back in `restoredState` lines of at most 32 KiB of escaped state text, cut between
+/// UTF-8 sequences, so that every line is valid JSON text and the parts join back to the state.
 @Suite struct RestoredStatePartsTests {
     @Test func R2_aStateIsCutIntoPartsOfAtMost32KiBNeverInsideACharacter() throws {
         // 3-byte characters after one ASCII byte: the 32,768th byte falls inside a character.
