@@ -6,47 +6,55 @@ import Testing
 @testable import RunwayControl
 
 /// `PreservedStateWriter`'s spacing (Behaviour.md R1, `StateRestorationWriteInterval`): an app saving in a loop gets
-/// its file written once per interval, the newest state winning, and another app's save is not held behind it.
+/// its file written at most once per interval, the newest state winning, and another app's save is not held behind it.
 @Suite struct PreservedStateWriterTests {
-    /// Saves `state` and waits until the writer answers.
-    func save(_ writer: PreservedStateWriter, _ app: String, _ state: String) {
-        let done = DispatchSemaphore(value: 0)
-        writer.save(app: app, state: Array(state.utf8), versionKey: nil) { _ in done.signal() }
-        done.wait()
+    /// Saves `state` and waits until the writer answers, without blocking a thread of the shared pool.
+    func save(_ writer: PreservedStateWriter, _ app: String, _ state: String) async {
+        await withCheckedContinuation { continuation in
+            writer.save(app: app, state: Array(state.utf8), versionKey: nil) { _ in continuation.resume() }
+        }
     }
 
-    @Test func R1_anAppSavingInALoopIsWrittenOncePerIntervalAndTheNewestWins() throws {
+    @Test func R1_anAppSavingInALoopIsWrittenOncePerIntervalAndTheNewestWins() async throws {
         let directory = try TemporaryConfig()
         defer { directory.remove() }
         let store = PreservedStateStore(directory: directory.path + "/states", byteLimit: 1 << 20, bootID: nil)
         let writer = PreservedStateWriter(store: store, interval: .milliseconds(250), report: { _ in })
-        // One app saves, waits for the answer and saves again, for a second: about four intervals.
+        // One app saves, waits for the answer and saves again: each write starts at least 250 ms after the one
+        // before, however fast the disk, so five saves take at least a second; each is written, the last one wins.
         let start = ContinuousClock.now
-        var saves = 0
-        while ContinuousClock.now - start < .seconds(1) {
-            saves += 1
-            self.save(writer, "com.example.loop", "state \(saves)")
+        for save in 1...5 { await self.save(writer, "com.example.loop", "state \(save)") }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(1_000), "\(elapsed)")
+        #expect(writer.writes == 5)
+        #expect(store.load(app: "com.example.loop")?.state == Array("state 5".utf8))
+        // Saves sent without waiting are one write: the newest replaces the one waiting.
+        let before = writer.writes
+        await withTaskGroup(of: Void.self) { group in
+            for save in 6...9 { group.addTask { await self.save(writer, "com.example.loop", "state \(save)") } }
         }
-        let writes = writer.writes
-        #expect(writes >= 2 && writes <= 6, "\(writes) writes of \(saves) saves in one second, 250 ms apart")
-        #expect(store.load(app: "com.example.loop")?.state == Array("state \(saves)".utf8))
+        #expect(writer.writes <= before + 2)
+        #expect(store.load(app: "com.example.loop")?.state.count == Array("state 9".utf8).count)
     }
 
-    @Test func R1_anotherAppsSaveIsNotHeldBehindASpacedOne() throws {
+    @Test func R1_anotherAppsSaveIsNotHeldBehindASpacedOne() async throws {
         let directory = try TemporaryConfig()
         defer { directory.remove() }
         let store = PreservedStateStore(directory: directory.path + "/states", byteLimit: 1 << 20, bootID: nil)
         let writer = PreservedStateWriter(store: store, interval: .seconds(5), report: { _ in })
-        self.save(writer, "com.example.loop", "first")
+        await self.save(writer, "com.example.loop", "first")
         // The loop's next save waits five seconds for its turn; the other app's is written at once.
-        let held = DispatchSemaphore(value: 0)
-        writer.save(app: "com.example.loop", state: Array("second".utf8), versionKey: nil) { _ in held.signal() }
-        let elapsed = ContinuousClock().measure { self.save(writer, "com.example.other", "other") }
-        #expect(elapsed < .seconds(2), "\(elapsed)")
-        #expect(held.wait(timeout: .now()) == .timedOut, "the spaced save waits for its interval")
-        // A flush (the daemon's stop) writes what waits at once.
+        let held = RunwayLock(false)
+        writer.save(app: "com.example.loop", state: Array("second".utf8), versionKey: nil) { _ in
+            held.withLock { $0 = true }
+        }
+        let start = ContinuousClock.now
+        await self.save(writer, "com.example.other", "other")
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(held.withLock { $0 } == false, "the spaced save waits for its interval")
+        // A flush (the daemon's stop) writes what waits at once; its answer runs on the writer's queue first.
         writer.flush()
-        #expect(held.wait(timeout: .now() + 1) == .success)
+        #expect(held.withLock { $0 } == true)
         #expect(store.load(app: "com.example.loop")?.state == Array("second".utf8))
     }
 }
