@@ -54,9 +54,10 @@ def main():
         f.write(RUNWAY_PLIST.format(socket=os.path.join(scratch, "control.sock"), state=os.path.join(scratch, "state")))
     with open(os.path.join(config, "Apps", APP + ".plist"), "w") as f:
         f.write(APP_PLIST.format(app=APP, sample=SAMPLE))
-    daemon = subprocess.Popen(
-        [runway, "run", "--config", config], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
+    # The daemon's warnings go to a file: a pipe nobody reads would block the daemon once it held 64 KiB.
+    daemon_log_path = os.path.join(scratch, "daemon.log")
+    daemon_log = open(daemon_log_path, "w")
+    daemon = subprocess.Popen([runway, "run", "--config", config], stdout=subprocess.DEVNULL, stderr=daemon_log)
     events = None
     try:
         cli = lambda *arguments: command(runway, config, *arguments)
@@ -91,6 +92,8 @@ def main():
             print("\ndemo-restore: counter intact: preserved %d, restored %d" % (preserved, restored))
             return 0
         print("\ndemo-restore: FAILED: preserved %s, restored %s" % (preserved, restored))
+        with open(daemon_log_path) as f:
+            print("the daemon's last warnings:\n" + "".join(f.readlines()[-20:]))
         return 1
     finally:
         if events is not None and events.poll() is None:
@@ -100,6 +103,7 @@ def main():
             daemon.wait(timeout=15)
         except subprocess.TimeoutExpired:
             daemon.kill()
+        daemon_log.close()
         shutil.rmtree(scratch, ignore_errors=True)
 
 

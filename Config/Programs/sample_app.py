@@ -102,6 +102,10 @@ def preserve_state(text):
             fields["more"] = True
         reply = request("preserveState", **fields)
         if reply is None or reply.get("type") != "reply":
+            if reply is not None and reply.get("code") == "stateTooLarge" and fields.get("more"):
+                # Runway refuses every part of a refused state up to its last one: end it, so that the next
+                # state is taken.
+                request("preserveState", state="")
             return reply
     return reply
 

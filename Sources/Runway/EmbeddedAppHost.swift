@@ -89,6 +89,10 @@ final class EmbeddedAppHost: AppHost {
         self.apps[app]?.application.executor.terminated()
     }
 
+    func restoringLaunch(_ app: AppID, from ending: RunEnding) -> Bool {
+        self.restoration?.restoringLaunch(app, from: ending) ?? false
+    }
+
     func transitioned(_ event: TransitionEvent) {
         if let restoration = self.restoration {
             restoration.transitioned(event)

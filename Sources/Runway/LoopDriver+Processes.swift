@@ -22,6 +22,10 @@ final class ProcessAppHost: AppHost {
         self.supervisor.deliver(message, token: token, to: app)
     }
 
+    func restoringLaunch(_ app: AppID, from ending: RunEnding) -> Bool {
+        self.restoration.restoringLaunch(app, from: ending)
+    }
+
     func transitioned(_ event: TransitionEvent) { self.restoration.transitioned(event) }
 
     func spawn(_ app: AppID) { self.supervisor.spawn(app) }

@@ -42,6 +42,9 @@ final class StateRestoration {
     var hooks: StateRestorationHooks?
     /// Parts received of a state not yet complete, by app.
     var gathering: [AppID: [UInt8]] = [:]
+    /// Apps whose state in progress was refused: their parts up to and including the final one are refused too, so
+    /// that the tail of a refused state is never stored as a state of its own.
+    var refusing: Set<AppID> = []
     /// Read for a launch that restores: how the preserving run ended and the blob.
     var launching: [AppID: (ending: RunEnding, state: [UInt8])] = [:]
     /// The stored states when there are no hooks.
@@ -61,6 +64,7 @@ final class StateRestoration {
     /// Removes the stored state; `done` as for `save`.
     func discard(_ app: AppID, done: @escaping @Sendable (String?) -> Void) {
         self.gathering[app] = nil
+        self.refusing.remove(app)
         guard let hooks = self.hooks else {
             self.memory[app] = nil
             return done(nil)
@@ -68,18 +72,23 @@ final class StateRestoration {
         hooks.discard(app, done)
     }
 
-    /// A transition was published: a launch that restores reads its state now (before its `didFinishLaunching`
-    /// is delivered); a run that ended drops what it was gathering (a torn state never replaces a good one) and
-    /// anything not delivered, and without hooks drops a state the core discarded (R3, R4).
+    /// A launch that restores reads its state now, before its transition is published and its
+    /// `didFinishLaunching` delivered. Returns false when there is none to read, or it is not intact.
+    func restoringLaunch(_ app: AppID, from ending: RunEnding) -> Bool {
+        let state: [UInt8]? = if let hooks = self.hooks { hooks.load(app) } else { self.memory[app] }
+        guard let state else { return false }
+        self.launching[app] = (ending, state)
+        return true
+    }
+
+    /// A transition was published: a run that ended drops what it was gathering (a torn state never replaces a
+    /// good one) and anything not delivered, and without hooks drops a state the core discarded (R3, R4).
     func transitioned(_ event: TransitionEvent) {
-        if event.to == .notRunning {
-            self.gathering[event.app] = nil
-            self.launching[event.app] = nil
-            if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
-        } else if event.from == .notRunning, let ending = event.restoration {
-            let state: [UInt8]? = if let hooks = self.hooks { hooks.load(event.app) } else { self.memory[event.app] }
-            if let state { self.launching[event.app] = (ending, state) }
-        }
+        guard event.to == .notRunning else { return }
+        self.gathering[event.app] = nil
+        self.refusing.remove(event.app)
+        self.launching[event.app] = nil
+        if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
     }
 }
 
@@ -94,17 +103,29 @@ extension LoopDriver {
     func statePartReceived(app: AppID, request: Int64, part: String, more: Bool, reply: @escaping (RunwayToApp) -> Void)
     {
         let limit = self.restoration.byteLimit
-        let size = (self.restoration.gathering[app]?.count ?? 0) + part.utf8.count
-        guard size <= limit else {
-            // Counted as it grows: an app cannot make the daemon hold more than the limit.
-            self.restoration.gathering[app] = nil
+        let tooLarge = { (message: String) in
             reply(
                 .error(
                     request: request,
                     code: "stateTooLarge",
-                    message: "the state is more than StateRestorationByteLimit (\(limit) bytes); the "
-                        + "parts sent are dropped and the stored state stays as it was"
+                    message: "the state is more than StateRestorationByteLimit (\(limit) bytes); " + message
                 )
+            )
+        }
+        if self.restoration.refusing.contains(app) {
+            // The rest of a refused state, up to its final part: refused too, never stored as a state of its own.
+            if !more { self.restoration.refusing.remove(app) }
+            tooLarge("this part belongs to the refused state and is dropped; the stored state stays as it was")
+            return
+        }
+        let size = (self.restoration.gathering[app]?.count ?? 0) + part.utf8.count
+        guard size <= limit else {
+            // Counted as it grows: an app cannot make the daemon hold more than the limit.
+            self.restoration.gathering[app] = nil
+            if more { self.restoration.refusing.insert(app) }
+            tooLarge(
+                "the parts sent are dropped, and so are the ones that follow up to the final part; the stored "
+                    + "state stays as it was"
             )
             return
         }
@@ -164,6 +185,12 @@ extension LoopDriver {
         return self.runner.runReturning { core, _ in
             ((try? core.preservedStateFound(for: app, recordedEnding: recordedEnding, sameBoot: sameBoot)) ?? false, [])
         }
+    }
+
+    /// `app`'s `RunwayStateVersion` as registered now (R5); nil when it has none or is unknown. Loop thread.
+    package func stateVersion(of app: AppID) -> String? {
+        self.assertOnLoop()
+        return self.runner.core.descriptor(of: app)?.stateVersion
     }
 
     /// Discards `app`'s stored state (R5, R7): the core forgets it, a state being gathered is dropped, and the

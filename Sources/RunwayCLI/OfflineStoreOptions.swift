@@ -30,12 +30,15 @@ struct OfflineStoreOptions: ParsableArguments {
         }
     }
 
-    /// Runs `work` on the store of the daemon `target` names (its socket and `--config`), after checking that the
-    /// app is configured and that no daemon is listening.
+    /// Runs `work` on the store of the daemon `target` names (its socket and `--config`), with the app's
+    /// `RunwayStateVersion`, after checking that the app is configured and that no daemon is listening.
     ///
     /// - Throws: `ExitCode(1)` after printing the store's error (`noState`, `wrongApp`, `badChecksum`, ...),
     ///   `daemonRunning`, or `unknownApp`; `ExitCode(78)` for a bad configuration.
-    func withStore<T>(_ target: AppTarget, _ work: (PreservedStateStore) throws(PreservedStateError) -> T) throws -> T {
+    func withStore<T>(
+        _ target: AppTarget,
+        _ work: (PreservedStateStore, String?) throws(PreservedStateError) -> T
+    ) throws -> T {
         let directory = target.connection.config ?? "Config"
         let configuration: RunwayConfiguration
         do throws(ConfigError) {
@@ -44,7 +47,7 @@ struct OfflineStoreOptions: ParsableArguments {
             ErrorOutput.report(code: "badConfig", message: "\(error)")
             throw ExitCode(ControlExit.badConfig)
         }
-        guard configuration.apps.contains(where: { $0.descriptor.id.bundleIdentifier == target.app }) else {
+        guard let app = configuration.apps.first(where: { $0.descriptor.id.bundleIdentifier == target.app }) else {
             ErrorOutput.report(code: "unknownApp", message: "unknownApp: no app '\(target.app)' in \(directory)/Apps")
             throw ExitCode(1)
         }
@@ -66,7 +69,7 @@ struct OfflineStoreOptions: ParsableArguments {
             bootID: PreservedStateStore.readBootID()
         )
         do throws(PreservedStateError) {
-            return try work(store)
+            return try work(store, app.descriptor.stateVersion)
         } catch {
             ErrorOutput.report(code: error.code.rawValue, message: error.description)
             throw ExitCode(1)

@@ -31,9 +31,11 @@ struct ExportStateCommand: ParsableCommand {
         discussion: """
             The export is self-describing binary: format version, app, RunwayStateVersion, how the run that \
             preserved it ended, the state and a checksum. `runway import-state APP FILE` stores it on another \
-            daemon (Docs/Deployment.md). Refused (exit 1) for an unknown app (unknownApp) or an app with no \
-            preserved state (noState). With --offline no daemon is asked: the store in the StateDirectory is read \
-            directly, and the command is refused while a daemon answers on the control socket.
+            daemon (Docs/Deployment.md). Refused (exit 1) for an unknown app (unknownApp), an app with no \
+            preserved state (noState), or a state file that cannot be used, saying why (badChecksum, malformed: \
+            torn or changed; untrusted: not a private regular file). With --offline no daemon is asked: the \
+            store in the StateDirectory is read directly, and the command is refused while a daemon answers on \
+            the control socket.
             """
     )
 
@@ -45,7 +47,7 @@ struct ExportStateCommand: ParsableCommand {
     func run() throws {
         let bytes: [UInt8]
         if self.offline.offline {
-            bytes = try self.offline.withStore(self.target) { store throws(PreservedStateError) in
+            bytes = try self.offline.withStore(self.target) { store, _ throws(PreservedStateError) in
                 try store.exportState(app: self.target.app)
             }
         } else {
@@ -80,10 +82,13 @@ struct ImportStateCommand: ParsableCommand {
             The app must be notRunning: a running app preserves its own state, which would replace the import \
             (appRunning, exit 1; terminate it first). Its next launch restores the state when the run that \
             preserved it ended in a way that restores (R2, R6). All of it or nothing: refused (exit 1) for an \
-            unknown app (unknownApp), another app's export (wrongApp), a torn or changed export (badChecksum, \
-            malformed), or a state over StateRestorationByteLimit (stateTooLarge). With --offline no daemon is \
-            asked: the export is stored in the StateDirectory directly, for a daemon that has not started yet (a \
-            Kubernetes init container, before RunAtLoad); refused while a daemon answers on the control socket.
+            unknown app (unknownApp), another app's export (wrongApp), an export preserved under another \
+            RunwayStateVersion than the app has now (wrongVersion), a torn or changed export (badChecksum, \
+            malformed), an export whose run ended in a way that discards its state (notRestorable), a state \
+            that is not UTF-8 text (notText), or a state over StateRestorationByteLimit (stateTooLarge). With \
+            --offline no daemon is asked: the export is stored in the StateDirectory directly, for a daemon that \
+            has not started yet (a Kubernetes init container, before RunAtLoad); refused while a daemon answers on \
+            the control socket.
             """
     )
 
@@ -95,8 +100,8 @@ struct ImportStateCommand: ParsableCommand {
     func run() throws {
         let bytes = try self.readExport()
         if self.offline.offline {
-            try self.offline.withStore(self.target) { store throws(PreservedStateError) in
-                try store.importState(app: self.target.app, bytes: bytes)
+            try self.offline.withStore(self.target) { store, versionKey throws(PreservedStateError) in
+                try store.importState(app: self.target.app, bytes: bytes, versionKey: versionKey)
             }
             print("\(self.target.app): preserved state imported (\(bytes.count) bytes)")
             return

@@ -77,8 +77,15 @@ extension RunwayClient {
     private func preserve(parts: [String]) async throws {
         for (index, part) in parts.enumerated() {
             let more = index < parts.count - 1
-            let reply = try await self.request { .preserveState(request: $0, state: part, more: more) }
-            guard case .taskEnded = reply else { throw RunwayClientError.unexpectedReply("\(reply)") }
+            do {
+                let reply = try await self.request { .preserveState(request: $0, state: part, more: more) }
+                guard case .taskEnded = reply else { throw RunwayClientError.unexpectedReply("\(reply)") }
+            } catch RunwayClientError.refused(let code, let message) where more && code == "stateTooLarge" {
+                // Runway refuses every part of a refused state up to its last one: end it, so that the next state
+                // this app preserves is taken. Its refusal says the same.
+                _ = try? await self.request { .preserveState(request: $0, state: "", more: false) }
+                throw RunwayClientError.refused(code: code, message: message)
+            }
         }
     }
 

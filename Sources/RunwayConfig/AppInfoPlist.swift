@@ -127,7 +127,8 @@ struct AppInfoPlist: Decodable {
         static let backgroundWakeBudget = PlistKeySpec(CodingKeys.backgroundWakeBudget, expected: Expected.seconds)
         static let stateVersion = PlistKeySpec(
             CodingKeys.stateVersion,
-            expected: "a string of 1 to \(AppInfoPlist.stateVersionMaximumBytes) bytes (the preserved state's version)"
+            expected: "a string of 1 to \(AppInfoPlist.stateVersionMaximumBytes) bytes without control characters "
+                + "(NUL, newline, tab, ...): the preserved state's version"
         )
         static let harmless: [PlistKeySpec] = [
             PlistKeySpec(CodingKeys.bundleName, expected: Expected.string),
@@ -207,7 +208,9 @@ struct AppInfoPlist: Decodable {
             backgroundWakeBudget: wakeBudget
         )
         if let version = plist.stateVersion {
-            guard (1...Self.stateVersionMaximumBytes).contains(version.utf8.count) else {
+            // Control characters would be cut at a NUL or break the lines that name the version (R5's warning).
+            let control = version.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            guard (1...Self.stateVersionMaximumBytes).contains(version.utf8.count), !control else {
                 throw file.error(at: .key(Key.stateVersion.name), expected: Key.stateVersion.expected)
             }
             descriptor.stateVersion = version

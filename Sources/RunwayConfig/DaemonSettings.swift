@@ -65,11 +65,17 @@ package struct DaemonSettings: Hashable, Sendable {
     /// `StateRestorationByteLimit` (R1): the largest state blob an app may preserve. Default 1 MiB; within
     /// `stateRestorationByteLimits`.
     package var stateRestorationByteLimit = DaemonSettings.defaultStateRestorationByteLimit
+    /// `StateRestorationWriteInterval` (R1): the least time between two writes of one app's state file. Default
+    /// 1 s; within `stateRestorationWriteIntervals`.
+    package var stateRestorationWriteInterval = DaemonSettings.defaultStateRestorationWriteInterval
     /// `AppUserName` / `AppGroupName`: the user process apps without `UserName` run as; nil: the daemon's own.
     package var appUser: AppUser?
 
     package static let defaultRunHistoryLimit = 10
     package static let defaultStateRestorationByteLimit = 1 << 20
+    package static let defaultStateRestorationWriteInterval = Duration.seconds(1)
+    /// Bounds of `StateRestorationWriteInterval`, in seconds: 0 (no spacing) to an hour.
+    package static let stateRestorationWriteIntervals = 0.0...3_600.0
     /// Bounds of `StateRestorationByteLimit`: 1 byte to 16 MiB.
     package static let stateRestorationByteLimits = 1...(16 << 20)
     /// Bounds of `RunHistoryLimit`.

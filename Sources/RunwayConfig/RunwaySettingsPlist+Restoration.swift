@@ -1,7 +1,8 @@
 import RunwayCore
 
 // The state restoration keys of `Runway.plist` (Docs/Configuration.md, Behaviour.md section 10):
-// `StateRestorationByteLimit` (the daemon's store) and `StateRestorationCrashWindow` (the core's R4).
+// `StateRestorationByteLimit` and `StateRestorationWriteInterval` (the daemon's store) and
+// `StateRestorationCrashWindow` (the core's R4).
 
 extension RunwaySettingsPlist {
     /// Reads the keys into `settings` and `daemon`; absent keys keep the defaults.
@@ -23,6 +24,15 @@ extension RunwaySettingsPlist {
         if let window = try file.seconds(plist.stateRestorationCrashWindow, key: Key.stateRestorationCrashWindow) {
             settings.stateRestorationCrashWindow = window
         }
+        if let interval = plist.stateRestorationWriteInterval {
+            guard DaemonSettings.stateRestorationWriteIntervals.contains(interval) else {
+                throw file.error(
+                    at: .key(Key.stateRestorationWriteInterval.name),
+                    expected: Key.stateRestorationWriteInterval.expected
+                )
+            }
+            daemon.stateRestorationWriteInterval = .milliseconds(Int64((interval * 1_000).rounded(.up)))
+        }
     }
 }
 
@@ -36,5 +46,9 @@ extension RunwaySettingsPlist.Key {
         RunwaySettingsPlist.CodingKeys.stateRestorationCrashWindow,
         expected: Expected.seconds
     )
-    static let restoration = [stateRestorationByteLimit, stateRestorationCrashWindow]
+    static let stateRestorationWriteInterval = PlistKeySpec(
+        RunwaySettingsPlist.CodingKeys.stateRestorationWriteInterval,
+        expected: "a number of seconds from 0 to 3600 (the least time between two writes of one app's state)"
+    )
+    static let restoration = [stateRestorationByteLimit, stateRestorationCrashWindow, stateRestorationWriteInterval]
 }

@@ -43,6 +43,7 @@ struct RunwaySettingsPlist: Decodable {
     var appGroupName: String?
     var stateRestorationByteLimit: Int?
     var stateRestorationCrashWindow: Double?
+    var stateRestorationWriteInterval: Double?
 
     enum CodingKeys: String, CodingKey {
         case backgroundTimeBudget = "BackgroundTimeBudget"
@@ -84,6 +85,7 @@ struct RunwaySettingsPlist: Decodable {
         case appGroupName = "AppGroupName"
         case stateRestorationByteLimit = "StateRestorationByteLimit"
         case stateRestorationCrashWindow = "StateRestorationCrashWindow"
+        case stateRestorationWriteInterval = "StateRestorationWriteInterval"
     }
 
     /// Bounds the notification queue (N1) from above as well: every queue has a limit, and so does the limit.

@@ -94,12 +94,19 @@ actor DaemonState {
     let scheduler: RunwayScheduler
     private(set) var configuration: RunwayConfiguration
     private var stopping = false
+    /// The preserved states: apps added live are told of theirs before they launch (R5, R6).
+    private var restoration: DaemonRestoration?
     /// Reads run one at a time, in the order the reloads were asked for, on one thread outside Swift's pool.
     private static let loadQueue = DispatchQueue(label: "runway-config-reload")
 
     init(scheduler: RunwayScheduler, configuration: RunwayConfiguration) {
         self.scheduler = scheduler
         self.configuration = configuration
+    }
+
+    /// Gives the reload the daemon's preserved states, once they are loaded.
+    func setRestoration(_ restoration: DaemonRestoration) {
+        self.restoration = restoration
     }
 
     /// C3: validates the whole directory first; applies nothing if any file is bad. Running apps keep their
@@ -135,6 +142,9 @@ actor DaemonState {
                     self.configuration.apps.append(app)
                     registered.append(app)
                 }
+            }
+            self.restoration?.appsAdded(registered.map(\.descriptor), on: self.scheduler) {
+                printError("warning: \($0)")
             }
             // The added apps' RunAtLoad launches go as one burst, in slices (Autostart.swift).
             autostart(registered, on: self.scheduler, timeline: timeline)

@@ -58,7 +58,8 @@ extension ControlService {
         for ready in self.replyOrder.ready(line, for: connection) { self.server?.send(ready, to: connection) }
     }
 
-    private func encoded(_ line: [UInt8], ticket: UInt64, for connection: ControlSocketServer.ConnectionID) {
+    /// The reply that took `ticket` is ready: sends it and those waiting behind it. Loop thread.
+    func encoded(_ line: [UInt8], ticket: UInt64, for connection: ControlSocketServer.ConnectionID) {
         for ready in self.replyOrder.encoded(line, ticket: ticket, for: connection) {
             self.server?.send(ready, to: connection)
         }

@@ -35,7 +35,8 @@ extension ControlService {
         guard let restoration = self.restoration else {
             return .failure("unsupported", "this daemon keeps no preserved state", id: request.id)
         }
-        guard let status = self.scheduler.status(taskLimit: 0).first(where: { $0.app == app }) else {
+        // One app's state, O(1): a snapshot of every app per request would cost the loop O(apps) each time.
+        guard let state = self.scheduler.state(of: app) else {
             self.imports[connection] = nil
             return .failure("unknownApp", "unknownApp: no app '\(app)' is registered", id: request.id)
         }
@@ -65,7 +66,7 @@ extension ControlService {
             }
             return nil
         case .importState:
-            return self.importPart(request, app: app, state: status.state, connection: connection)
+            return self.importPart(request, app: app, state: state, connection: connection)
         default:
             preconditionFailure("stateReply called for \(command)")
         }
@@ -134,15 +135,17 @@ extension ControlService {
         return nil
     }
 
-    /// Runs `work` off the loop thread and sends its reply on `connection` from the loop thread.
+    /// Runs `work` off the loop thread and sends its reply on `connection` from the loop thread, in the order of
+    /// the connection's requests (`ReplyOrder`): its place is taken now. Loop thread.
     private func replyLater(
         to connection: ControlSocketServer.ConnectionID,
         _ work: @escaping @Sendable () async -> ControlReply
     ) {
         let scheduler = self.scheduler
+        let ticket = self.replyOrder.reserve(for: connection)
         Task {
             let line = ControlProtocol.encodedLine(await work())
-            _ = scheduler.runOnLoop { [weak self] in self?.server?.send(line, to: connection) }
+            _ = scheduler.runOnLoop { [weak self] in self?.encoded(line, ticket: ticket, for: connection) }
         }
     }
 }

@@ -137,6 +137,7 @@ package enum Daemon {
         }
         // R1-R7: the apps' preserved states, known to the core before anything launches.
         let restoration = DaemonRestoration.start(configuration, stateDirectory, socketPath, options, on: scheduler)
+        await state.setRestoration(restoration)
         let width = max(24, configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0)
         let timeline = Timeline(scheduler: scheduler, appWidth: width)
         scheduler.observeTransitions { event in timeline.transition(event) }

@@ -15,6 +15,11 @@ extension RunwayScheduler {
             ?? false
     }
 
+    /// The app's `RunwayStateVersion` as registered now (R5); nil when it has none or is unknown.
+    package func stateVersion(of app: AppID) -> String? {
+        self.bridge.sync { $0.stateVersion(of: app) } ?? nil
+    }
+
     /// Discards the app's stored state (R7): returns once it is removed, or why it could not be.
     package func discardPreservedState(of app: AppID) async -> String? {
         await withCheckedContinuation { continuation in

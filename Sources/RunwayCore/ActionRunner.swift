@@ -243,7 +243,14 @@ public final class ActionRunner {
             self.wakeup = instant
         case .cancelWakeup:
             self.wakeup = nil
-        case .publish(let event):
+        case .publish(var event):
+            if event.from == .notRunning, let ending = event.restoration,
+                !self.host(for: event.app).restoringLaunch(event.app, from: ending)
+            {
+                // R1: a state that cannot be read is never restored; the launch, its event and status say so.
+                self.core.restoredStateUnreadable(for: event.app)
+                event.restoration = nil
+            }
             self.host(for: event.app).transitioned(event)
             self.onTransition(event)
         }

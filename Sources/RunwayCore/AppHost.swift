@@ -25,6 +25,9 @@ public protocol AppHost: AnyObject {
     func kill(_ app: AppID)
     /// `.setOOMScoreAdjust`: the process app's `oom_score_adj` for its new state (P3).
     func setOOMScoreAdjust(_ value: Int, for app: AppID)
+    /// `.publish` of a launch that restores (R2), before `transitioned`: read the stored state for the launch.
+    /// Returns false when none could be read (a torn or changed file): the launch then restores nothing.
+    func restoringLaunch(_ app: AppID, from ending: RunEnding) -> Bool
     /// `.publish`: the app changed state; called before the runner's `onTransition`.
     func transitioned(_ event: TransitionEvent)
 }
@@ -32,6 +35,8 @@ public protocol AppHost: AnyObject {
 extension AppHost {
     /// Does nothing: a host whose apps have no `oom_score_adj` (embedded apps, a simulation) ignores it.
     public func setOOMScoreAdjust(_ value: Int, for app: AppID) {}
+    /// True: a host that keeps no states has nothing to read.
+    public func restoringLaunch(_ app: AppID, from ending: RunEnding) -> Bool { true }
     /// Does nothing: a host that keeps no per-state bookkeeping ignores transitions.
     public func transitioned(_ event: TransitionEvent) {}
 }

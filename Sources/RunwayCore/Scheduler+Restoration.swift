@@ -74,6 +74,17 @@ extension Scheduler {
         self.apps[index].restoration.stored = nil
     }
 
+    /// The state a launch was to restore could not be read (R1: a torn or changed file is never restored): the
+    /// run restores nothing, no state is stored, and R4's window does not apply. No actions; an unknown app is
+    /// ignored.
+    @_spi(Driver)
+    public mutating func restoredStateUnreadable(for app: AppID) {
+        guard let index = self.appIndex[app] else { return }
+        self.apps[index].restoration.stored = nil
+        self.apps[index].restoration.restoredFrom = nil
+        self.apps[index].restoration.launchReturned = nil
+    }
+
     /// True when a state is stored for the app, as far as the scheduler was told.
     public func hasPreservedState(_ app: AppID) -> Bool {
         self.appIndex[app].map { self.apps[$0].restoration.stored != nil } ?? false

@@ -2,7 +2,8 @@
 import RunwayProtocol
 
 /// A launch that restores (Behaviour.md R2): the state goes to the app as `restoredState` lines, each at most
-/// `AppProtocol.restoredStatePartBytes` of state text, then `didFinishLaunching` with `restoration`. Loop thread only.
+/// `AppProtocol.restoredStatePartBytes` of escaped state text, then `didFinishLaunching` with `restoration`. Loop
+/// thread only.
 ///
 /// The lines of a state of `StateRestorationByteLimit` (1 MiB by default) are queued at once, and JSON may escape a
 /// byte into six, so they could cross the unread-bytes limit (`ProtocolWriteQueueLimitBytes`, 1 MiB) before the app
@@ -45,13 +46,21 @@ extension ProcessSupervisor {
         )
     }
 
-    /// `state` cut into parts of at most `AppProtocol.restoredStatePartBytes` bytes, never inside a UTF-8 sequence;
-    /// one empty part for an empty state.
+    /// `state` cut into parts whose JSON-escaped text is at most `AppProtocol.restoredStatePartBytes` bytes, never
+    /// inside a UTF-8 sequence; one empty part for an empty state. Counted escaped, so that a line of quotes,
+    /// backslashes or control characters stays as far below `AppProtocol.maximumLineBytes` as one of plain text.
     static func restoredParts(_ state: [UInt8]) -> [ArraySlice<UInt8>] {
         var parts: [ArraySlice<UInt8>] = []
         var start = 0
         repeat {
-            var end = min(state.count, start + AppProtocol.restoredStatePartBytes)
+            var end = start
+            var escaped = 0
+            while end < state.count {
+                let cost = Self.escapedBytes(state[end])
+                guard escaped + cost <= AppProtocol.restoredStatePartBytes else { break }
+                escaped += cost
+                end += 1
+            }
             // Back off continuation bytes (10xxxxxx) so that the cut falls before a sequence's first byte.
             var cut = end
             while cut > start, cut < state.count, state[cut] & 0xC0 == 0x80 { cut -= 1 }
@@ -60,5 +69,12 @@ extension ProcessSupervisor {
             start = end
         } while start < state.count
         return parts
+    }
+
+    /// The bytes `byte` takes in a JSON string at most: six for a control character (`\u00XX`), two for a quote or
+    /// a backslash, one otherwise (the encoder writes other bytes, and non-ASCII text, as they are).
+    static func escapedBytes(_ byte: UInt8) -> Int {
+        if byte < 0x20 { return 6 }
+        return byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1
     }
 }

@@ -25,9 +25,8 @@ package enum AppProtocol {
     package static let appEnvironmentKey = "RUNWAY_APP"
     /// The longest line either side may send, in bytes without the newline: 64 KiB.
     package static let maximumLineBytes = 65_536
-    /// The most state text in one `restoredState` line, in bytes: with JSON's escapes (at most six bytes a byte)
-    /// a line stays within `maximumLineBytes` only for plain text, so parts are cut at 32 KiB and an app's client
-    /// reads lines of any length up to the limit it sets.
+    /// The most state text in one `restoredState` line, in bytes once escaped for JSON (a quote or a backslash
+    /// takes two, a control character six): every line stays at half of `maximumLineBytes`, whatever the state.
     package static let restoredStatePartBytes = 32_768
 }
 

@@ -100,6 +100,15 @@ extension AppProtocolCodec {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             throw failure("invalidField", "field '\(path)' should be \(context.debugDescription)")
         } catch {
+            guard String(validating: bytes, as: UTF8.self) != nil else {
+                // JSON text is UTF-8. The request, read with the bad bytes replaced, gets the error (A5).
+                let repaired = Data(String(decoding: bytes, as: UTF8.self).utf8)
+                throw AppProtocolError(
+                    code: "invalidJSON",
+                    message: "the line is not UTF-8 text (JSON text is UTF-8; send binary data encoded, e.g. base64)",
+                    request: (try? JSONDecoder().decode(RequestIDOnly.self, from: repaired))?.request
+                )
+            }
             throw AppProtocolError(code: "invalidJSON", message: "the line is not a JSON object with a string 'type'")
         }
     }

@@ -102,6 +102,14 @@ import Glibc
             #"{"type":"error","request":\#(first["request"] as? Int ?? 0),"code":"stateTooLarge","#
                 + #""error":"the state is more than StateRestorationByteLimit (16384 bytes)"}"#
         )
+        // R1: Runway refuses the rest of a refused state up to its last part, so the client ends it at once.
+        let (_, last) = try await runway.line()
+        #expect(last["type"] as? String == "preserveState")
+        #expect(last["more"] == nil && last["state"] as? String == "", "\(last)")
+        runway.send(
+            #"{"type":"error","request":\#(last["request"] as? Int ?? 0),"code":"stateTooLarge","#
+                + #""error":"the state is more than StateRestorationByteLimit (16384 bytes)"}"#
+        )
         await #expect(
             throws: RunwayClientError.refused(
                 code: "stateTooLarge",

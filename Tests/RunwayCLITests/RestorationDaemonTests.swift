@@ -129,8 +129,11 @@ import Glibc
             },
             "\(fixture.lines)"
         )
-        // Request 4 is a part left unfinished when the run ends: dropped, never stored.
-        try fixture.waitFor("reply request=4")
+        // Requests 4 and 5 are the rest of the refused state, up to its final part: refused too, not stored.
+        try fixture.waitFor("error request=4 code=stateTooLarge")
+        try fixture.waitFor("error request=5 code=stateTooLarge")
+        // Request 6 starts a new state, left unfinished when the run ends: dropped, never stored.
+        try fixture.waitFor("reply request=6")
         try self.suspend(fixture, on: daemon)
         #expect(try daemon.cli("purge").status == 0)
         try waitUntil("purged\n\(daemon.output)") { try daemon.status(fixture.app).state == "notRunning" }
@@ -217,5 +220,26 @@ import Glibc
         #expect(try daemon.cli("launch", fixture.app).status == 0)
         try fixture.waitFor("launch restoration=none count=0", count: 2)
         #expect(try daemon.stop() == 0)
+    }
+
+    @Test func R6_anAppAddedByAReloadRestoresTheStateItLeft() throws {
+        let fixture = try self.start(mode: "plain", bootID: "boot-1")
+        let first = fixture.daemon
+        #expect(try first.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("reply request=1")
+        #expect(try first.stop() == 0)
+        // The app leaves the configuration, and the next daemon starts without it.
+        let plist = first.config.path + "/Apps/\(fixture.app).plist"
+        let keys = try String(contentsOfFile: plist, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: plist)
+        let second = try DaemonProcess(restarting: first)
+        defer { second.close() }
+        // It comes back with a reload: its stored state restores at its launch.
+        try keys.write(toFile: plist, atomically: true, encoding: .utf8)
+        #expect(try second.cli("reload").status == 0)
+        #expect(try second.status(fixture.app).preservedState == true)
+        #expect(try second.cli("launch", fixture.app).status == 0)
+        try fixture.waitFor("launch restoration=daemonRestart count=1", in: second)
+        #expect(try second.stop() == 0)
     }
 }

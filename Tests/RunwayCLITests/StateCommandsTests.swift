@@ -174,4 +174,25 @@ import Testing
         #expect(try small.cli("export-state", Self.app).status == 1)
         #expect(try small.stop() == 0)
     }
+
+    @Test func R7_stateCommandRepliesKeepTheOrderOfTheRequestsOnAConnection() throws {
+        let daemon = try DaemonProcess(apps: [Self.app: Self.sampleKeys])
+        defer { daemon.close() }
+        let client = try daemon.client()
+        // Sent without reading: the state commands' replies come from the store's queue, the others at once.
+        let commands = ["exportState", "status", "discardState", "status", "exportState", "status"]
+        var bytes: [UInt8] = []
+        for (index, command) in commands.enumerated() {
+            let app = command == "status" ? nil : Self.app
+            bytes += ControlProtocol.encodedLine(ControlRequest(command: command, app: app, id: index + 1))
+        }
+        try client.send(bytes)
+        var ids: [Int?] = []
+        for _ in commands {
+            guard let line = try client.readLine() else { break }
+            ids.append(try ControlClient.decode(ControlReply.self, line).id)
+        }
+        #expect(ids == Array(1...commands.count), "\(ids)")
+        #expect(try daemon.stop() == 0)
+    }
 }

@@ -47,4 +47,37 @@ import Testing
             expectedContains: "a string of 1 to 256 bytes"
         )
     }
+
+    @Test func R5_aStateVersionWithAControlCharacterIsAnErrorNamingTheKey() throws {
+        for bad in ["v1\nv2", "v1\tv2"] {
+            let (error, file) = try self.error(app: "<key>RunwayStateVersion</key><string>\(bad)</string>")
+            expectError(
+                error,
+                code: .invalidValue,
+                file: file,
+                keyPath: "RunwayStateVersion",
+                found: "string \(bad.debugDescription)",
+                expectedContains: "without control characters"
+            )
+        }
+    }
+
+    @Test func R1_theWriteIntervalDefaultsToOneSecondAndABadOneIsAnErrorNamingTheKey() throws {
+        #expect(try loadOneApp("").daemon.stateRestorationWriteInterval == .seconds(1))
+        let set = try loadOneApp("", settings: "<key>StateRestorationWriteInterval</key><real>0.25</real>")
+        #expect(set.daemon.stateRestorationWriteInterval == .milliseconds(250))
+        let none = try loadOneApp("", settings: "<key>StateRestorationWriteInterval</key><integer>0</integer>")
+        #expect(none.daemon.stateRestorationWriteInterval == .zero)
+        for bad in ["<real>-1</real>", "<integer>3601</integer>"] {
+            let (error, file) = try self.error(settings: "<key>StateRestorationWriteInterval</key>" + bad)
+            expectError(
+                error,
+                code: .invalidValue,
+                file: file,
+                keyPath: "StateRestorationWriteInterval",
+                found: bad.contains("-1") ? "real -1.0" : "integer 3601",
+                expectedContains: "a number of seconds from 0 to 3600"
+            )
+        }
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import RunwayControl
 
-/// What a 1 MiB preserved state costs (Decision 244): a durable save (temporary file, fsync, rename, fsync of the
+/// What a 1 MiB preserved state costs: a durable save (temporary file, fsync, rename, fsync of the
 /// directory) on the writer's queue, and a load with its checksum, which the loop thread does at a restoring launch.
 /// Prints medians of 21 runs; `RUNWAY_MEASURE=1 swift test --filter PreservedStateMeasurement`.
 @Suite struct PreservedStateMeasurement {

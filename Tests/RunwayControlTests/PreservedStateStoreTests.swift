@@ -120,14 +120,14 @@ import Glibc
         let other = try TemporaryConfig()
         defer { other.remove() }
         let target = self.store(other, limit: 1_000, boot: "boot-z")
-        try target.importState(app: "com.example.a", bytes: export)
+        try target.importState(app: "com.example.a", bytes: export, versionKey: "v3")
         let imported = target.load(app: "com.example.a")
         #expect(imported?.state == Array("node-1".utf8))
         #expect(imported?.versionKey == "v3")
         #expect(imported?.ending == .shutdown)
 
         func refusal(_ app: String, _ bytes: [UInt8], _ store: PreservedStateStore) -> PreservedStateError? {
-            do { try store.importState(app: app, bytes: bytes) } catch { return error }
+            do { try store.importState(app: app, bytes: bytes, versionKey: "v3") } catch { return error }
             return nil
         }
         #expect(refusal("com.example.b", export, target)?.code == .wrongApp)
@@ -147,5 +147,112 @@ import Glibc
         #expect(tooLarge?.description.contains("StateRestorationByteLimit") == true)
         #expect(target.load(app: "com.example.a")?.state == Array("node-1".utf8), "nothing half-applied")
         #expect(target.load(app: "com.example.c") != nil ? false : true)
+    }
+
+    @Test func R5_anExportOfAnotherRunwayStateVersionIsRefusedNamingBoth() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory, limit: 1_000)
+        try store.save(app: "com.example.a", state: Array("old".utf8), versionKey: "v1")
+        try store.recordEnding(app: "com.example.a", ending: .shutdown)
+        let export = try store.exportState(app: "com.example.a")
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other, limit: 1_000)
+        for version in ["v2", nil] as [String?] {
+            do {
+                try target.importState(app: "com.example.a", bytes: export, versionKey: version)
+                Issue.record("imported a state of RunwayStateVersion v1 into an app of \(String(describing: version))")
+            } catch {
+                #expect(error.code == .wrongVersion)
+                #expect(error.description.contains("RunwayStateVersion \"v1\""), "\(error)")
+                #expect(error.description.contains(version.map { "\"\($0)\"" } ?? "(none)"), "\(error)")
+            }
+        }
+        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+        try target.importState(app: "com.example.a", bytes: export, versionKey: "v1")
+        #expect(target.load(app: "com.example.a")?.state == Array("old".utf8))
+    }
+
+    @Test func R1_anExportOfAFileThatCannotBeUsedSaysWhyNotThatThereIsNone() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        try store.save(app: "com.example.a", state: Array("good".utf8), versionKey: nil)
+        let path = store.path(of: "com.example.a")
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        bytes[bytes.count - 12] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        func exportError(_ app: String) -> PreservedStateError? {
+            do { _ = try store.exportState(app: app) } catch { return error }
+            return nil
+        }
+        let changed = exportError("com.example.a")
+        #expect(changed?.code == .badChecksum, "\(String(describing: changed))")
+        #expect(changed?.description.contains(path) == true, "\(String(describing: changed))")
+        // A symbolic link in the store is never followed.
+        try store.save(app: "com.example.b", state: Array("other".utf8), versionKey: nil)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: store.path(of: "com.example.b"))
+        #expect(exportError("com.example.a")?.code == .untrusted)
+        #expect(exportError("com.example.none")?.code == .noState)
+    }
+
+    @Test func R3_anExportWhoseRunEndedInAWayThatDiscardsIsRefusedAtImport() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        try store.save(app: "com.example.a", state: Array("old".utf8), versionKey: nil)
+        try store.recordEnding(app: "com.example.a", ending: .terminated)
+        let export = try store.exportState(app: "com.example.a")
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other)
+        do {
+            try target.importState(app: "com.example.a", bytes: export, versionKey: nil)
+            Issue.record("imported a state whose run ended as terminated")
+        } catch {
+            #expect(error.code == .notRestorable)
+            #expect(error.description.contains("terminated"), "\(error)")
+        }
+        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+    }
+
+    @Test func R1_anExportWhoseStateIsNotUTF8TextIsRefusedAtImport() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        try store.save(app: "com.example.a", state: [0x61, 0xFF, 0xFE], versionKey: nil)
+        try store.recordEnding(app: "com.example.a", ending: .purged)
+        let export = try store.exportState(app: "com.example.a")
+        let other = try TemporaryConfig()
+        defer { other.remove() }
+        let target = self.store(other)
+        do {
+            try target.importState(app: "com.example.a", bytes: export, versionKey: nil)
+            Issue.record("imported a state that is not UTF-8")
+        } catch {
+            #expect(error.code == .notText)
+            #expect(error.description.contains("UTF-8"), "\(error)")
+        }
+        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+    }
+
+    @Test func R1_anAppWithTheLongestBundleIdentifierPreservesItsState() throws {
+        let directory = try TemporaryConfig()
+        defer { directory.remove() }
+        let store = self.store(directory)
+        // 255 bytes, the most CFBundleIdentifier allows; another that differs only in its last byte.
+        let long = "com." + String(repeating: "a", count: 250) + "b"
+        let twin = "com." + String(repeating: "a", count: 250) + "c"
+        try store.save(app: long, state: Array("long".utf8), versionKey: nil)
+        try store.save(app: twin, state: Array("twin".utf8), versionKey: nil)
+        #expect(store.load(app: long)?.state == Array("long".utf8))
+        #expect(store.load(app: twin)?.state == Array("twin".utf8))
+        let name = (store.path(of: long) as NSString).lastPathComponent
+        #expect(name.utf8.count + ".tmp".utf8.count <= 255, "\(name)")
+        try store.discard(app: long)
+        #expect(store.load(app: long) == nil)
+        #expect(store.load(app: twin) != nil)
     }
 }

@@ -23,6 +23,18 @@ import Testing
         }
     }
 
+    @Test func R1_aPreserveStateLineThatIsNotUTF8IsRefusedSayingSoWithItsRequest() throws {
+        let line = Array(#"{"type":"preserveState","request":7,"state":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        do {
+            _ = try AppProtocolCodec.decodeAppLine(line)
+            Issue.record("decoded a line that is not UTF-8")
+        } catch {
+            #expect(error.code == "invalidJSON")
+            #expect(error.message.contains("not UTF-8"), "\(error.message)")
+            #expect(error.request == 7)
+        }
+    }
+
     @Test func R2_aRestoringLaunchIsRestoredStateLinesThenDidFinishLaunchingWithRestoration() throws {
         #expect(
             self.text(AppProtocolCodec.encode(RunwayToApp.restoredState(state: "41", more: true)))

@@ -60,4 +60,31 @@ import Testing
         #expect(delegate.launches.values.last == "none 0")
         await scheduler.shutdown()
     }
+
+    @Test func R1_aStoredStateThatCannotBeReadIsNotRestoredAndTheLaunchSaysSo() async throws {
+        let scheduler = try RunwayScheduler(settings: shortSettings)
+        // A store whose file is torn or changed after it was written: saved, but never read back.
+        _ = scheduler.bridge.sync {
+            $0.setStateRestoration(
+                StateRestorationHooks(byteLimit: 1 << 20, save: { $3(nil) }, discard: { $1(nil) }, load: { _ in nil })
+            )
+        }
+        let watcher = TransitionWatcher(scheduler)
+        let delegate = CountingDelegate()
+        try scheduler.register(AppDescriptor(id: self.mail), delegate: delegate)
+        try scheduler.perform(.launch, on: self.mail)
+        _ = await watcher.first { $0.to == .active }
+        try scheduler.perform(.home, on: self.mail)
+        _ = await watcher.first { $0.to == .suspended }
+        #expect(scheduler.purge() == self.mail)
+        _ = await watcher.first { $0.to == .notRunning }
+        try scheduler.perform(.launch, on: self.mail)
+        let relaunch = await watcher.first { $0.from == .notRunning }
+        #expect(relaunch != nil && relaunch?.restoration == nil, "\(String(describing: relaunch))")
+        #expect(await eventually { delegate.launches.values == ["none 0", "none 0"] }, "\(delegate.launches.values)")
+        let status = scheduler.status().first { $0.app == self.mail }
+        #expect(status?.restoredFrom == nil)
+        #expect(status?.hasPreservedState == false)
+        await scheduler.shutdown()
+    }
 }

@@ -5,8 +5,8 @@ import Testing
 
 @testable import RunwayProcesses
 
-/// R2: a restored state is handed back in `restoredState` lines of at most 32 KiB of state text, cut between UTF-8
-/// sequences, so that every line is valid JSON text and the parts join back to the state.
+/// R2: a restored state is handed back in `restoredState` lines of at most 32 KiB of escaped state text, cut between
+/// UTF-8 sequences, so that every line is valid JSON text and the parts join back to the state.
 @Suite struct RestoredStatePartsTests {
     @Test func R2_aStateIsCutIntoPartsOfAtMost32KiBNeverInsideACharacter() throws {
         // 3-byte characters after one ASCII byte: the 32,768th byte falls inside a character.
@@ -17,6 +17,25 @@ import Testing
         #expect(parts.allSatisfy { String(validating: $0, as: UTF8.self) != nil })
         #expect(Array(parts.joined()) == state)
         #expect(ProcessSupervisor.restoredParts([]).map(\.count) == [0], "an empty state is one empty part")
+    }
+
+    @Test func R2_partsAreCutByTheirEscapedSizeSoEveryLineStaysUnderTheLineLimit() throws {
+        // Quotes and backslashes escape to two bytes, control characters to six: 32 KiB of them is a line of
+        // 64 KiB or more, which a client reading lines of at most 64 KiB drops.
+        for byte: UInt8 in [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x01, 0x0A] {
+            let state = Array(repeating: byte, count: 40_000) + Array("end".utf8)
+            let lines = ProcessSupervisor.restoredParts(state).map {
+                AppProtocolCodec.encode(
+                    RunwayToApp.restoredState(state: String(decoding: $0, as: UTF8.self), more: true)
+                )
+            }
+            #expect(lines.allSatisfy { $0.count <= AppProtocol.maximumLineBytes / 2 + 64 }, "byte \(byte)")
+            let decoded = try lines.map { line -> String in
+                let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+                return try #require(object?["state"] as? String)
+            }
+            #expect(Array(decoded.joined().utf8) == state, "byte \(byte)")
+        }
     }
 }
 

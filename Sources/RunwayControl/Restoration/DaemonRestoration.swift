@@ -15,12 +15,14 @@ package final class DaemonRestoration: Sendable {
     /// - Parameters:
     ///   - directory: The store's directory (`StateDirectory.preservedStateDirectory`).
     ///   - byteLimit: `StateRestorationByteLimit`.
+    ///   - writeInterval: `StateRestorationWriteInterval`: the least time between two writes of one app's file.
     ///   - bootIDPath: Where this boot's id is read (`/proc/sys/kernel/random/boot_id`; tests give another file).
     ///   - apps: The configured apps.
     ///   - report: Told of a file ignored and of a change that failed.
     package init(
         directory: String,
         byteLimit: Int,
+        writeInterval: Duration = DaemonSettings.defaultStateRestorationWriteInterval,
         bootIDPath: String = "/proc/sys/kernel/random/boot_id",
         apps: [AppDescriptor],
         report: @escaping @Sendable (String) -> Void
@@ -31,7 +33,7 @@ package final class DaemonRestoration: Sendable {
             bootID: PreservedStateStore.readBootID(path: bootIDPath),
             report: report
         )
-        self.writer = PreservedStateWriter(store: self.store, report: report)
+        self.writer = PreservedStateWriter(store: self.store, interval: writeInterval, report: report)
         var versions: [AppID: String] = [:]
         for app in apps { versions[app.id] = app.stateVersion }
         self.versions = versions
@@ -42,7 +44,6 @@ package final class DaemonRestoration: Sendable {
     package func start(on scheduler: RunwayScheduler, report: @Sendable (String) -> Void) {
         let writer = self.writer
         let store = self.store
-        let versions = self.versions
         scheduler.setStateRestoration(
             StateRestorationHooks(
                 byteLimit: store.byteLimit,
@@ -56,21 +57,7 @@ package final class DaemonRestoration: Sendable {
             )
         )
         for app in scheduler.status().map(\.app) {
-            guard let found = store.load(app: app.bundleIdentifier) else { continue }
-            guard found.versionKey == versions[app] else {
-                // R5: the app's configuration says its state is of another version.
-                report(
-                    "preserved state of \(app) discarded: preserved under RunwayStateVersion "
-                        + "\(found.versionKey.map { "\"\($0)\"" } ?? "(none)"), the app now has "
-                        + "\(versions[app].map { "\"\($0)\"" } ?? "(none)")"
-                )
-                writer.discard(app: app.bundleIdentifier)
-                continue
-            }
-            let sameBoot = found.bootID != nil && found.bootID == store.bootID
-            if !scheduler.preservedStateFound(app: app, recordedEnding: found.ending, sameBoot: sameBoot) {
-                writer.discard(app: app.bundleIdentifier)
-            }
+            self.found(app, version: self.versions[app], on: scheduler, report: report)
         }
         scheduler.observeTransitions { event in
             if event.from == .notRunning, event.restoration != nil {
@@ -89,6 +76,32 @@ package final class DaemonRestoration: Sendable {
         }
     }
 
+    /// Apps a reload registered: told of their stored states as the apps at the start were (R5, R6), so that
+    /// their launches restore and their runs' endings are recorded. Call before they launch.
+    package func appsAdded(_ apps: [AppDescriptor], on scheduler: RunwayScheduler, report: (String) -> Void) {
+        for app in apps { self.found(app.id, version: app.stateVersion, on: scheduler, report: report) }
+    }
+
+    /// Reads `app`'s stored state, if any: discarded when of another `RunwayStateVersion` than `version` (R5) or
+    /// when its recorded ending does not restore; otherwise the core is told of it (R6).
+    private func found(_ app: AppID, version: String?, on scheduler: RunwayScheduler, report: (String) -> Void) {
+        guard let found = self.store.load(app: app.bundleIdentifier) else { return }
+        guard found.versionKey == version else {
+            // R5: the app's configuration says its state is of another version.
+            report(
+                "preserved state of \(app) discarded: preserved under RunwayStateVersion "
+                    + "\(found.versionKey?.debugDescription ?? "(none)"), the app now has "
+                    + "\(version?.debugDescription ?? "(none)")"
+            )
+            self.writer.discard(app: app.bundleIdentifier)
+            return
+        }
+        let sameBoot = found.bootID != nil && found.bootID == self.store.bootID
+        if !scheduler.preservedStateFound(app: app, recordedEnding: found.ending, sameBoot: sameBoot) {
+            self.writer.discard(app: app.bundleIdentifier)
+        }
+    }
+
     /// The daemon's restoration for `configuration`, started on `scheduler`; problems are printed as warnings.
     static func start(
         _ configuration: RunwayConfiguration,
@@ -100,6 +113,7 @@ package final class DaemonRestoration: Sendable {
         let restoration = DaemonRestoration(
             directory: StateDirectory.preservedStateDirectory(directory: stateDirectory, socket: socket),
             byteLimit: configuration.daemon.stateRestorationByteLimit,
+            writeInterval: configuration.daemon.stateRestorationWriteInterval,
             bootIDPath: options.bootIDFile,
             apps: configuration.apps.map(\.descriptor),
             report: { printError("warning: \($0)") }
@@ -132,9 +146,10 @@ package final class DaemonRestoration: Sendable {
         bytes: [UInt8],
         on scheduler: RunwayScheduler
     ) async throws(PreservedStateError) {
+        let version = scheduler.stateVersion(of: app)
         let result: Result<PreservedState?, PreservedStateError> = await self.offLoop { store in
             do throws(PreservedStateError) {
-                try store.importState(app: app.bundleIdentifier, bytes: bytes)
+                try store.importState(app: app.bundleIdentifier, bytes: bytes, versionKey: version)
                 return .success(store.load(app: app.bundleIdentifier))
             } catch {
                 return .failure(error)

@@ -37,8 +37,16 @@ package struct PreservedStateError: Error, Hashable, Sendable, CustomStringConve
         case badChecksum
         /// The export names another app.
         case wrongApp
+        /// The export was preserved under another `RunwayStateVersion` than the app has now (R5).
+        case wrongVersion
         /// There is no preserved state for the app.
         case noState
+        /// The file is not a private regular file of this user (a symbolic link, another owner, writable by others).
+        case untrusted
+        /// An export whose run ended in a way that discards its state (R3): it would never be restored.
+        case notRestorable
+        /// An export whose state is not UTF-8 text, the only state an app can preserve over the app protocol.
+        case notText
         /// A file system call failed.
         case io
     }

@@ -54,7 +54,9 @@ package final class PreservedStateStore: Sendable {
     }
 
     /// The file of `app`: its bundle identifier with every byte outside `A-Za-z0-9._-` as `%XX`, so no name can
-    /// leave the directory.
+    /// leave the directory. A name over `fullNameBytes` is cut there and followed by `-` and a 64-bit FNV-1a hash
+    /// of the whole name, so that with `.state.tmp` it stays within the file system's 255-byte name limit (a
+    /// bundle identifier may have 255 bytes); the file names its app, so a state is never read as another's.
     package func path(of app: String) -> String {
         var name = ""
         for byte in app.utf8 {
@@ -69,8 +71,19 @@ package final class PreservedStateStore: Sendable {
                 name += "%" + (hex.count == 1 ? "0" : "") + hex
             }
         }
+        if name.utf8.count > Self.fullNameBytes {
+            var hash: UInt64 = 14_695_981_039_346_656_037
+            for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+            let hex = String(hash, radix: 16)
+            name =
+                String(decoding: name.utf8.prefix(Self.fullNameBytes), as: UTF8.self) + "-"
+                + String(repeating: "0", count: 16 - hex.count) + hex
+        }
         return "\(self.directory)/\(name).state"
     }
+
+    /// The longest escaped identifier used whole as a file name: with `.state.tmp` it stays below 255 bytes.
+    static let fullNameBytes = 200
 
     // MARK: Changes
 
@@ -107,25 +120,63 @@ package final class PreservedStateStore: Sendable {
     /// The app's preserved state as a self-describing byte string (format version, app, version key, ending, blob,
     /// checksum: PreservedStateFormat), for `runway export-state`.
     ///
-    /// - Throws: `noState` when the app has none (or only an unreadable one).
+    /// - Throws: `noState` when the app has none; for a file that cannot be used, why (`untrusted`, `malformed`,
+    ///   `badChecksum`, `stateTooLarge`), naming the file.
     package func exportState(app: String) throws(PreservedStateError) -> [UInt8] {
-        guard let record = self.load(app: app) else {
-            throw PreservedStateError(.noState, "\(app) has no preserved state")
+        let record: PreservedState?
+        do throws(PreservedStateError) {
+            record = try self.readRecord(app: app)
+        } catch {
+            throw PreservedStateError(
+                error.code,
+                "the preserved state of \(app) (\(self.path(of: app))) cannot be exported: \(error.description)"
+            )
         }
+        guard let record else { throw PreservedStateError(.noState, "\(app) has no preserved state") }
         return PreservedStateFormat.encode(record)
     }
 
     /// Stores an export as the app's preserved state; all of it or nothing.
     ///
+    /// - Parameters:
+    ///   - versionKey: The app's `RunwayStateVersion` now: an export preserved under another is refused (R5).
     /// - Throws: `malformed` or `badChecksum` for bytes that are not an intact export, `wrongApp` for another app's,
-    ///   `stateTooLarge` naming `StateRestorationByteLimit`, or `io`. Nothing changes when it throws.
-    package func importState(app: String, bytes: [UInt8]) throws(PreservedStateError) {
+    ///   `wrongVersion` for another `RunwayStateVersion`, `notText` for a state that is not UTF-8, `notRestorable`
+    ///   for one whose run ended in a way that discards (R3), `stateTooLarge` naming `StateRestorationByteLimit`, or
+    ///   `io`. Nothing changes when it throws.
+    package func importState(app: String, bytes: [UInt8], versionKey: String?) throws(PreservedStateError) {
         guard bytes.count <= self.byteLimit + PreservedStateFormat.headerByteLimit + 17 else {
             throw PreservedStateError.tooLarge(app: app, bytes: bytes.count, limit: self.byteLimit)
         }
         let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
         guard record.app == app else {
             throw PreservedStateError(.wrongApp, "the export is of \(record.app), not of \(app)")
+        }
+        guard String(validating: record.state, as: UTF8.self) != nil else {
+            // A process app's state reaches it in JSON strings (`restoredState`): bytes that are not UTF-8 would
+            // reach it changed.
+            throw PreservedStateError(
+                .notText,
+                "the export's state is not UTF-8 text, which is all an app can preserve over the app protocol "
+                    + "(binary data is encoded, e.g. base64); nothing was imported"
+            )
+        }
+        if let ending = record.ending, !ending.restores {
+            throw PreservedStateError(
+                .notRestorable,
+                "the export's last run ended as \(ending.rawValue), which discards its state (R3): it would never "
+                    + "be restored; nothing was imported"
+            )
+        }
+        guard record.versionKey == versionKey else {
+            // Quoted and escaped: a version read from a file may hold any character.
+            let name = { (key: String?) in key?.debugDescription ?? "(none)" }
+            throw PreservedStateError(
+                .wrongVersion,
+                "the export was preserved under RunwayStateVersion \(name(record.versionKey)), and \(app) now has "
+                    + "\(name(versionKey)) (its Info.plist): a state of another version is not restored (R5); "
+                    + "nothing was imported"
+            )
         }
         try self.changes.withLock { _ throws(PreservedStateError) in try self.write(record) }
     }
@@ -136,6 +187,17 @@ package final class PreservedStateStore: Sendable {
     /// over the limit, or not trusted (not a regular file of this user, writable by others) is never returned: it
     /// is reported and left in place, and the app has no preserved state until a save replaces it.
     package func load(app: String) -> PreservedState? {
+        do throws(PreservedStateError) {
+            return try self.readRecord(app: app)
+        } catch {
+            self.report("preserved state \(self.path(of: app)) ignored: \(error.description)")
+            return nil
+        }
+    }
+
+    /// The app's preserved state, nil when it has none, or why its file cannot be used (`untrusted`, `malformed`,
+    /// `badChecksum`, `stateTooLarge`, `wrongApp`).
+    private func readRecord(app: String) throws(PreservedStateError) -> PreservedState? {
         let path = self.path(of: app)
         let fd: Int32
         let size: Int
@@ -143,14 +205,15 @@ package final class PreservedStateStore: Sendable {
         case .success(nil): return nil
         case .success(let opened?): (fd, size) = opened
         case .failure(let problem):
-            self.report("preserved state \(path) ignored: not a private regular file (\(problem))")
-            return nil
+            throw PreservedStateError(.untrusted, "not a private regular file (\(problem))")
         }
         defer { close(fd) }
         let most = self.byteLimit + PreservedStateFormat.headerByteLimit + 17
         guard size <= most else {
-            self.report("preserved state \(path) ignored: \(size) bytes, more than StateRestorationByteLimit allows")
-            return nil
+            throw PreservedStateError(
+                .stateTooLarge,
+                "\(size) bytes, more than StateRestorationByteLimit (\(self.byteLimit) bytes) allows"
+            )
         }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
@@ -160,15 +223,10 @@ package final class PreservedStateStore: Sendable {
             guard count > 0 else { break }
             done += count
         }
-        do throws(PreservedStateError) {
-            guard done == size else { throw PreservedStateError(.malformed, "shorter than its size") }
-            let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
-            guard record.app == app else { throw PreservedStateError(.wrongApp, "it is of \(record.app)") }
-            return record
-        } catch {
-            self.report("preserved state \(path) ignored: \(error)")
-            return nil
-        }
+        guard done == size else { throw PreservedStateError(.malformed, "shorter than its size") }
+        let record = try PreservedStateFormat.decode(bytes, byteLimit: self.byteLimit)
+        guard record.app == app else { throw PreservedStateError(.wrongApp, "it is of \(record.app)") }
+        return record
     }
 
     // MARK: Writing

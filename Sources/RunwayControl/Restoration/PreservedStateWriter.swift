@@ -8,6 +8,12 @@ import RunwayLocking
 /// so what waits is bounded by one blob (`StateRestorationByteLimit`) per app whatever an app sends. An ending
 /// recorded after a save waits with it and is applied after it; a later save drops it (it was the earlier run's).
 ///
+/// Spacing: one app's file is written at most once per `interval` (`StateRestorationWriteInterval`, 1 s by
+/// default). A change asked sooner waits for the rest of the interval, replaced by any newer one meanwhile, so an
+/// app saving in a loop costs the disk one write of its state per interval, and the other apps' writes are not
+/// held behind its: the writer takes each app's change when it is due. `flush` and `perform` write what waits at
+/// once.
+///
 /// Thread-safe: the waiting changes are behind a lock; the completions run on the writer's queue.
 final class PreservedStateWriter: Sendable {
     typealias Completion = @Sendable (PreservedStateError?) -> Void
@@ -26,22 +32,32 @@ final class PreservedStateWriter: Sendable {
 
     private struct State {
         var waiting: [String: Waiting] = [:]
-        /// Apps with a change waiting, in the order they first asked.
-        var order: [String] = []
+        /// When each app's file was last written (`DispatchTime` uptime nanoseconds): one entry per app that wrote.
+        var lastWrite: [String: UInt64] = [:]
+        /// Changes applied so far (tests).
+        var writes = 0
     }
 
     let store: PreservedStateStore
+    /// `StateRestorationWriteInterval`, in nanoseconds.
+    private let intervalNanoseconds: UInt64
     private let state = RunwayLock(State())
     private let queue = DispatchQueue(label: "runway-preserved-state")
     private let report: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - store: Where the changes go.
+    ///   - interval: The least time between two writes of one app's file (`StateRestorationWriteInterval`).
     ///   - report: Told of each change that failed (a full disk, a directory that cannot be created).
-    init(store: PreservedStateStore, report: @escaping @Sendable (String) -> Void) {
+    init(store: PreservedStateStore, interval: Duration, report: @escaping @Sendable (String) -> Void) {
         self.store = store
+        let (seconds, attoseconds) = interval.components
+        self.intervalNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
         self.report = report
     }
+
+    /// Changes applied to the store so far.
+    var writes: Int { self.state.withLock { $0.writes } }
 
     /// Stores `state` for `app`; `done` runs on the writer's queue once it is durable (nil) or failed.
     func save(app: String, state: [UInt8], versionKey: String?, done: @escaping Completion) {
@@ -67,35 +83,53 @@ final class PreservedStateWriter: Sendable {
         self.enqueue(app) { $0.ending = .some(ending) }
     }
 
-    /// Runs `work` on the writer's queue, after the changes already scheduled.
+    /// Runs `work` on the writer's queue, after the changes asked so far (written now, whatever their spacing).
     func perform(_ work: @escaping @Sendable () -> Void) {
-        self.queue.async(execute: work)
+        self.queue.async {
+            self.writeAllWaiting()
+            work()
+        }
     }
 
-    /// Waits until every change asked so far is done. For the daemon's stop and for tests.
+    /// Waits until every change asked so far is done, writing what waits for its spacing now. For the daemon's stop
+    /// and for tests.
     func flush() {
-        self.queue.sync {}
+        self.queue.sync { self.writeAllWaiting() }
     }
 
     private func enqueue(_ app: String, _ change: (inout Waiting) -> Void) {
-        let schedule = self.state.withLock { state -> Bool in
+        let now = DispatchTime.now().uptimeNanoseconds
+        let delay = self.state.withLock { state -> UInt64? in
             let isNew = state.waiting[app] == nil
             change(&state.waiting[app, default: Waiting()])
-            if isNew { state.order.append(app) }
-            return isNew
+            guard isNew else { return nil }
+            let due = state.lastWrite[app].map { $0 + self.intervalNanoseconds } ?? 0
+            return due > now ? due - now : 0
         }
-        if schedule { self.queue.async { self.writeNext() } }
+        guard let delay else { return }
+        if delay == 0 {
+            self.queue.async { self.write(app) }
+        } else {
+            self.queue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) {
+                self.write(app)
+            }
+        }
     }
 
-    /// Writer queue: applies the oldest app's waiting change.
-    private func writeNext() {
-        let next = self.state.withLock { state -> (String, Waiting)? in
-            guard !state.order.isEmpty else { return nil }
-            let app = state.order.removeFirst()
+    /// Writer queue: every app's waiting change, now.
+    private func writeAllWaiting() {
+        for app in self.state.withLock({ Array($0.waiting.keys) }) { self.write(app) }
+    }
+
+    /// Writer queue: applies `app`'s waiting change, if it still has one (`flush` may have written it).
+    private func write(_ app: String) {
+        let next = self.state.withLock { state -> Waiting? in
             guard let waiting = state.waiting.removeValue(forKey: app) else { return nil }
-            return (app, waiting)
+            state.lastWrite[app] = DispatchTime.now().uptimeNanoseconds
+            state.writes += 1
+            return waiting
         }
-        guard let (app, waiting) = next else { return }
+        guard let waiting = next else { return }
         var failure: PreservedStateError?
         do throws(PreservedStateError) {
             switch waiting.content {

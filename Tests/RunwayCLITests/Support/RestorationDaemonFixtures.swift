@@ -11,8 +11,9 @@ import Glibc
 extension RestorationDaemonTests {
     /// The counting app. argv: its log file, then a mode: `plain`, `crash-on-restore` (exits 3 right after a
     /// restored launch's didFinishLaunching), `torn-and-big` (after the good state: two parts over a 4 KiB limit,
-    /// then a part left unfinished), `preserve-once` (preserves only at a launch from nothing), `discard` (preserves,
-    /// then discards), `megabyte` (preserves 1 MiB of `"`, which JSON doubles, in 64 parts).
+    /// the rest of that state up to its final part, then a part of a new state left unfinished), `preserve-once`
+    /// (preserves only at a launch from nothing), `discard` (preserves, then discards), `megabyte` (preserves 1 MiB
+    /// of `"`, which JSON doubles, in 64 parts).
     static let script = #"""
         import json, os, socket, sys
         sock = socket.socket(fileno=int(os.environ["RUNWAY_FD"]))
@@ -63,9 +64,10 @@ extension RestorationDaemonTests {
                     request += 1
                     send({"type": "discardState", "request": request})
                 if mode == "torn-and-big":
-                    for part in ("7" * 3000, "7" * 3000, "999"):
+                    parts = (("7" * 3000, True), ("7" * 3000, True), ("999", True), ("", False), ("5", True))
+                    for part, more in parts:
                         request += 1
-                        send({"type": "preserveState", "request": request, "state": part, "more": True})
+                        send({"type": "preserveState", "request": request, "state": part, "more": more})
         """#
 
     struct Fixture {
