@@ -213,7 +213,8 @@ N ?= 1000
 .PHONY: bench-scale
 bench-scale: deps
 	$(SWIFT) build -c release --product runway
-	python3 Benchmarks/Scripts/bench_scale.py --apps $(N) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
+	python3 Benchmarks/Scripts/bench_scale.py --apps $(N) $(if $(RUNNING),--running $(RUNNING)) \
+		--runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
 
 # Summon -> active for a suspended app, a purged app whose launch restores its state, and a cold launch, medians
 # side by side from one run of the release daemon with the Python sample app (Benchmarks/Scripts/restore_bench.py;
