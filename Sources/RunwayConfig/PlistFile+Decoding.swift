@@ -16,12 +16,17 @@ extension PlistFile {
         schema: PlistSchema
     ) throws(ConfigError) -> (value: Value, keys: [String]) {
         var format = PropertyListDecoder.PropertyListFormat.xml
-        self.parsed.decodes += 1
         let decoded: (value: Value, keys: [String])?
-        if Value.self is any PlistKeysListing.Type {
+        if !self.isBinaryOrUTF8 {
+            // PropertyListDecoder stops the process (a fatal error in FoundationEssentials) on some XML that is
+            // not UTF-8: such a file is read by PropertyListSerialization first, on the refusal path below.
+            decoded = nil
+        } else if Value.self is any PlistKeysListing.Type {
+            self.parsed.decodes += 1
             let value = try? PropertyListDecoder().decode(Value.self, from: self.data, format: &format)
             decoded = value.map { ($0, ($0 as? any PlistKeysListing)?.topLevelKeys ?? []) }
         } else {
+            self.parsed.decodes += 1
             let both = try? PropertyListDecoder().decode(KeysAndValue<Value>.self, from: self.data, format: &format)
             decoded = both.map { ($0.value, $0.keys) }
         }
@@ -33,6 +38,12 @@ extension PlistFile {
         _ = try self.parsedRoot()
         let keys = try self.topLevelKeys()
         return (try self.decode(Value.self, schema: schema), keys)
+    }
+
+    /// True for a binary property list (`bplist`) or for bytes that are UTF-8 text, the two kinds of file the
+    /// decoder is given before PropertyListSerialization has read them.
+    private var isBinaryOrUTF8: Bool {
+        self.data.starts(with: "bplist".utf8) || String(validating: self.data, as: UTF8.self) != nil
     }
 
     /// The file's value (`decodeWithKeys(_:schema:)` without the keys).
