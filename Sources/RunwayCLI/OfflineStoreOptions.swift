@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RunwayConfig
 import RunwayControl
+import RunwayProcesses
 
 #if canImport(Glibc)
 import Glibc
@@ -66,7 +67,7 @@ struct OfflineStoreOptions: ParsableArguments {
         let store = PreservedStateStore(
             directory: StateDirectory.preservedStateDirectory(directory: stateDirectory, socket: socket),
             byteLimit: configuration.daemon.stateRestorationByteLimit,
-            bootID: PreservedStateStore.readBootID()
+            bootID: BootID.read()
         )
         do throws(PreservedStateError) {
             return try work(store, app.descriptor.stateVersion)

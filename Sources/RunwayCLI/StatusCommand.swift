@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RunwayControl
+@_spi(Driver) import RunwayCore
 
 /// `runway status [APP] [--json] [--watch]` (K2).
 struct StatusCommand: ParsableCommand {
@@ -104,6 +105,13 @@ struct StatusCommand: ParsableCommand {
     func validate() throws {
         guard self.interval >= 0.1, self.interval <= 3_600 else {
             throw ValidationError("--interval must be within 0.1...3600 seconds, got \(self.interval)")
+        }
+        if let state = self.state, AppState(rawValue: state) == nil {
+            let names = AppState.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--state: unknown state '\(state)'; expected one of \(names)")
+        }
+        if let pattern = self.pattern, AppPattern(pattern) == nil {
+            throw ValidationError("--app: expected a pattern of 1 to \(AppPattern.byteLimit) bytes (* and ? wildcards)")
         }
         if let limit = self.limit, !(1...Self.pageLimit).contains(limit) {
             throw ValidationError(

@@ -104,6 +104,6 @@ extension ProcFS {
     /// This boot's identifier (`/proc/sys/kernel/random/boot_id`), or "" when it cannot be read: start times
     /// count from boot, so they name a process only within one boot.
     static var bootID: String {
-        SystemFiles.read("/proc/sys/kernel/random/boot_id")?.trimmingWhitespace ?? ""
+        BootID.read() ?? ""
     }
 }

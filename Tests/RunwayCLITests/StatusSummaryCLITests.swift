@@ -29,6 +29,17 @@ import Testing
         #expect(try daemon.cli("status", "--summary", "--state", "active").status == 64)
     }
 
+    @Test func aStateOrPatternTheDaemonWouldRefuseIsBadUsageNamingTheOption() throws {
+        let daemon = try DaemonProcess(apps: ["com.example.alpha": ""])
+        defer { daemon.close() }
+        let state = try daemon.cli("status", "--state", "asleep")
+        #expect(state.status == 64, "\(state)")
+        #expect(state.stderr.contains("--state: unknown state 'asleep'"), "\(state)")
+        let pattern = try daemon.cli("status", "--app", String(repeating: "x", count: 256))
+        #expect(pattern.status == 64, "\(pattern)")
+        #expect(pattern.stderr.contains("--app: expected a pattern of 1 to 255 bytes"), "\(pattern)")
+    }
+
     @Test func aPlainStatusOfMoreThanTheTableLimitPrintsTheSummaryAndAllPrintsTheTable() throws {
         let count = 1_001
         var apps: [String: String] = [:]

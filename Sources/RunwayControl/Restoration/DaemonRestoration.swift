@@ -2,6 +2,7 @@ import Foundation
 import Runway
 import RunwayConfig
 import RunwayCore
+import RunwayProcesses
 
 /// The daemon's state restoration (Behaviour.md R1-R7): the store in the StateDirectory, its writer off the loop
 /// thread, the hooks the loop uses, and what a run's end does to a stored state. Created once by `runway run` after
@@ -30,7 +31,7 @@ package final class DaemonRestoration: Sendable {
         self.store = PreservedStateStore(
             directory: directory,
             byteLimit: byteLimit,
-            bootID: PreservedStateStore.readBootID(path: bootIDPath),
+            bootID: BootID.read(path: bootIDPath),
             report: report
         )
         self.writer = PreservedStateWriter(store: self.store, interval: writeInterval, report: report)

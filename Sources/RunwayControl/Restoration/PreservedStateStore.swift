@@ -46,13 +46,6 @@ package final class PreservedStateStore: Sendable {
         self.report = report
     }
 
-    /// Reads this boot's id from `path` (Linux: `/proc/sys/kernel/random/boot_id`); nil when it cannot be read.
-    package static func readBootID(path: String = "/proc/sys/kernel/random/boot_id") -> String? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return id.isEmpty || id.utf8.count > 128 ? nil : id
-    }
-
     /// The file of `app`: its bundle identifier with every byte outside `A-Za-z0-9._-` as `%XX`, so no name can
     /// leave the directory. A name over `fullNameBytes` is cut there and followed by `-` and a 64-bit FNV-1a hash
     /// of the whole name, so that with `.state.tmp` it stays within the file system's 255-byte name limit (a
