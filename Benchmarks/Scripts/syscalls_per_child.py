@@ -14,9 +14,14 @@ probe and for Runway and are printed as one total. Counts do not depend on the m
 confirmation polls of the probe (reads of /proc/PID/stat or cgroup.events until the state shows), which repeat
 while the kernel has not acted yet: `openat`, `read` and `close` of the probe can grow on a busy machine.
 
+With --phases it runs the signal-mode tools under `perf trace` without -s and splits the supervising process's
+calls by phase, at its first SIGSTOP, first SIGCONT and first SIGTERM: "spawn" is everything before the first SIGSTOP
+(for Runway its apps' registration too, which ProcessLifecycle does before it starts the spawn's clock). The freezer
+sends no signal until the termination, so its phases cannot be told apart this way.
+
 Usage, from Benchmarks/ (root: perf trace needs the tracepoints; the freezer a writable cgroup v2 hierarchy):
   swift build -c release --product ProcessLifecycle
-  python3 Scripts/syscalls_per_child.py [--children 200] [--top 30]
+  python3 Scripts/syscalls_per_child.py [--children 200] [--top 30] [--phases]
 """
 import argparse
 import collections
@@ -61,12 +66,72 @@ def count(command):
     return supervisor, children
 
 
+TRACE = re.compile(r'^\s*([\d.]+) \(\s*[\d.]*\s*(?:ms)?\s*\): (\S+?)/(\d+) (\w+)\((.*)')
+PHASES = ['spawn', 'suspend', 'resume', 'terminate']
+PHASE_SIGNALS = [('STOP', 'suspend'), ('CONT', 'resume'), ('TERM', 'terminate')]
+
+
+def count_phases(command):
+    """Runs `command` under `perf trace`; returns {phase: Counter} of the supervising process's calls."""
+    with tempfile.NamedTemporaryFile(suffix='.txt') as output:
+        subprocess.run(['perf', 'trace', '-o', output.name, '--'] + command, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lines = open(output.name).read().splitlines()
+    calls, children = [], set()
+    for line in lines:
+        match = TRACE.match(line)
+        if not match:
+            continue
+        moment, name, tid, call, rest = float(match.group(1)), match.group(2), int(match.group(3)), \
+            match.group(4), match.group(5)
+        if name == 'sleep':
+            children.add(tid)  # a child, once it has exec'd; its calls before the exec carry the same tid
+        calls.append((moment, tid, call, rest))
+    calls.sort()
+    starts = {}
+    for moment, tid, call, rest in calls:
+        if call != 'kill' or tid in children:
+            continue
+        for signal, phase in PHASE_SIGNALS:
+            if 'sig: ' + signal in rest:
+                starts.setdefault(phase, moment)
+    counts = {phase: collections.Counter() for phase in PHASES}
+    for moment, tid, call, rest in calls:
+        if tid in children:
+            continue
+        phase = 'spawn'
+        for later in PHASES[1:]:
+            if moment >= starts.get(later, float('inf')):
+                phase = later
+        counts[phase][call] += 1
+    return counts
+
+
+def main_phases(options):
+    n = options.children
+    tools = [(name, template) for name, template in TOOLS if name.endswith('-signal')]
+    results = {name: count_phases([part.format(n=n) for part in template]) for name, template in tools}
+    names = [name for name, _ in tools]
+    print(f'System calls per child by phase, {n} children, supervising process (all threads)')
+    for phase in PHASES:
+        print(f'\n{phase:24}' + ''.join(f'{name:>20}' for name in names))
+        totals = collections.Counter()
+        for name in names:
+            totals.update(results[name][phase])
+        for call, _ in totals.most_common(options.top):
+            print(f'  {call:22}' + ''.join(f'{results[name][phase][call] / n:20.2f}' for name in names))
+        print(f'  {"total":22}' + ''.join(f'{sum(results[name][phase].values()) / n:20.2f}' for name in names))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--children', type=int, default=200)
     parser.add_argument('--top', type=int, default=30, help='how many calls to list (the most frequent)')
+    parser.add_argument('--phases', action='store_true', help='split the calls by phase (perf trace without -s)')
     options = parser.parse_args()
     process_floor.build_probe()
+    if options.phases:
+        return main_phases(options)
     n = options.children
     results = {}
     for name, template in TOOLS:

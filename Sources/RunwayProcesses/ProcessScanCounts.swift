@@ -4,6 +4,9 @@
 struct ProcessScanCounts: Hashable, Sendable {
     /// Looks at this process's own children for attribution (`attributeOwnChildren`).
     var ownChildrenLooks = 0
+    /// Of those looks, the ones that gathered the pids every app tracks (a read of every app): only a look that finds
+    /// a child that is no app's main process needs them.
+    var trackedPIDGathers = 0
     /// Full zombie sweeps (`sweepZombies`).
     var zombieSweeps = 0
     /// `oom_score_adj` writes (`flushOOMScores`).

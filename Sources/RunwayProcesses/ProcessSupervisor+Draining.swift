@@ -28,7 +28,7 @@ extension ProcessSupervisor {
         self.apps[app]?.drain = nil
     }
 
-    var isDraining: Bool { self.apps.values.contains { $0.drain != nil } }
+    var isDraining: Bool { self.anyApp { $0.drain != nil } }
 
     /// One look at a waiting drain at `now`: freezes the app once it has read everything and is idle, or at the
     /// timeout. A child that exited meanwhile is dropped.

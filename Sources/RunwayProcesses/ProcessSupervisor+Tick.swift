@@ -51,17 +51,40 @@ extension ProcessSupervisor {
         self.tickSchedule.fired()
         self.resolvePendingIdentities()
         let now = self.loop.turnNow
-        for (app, managed) in self.apps where managed.drain != nil {
+        for app in self.appIDs(where: { $0.drain != nil }) {
             self.checkDrain(app, now: now)
         }
-        for (app, managed) in self.apps where managed.confirmation?.isPending == true {
+        for app in self.appIDs(where: { $0.confirmation?.isPending == true }) {
             self.checkConfirmation(app, now: now)
         }
         self.reapOrphans(now: now)
-        let confirming = self.apps.values.contains { $0.confirmation?.isPending == true }
+        let confirming = self.anyApp { $0.confirmation?.isPending == true }
         if self.tickSchedule.settled(pending: confirming || self.isDraining || !self.leftovers.isEmpty) {
             uv_timer_stop(self.tick)
         }
         self.finishIfSettled()
+    }
+
+    /// The apps whose record satisfies `condition`, each record read in place. A `for (app, managed) in self.apps`
+    /// copies every app's whole record (its spec, sets and handles retained, then released) to test one field, and
+    /// the tick did that three times per app while a confirmation was pending.
+    func appIDs(where condition: (Managed) -> Bool) -> [AppID] {
+        var found: [AppID] = []
+        var index = self.apps.startIndex
+        while index != self.apps.endIndex {
+            if condition(self.apps.values[index]) { found.append(self.apps.keys[index]) }
+            self.apps.formIndex(after: &index)
+        }
+        return found
+    }
+
+    /// True when some app's record satisfies `condition`, read in place (`appIDs(where:)`).
+    func anyApp(where condition: (Managed) -> Bool) -> Bool {
+        var index = self.apps.startIndex
+        while index != self.apps.endIndex {
+            if condition(self.apps.values[index]) { return true }
+            self.apps.formIndex(after: &index)
+        }
+        return false
     }
 }

@@ -46,8 +46,7 @@ extension ProcessSupervisor {
         var touched = Set(scanned)
         if self.needsOwnChildrenLook(named: apps) {
             self.scanCounts.ownChildrenLooks += 1
-            let claimed = Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
-            let (attributionChanged, attributed) = self.attributeOwnChildren(tree, claimed: claimed)
+            let (attributionChanged, attributed) = self.attributeOwnChildren(tree)
             changed = attributionChanged || changed
             touched.formUnion(attributed)
         }
@@ -130,7 +129,7 @@ extension ProcessSupervisor {
         self.scanCounts.mainStatsByWait += 1
         return ProcFS.Stat(
             state: state,
-            parent: getpid(),
+            parent: self.ownPID,
             processGroup: child.pid,
             session: child.pid,
             startTime: identity.startTime,
@@ -180,24 +179,30 @@ extension ProcessSupervisor {
     /// app's processes never share it: `runway_spawn` starts each app in a new session; a host's own children do):
     /// attributed to an app by `RUNWAY_APP` when its environment still says so, else kept as unattributed.
     ///
+    /// The pids every app tracks, against which a child is checked, are gathered only when a child is no app's main
+    /// process: usually every child is one, and gathering them reads every app (O(apps) at each loop turn of exits
+    /// or confirmations).
+    ///
     /// - Returns: True when an app's set or the unattributed set changed, and the apps given processes.
-    private func attributeOwnChildren(_ tree: ProcessTree, claimed: Set<Int32>) -> (Bool, [AppID]) {
-        var claimed = claimed
+    private func attributeOwnChildren(_ tree: ProcessTree) -> (Bool, [AppID]) {
+        var gathered: Set<Int32>?
         var unattributed = Set<ProcessIdentity>()
         var changed = false
         var attributed: [AppID] = []
-        let own = getpid()
+        let own = self.ownPID
         let mains = SpawnedChildren.withOwned { $0 }
         let children = tree.children(of: own)
         self.processScan.environmentAttributions.keep(children: children)
-        for pid in children where !claimed.contains(pid) && !mains.contains(pid) {
+        for pid in children where !mains.contains(pid) {
+            if gathered == nil { gathered = self.trackedPIDs() }
+            guard gathered?.contains(pid) == false else { continue }
             guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
             let named = self.appNamedInEnvironment(of: pid, startTime: stat.startTime)
             if let app = named.flatMap({ self.appsByBundleIdentifier[$0] }), var managed = self.apps[app],
                 managed.child != nil
             {
                 let found = self.walk(tree, from: [(pid, nil)], app: app)
-                claimed.formUnion(found.map(\.pid))
+                gathered?.formUnion(found.map(\.pid))
                 // An app asked to stop (signal mode) stops what it is given here: this look may be another app's,
                 // or the light scan, and the app's own look stops only what that look found new.
                 if managed.confirmation?.suspending == true, managed.choice?.mechanism != .freezer {
@@ -214,6 +219,12 @@ extension ProcessSupervisor {
         }
         if self.processScan.replaceUnattributed(with: unattributed) { changed = true }
         return (changed, attributed)
+    }
+
+    /// Every pid an app tracks (a read of every app).
+    private func trackedPIDs() -> Set<Int32> {
+        self.scanCounts.trackedPIDGathers += 1
+        return Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
     }
 
     /// `RUNWAY_APP` in the environment of the child `pid` that started at `startTime`, read once in that process's

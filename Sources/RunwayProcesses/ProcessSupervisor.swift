@@ -97,6 +97,9 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     package let logs: AppLogStore
     /// This process's session.
     let ownSession: Int32
+    /// This process's pid, read once: glibc's `getpid()` is a system call each time, and the confirmation and
+    /// terminate scans need it once per app (this process never forks: its children exec before running Swift).
+    let ownPID: Int32
     private(set) var closed = false
     private var finishWaiters: [() -> Void] = []
 
@@ -108,6 +111,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.logger = logger
         self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
         self.ownSession = getsid(0)
+        self.ownPID = getpid()
         OpenSupervisors.open()
         self.cgroups = CgroupPlacement(logger: logger)
         self.processScan = ProcessScanState(loop: loop.handles.loop)
