@@ -225,6 +225,32 @@ bench-restore: deps
 	$(SWIFT) build -c release --product runway
 	python3 Benchmarks/Scripts/restore_bench.py --rounds $(ROUNDS) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
 
+# The function host (Examples/FunctionHost, a package of its own: the first build takes minutes) under the seeded
+# load generator: Scripts/loadgen.py starts the host (debug build) with FUNCTION_COUNT functions made from
+# functions.json, sends FUNCTION_REQUESTS requests over FUNCTION_ROUNDS runs of the host, checks every answer,
+# prints the latency of the warm, thawed, restored and cold requests side by side and the CPU the functions used
+# while frozen, and stops the host. Exits 1 when an answer was wrong. The figures go to .build/function-host-demo.json.
+FUNCTION_SEED ?= 1
+FUNCTION_REQUESTS ?= 240
+FUNCTION_COUNT ?= 8
+FUNCTION_ROUNDS ?= 3
+.PHONY: function-host-demo function-samples-check
+function-host-demo: deps
+	cd Examples/FunctionHost && $(SWIFT) build
+	cd Examples/FunctionHost && python3 Scripts/loadgen.py --host .build/debug/FunctionHost --config functions.json \
+		--seed $(FUNCTION_SEED) --requests $(FUNCTION_REQUESTS) --functions $(FUNCTION_COUNT) \
+		--rounds $(FUNCTION_ROUNDS) --json .build/function-host-demo.json
+
+# Each sample function of the function host on its own, under a runway daemon, over its Unix socket
+# (Examples/FunctionHost/Scripts/function_check.py): launch, count, echo, waitUntil work, freeze, purge and restore,
+# work stopped at the expiration warning, work killed at the deadline.
+function-samples-check: build
+	cd Examples/FunctionHost && $(SWIFT) build --product SwiftFunction
+	python3 Examples/FunctionHost/Scripts/function_check.py "$$($(SWIFT) build --show-bin-path)/runway" \
+		Examples/FunctionHost/Functions/python_function.py
+	python3 Examples/FunctionHost/Scripts/function_check.py "$$($(SWIFT) build --show-bin-path)/runway" \
+		"$$(cd Examples/FunctionHost && $(SWIFT) build --show-bin-path)/SwiftFunction"
+
 clean:
 	rm -rf .build .build-example
 
