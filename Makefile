@@ -107,6 +107,17 @@ arch-check:
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
 example-check: deps snippet-check
 	SWIFT="$(SWIFT)" Scripts/example-check.sh
+	$(MAKE) function-host-check
+
+# The function host (Examples/FunctionHost, a package of its own on Hummingbird): one debug build of it and its tests,
+# then its tests, serial (they start real functions and time their budgets). Its status page test runs headless
+# Chromium (.ci/run installs Debian's `chromium`) and is skipped without it; the screenshot is kept in
+# Examples/FunctionHost/.build/test-artefacts/. The first build takes minutes (Hummingbird and swift-nio's
+# extras), later ones seconds.
+.PHONY: function-host-check
+function-host-check: deps
+	$(SWIFT) build --build-tests --package-path Examples/FunctionHost
+	$(SWIFT) test --skip-build --no-parallel --package-path Examples/FunctionHost
 
 # DocC documentation of the modules an embedder imports (Sources/Runway/Runway.docc, with the articles, and
 # Sources/RunwayCore/RunwayCore.docc) with swift-docc-plugin: archives under .build/plugins/Swift-DocC/outputs/,
