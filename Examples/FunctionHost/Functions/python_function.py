@@ -138,7 +138,7 @@ class Function:
             stop = self.stops.get(task)
         if stop is not None:
             stop.set()
-        say("task %d will expire%s" % (task, "" if stop is not None else " (its work goes on)"))
+        say("backgroundTaskWillExpire task %d%s" % (task, ": work stopped" if stop is not None else ": work goes on"))
 
 
 def spin(milliseconds, stop):

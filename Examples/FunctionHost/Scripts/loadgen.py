@@ -79,7 +79,7 @@ def parse_options():
     parser.add_argument("--config", help="the host's functions.json, whose entries the functions are made from")
     parser.add_argument("--url", help="a host already running, e.g. http://127.0.0.1:8080 (instead of --host)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--requests", type=int, default=240)
     parser.add_argument("--functions", type=int, default=8, help="functions the host serves (1 to 64)")
     parser.add_argument("--rounds", type=int, default=3, help="runs of the host; each starts every function cold")
     parser.add_argument("--json", help="also write the figures to this file")
