@@ -59,7 +59,6 @@ struct HTTPClient: Sendable {
         body: ByteBuffer? = nil
     ) async throws -> Response {
         let bootstrap = ClientBootstrap(group: self.group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .connectTimeout(self.timeout)
         let initializer:
             @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>> =

@@ -16,11 +16,14 @@ final class HostHarness: Sendable {
     private let server: Task<Void, any Error>
     let client = HTTPClient()
 
-    /// The test function's program (Resources/test_function.py beside this file), until the example's own
-    /// Python function exists.
+    /// The example's Python function (Functions/python_function.py) where it exists, else the test function
+    /// beside this file (Resources/test_function.py), which has the same surface.
     static var functionProgram: [String] {
-        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources")
-        return ["/usr/bin/python3", resources.appendingPathComponent("test_function.py").path]
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let sample = tests.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Functions/python_function.py").path
+        if FileManager.default.fileExists(atPath: sample) { return ["/usr/bin/python3", sample] }
+        return ["/usr/bin/python3", tests.appendingPathComponent("Resources/test_function.py").path]
     }
 
     /// Writes `functions.json` with `functions` (name, budget seconds, exits on suspend) into a new directory and

@@ -2,10 +2,10 @@
 """A function for the host's tests until Functions/python_function.py exists: the contract's HTTP surface
 (Examples/FunctionHost/README.md) on FUNCTION_SOCKET and the app protocol on RUNWAY_FD (Docs/AppProtocol.md).
 
-GET / counts requests (the count is preserved in didEnterBackground and restored at a launch that restores);
-POST /work?ms=N replies at once and burns N ms of CPU in a background task begun before the reply, ended when done;
-GET /echo?x=S answers S. It prints "backgroundTaskWillExpire TASK" when an expiration handler runs, and keeps
-working: past its budget Runway kills it (B6).
+Every request counts (the count is preserved in didEnterBackground and restored at a launch that restores);
+POST /work?ms=N replies at once and burns N ms of CPU in a background task begun before the reply, ended when done
+or when its expiration warning comes (B4, B5: then suspended), or with ignoreExpiration=1 only when done (B6: past
+the budget, killed); GET /echo?x=S answers S. It prints "task N will expire" when an expiration handler runs.
 """
 import json
 import os
@@ -26,6 +26,8 @@ next_request = [0]
 state_lock = threading.Lock()
 state = {"count": 0, "restored": False}
 restored_parts = []
+# Background task id -> the event that stops its work at its expiration warning.
+stops = {}
 
 
 def send(line):
@@ -44,12 +46,18 @@ def request(kind, **fields):
         return replies.pop(number, None)
 
 
-def burn(task, milliseconds):
+def burn(task, milliseconds, stop):
     end = time.monotonic() + milliseconds / 1000
-    while time.monotonic() < end:
+    while time.monotonic() < end and not stop.is_set():
         sum(range(1000))
-    print("work done, task %d" % task, flush=True)
+    print("work of task %d %s" % (task, "stopped" if stop.is_set() else "done"), flush=True)
     request("endBackgroundTask", task=task)
+
+
+def served():
+    with state_lock:
+        state["count"] += 1
+        return state["count"]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -69,22 +77,28 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
+        count = served()
         if url.path == "/echo":
             self.reply(urllib.parse.parse_qs(url.query).get("x", [""])[0], "text/plain")
             return
         with state_lock:
-            state["count"] += 1
-            body = {"function": os.environ["FUNCTION_NAME"], "count": state["count"], "pid": os.getpid(),
-                    "restored": state["restored"]}
+            restored = state["restored"]
+        body = {"function": os.environ["FUNCTION_NAME"], "count": count, "pid": os.getpid(), "restored": restored}
         self.reply(json.dumps(body))
 
     def do_POST(self):
         url = urllib.parse.urlsplit(self.path)
-        milliseconds = int(urllib.parse.parse_qs(url.query).get("ms", ["0"])[0])
+        query = urllib.parse.parse_qs(url.query)
+        milliseconds = int(query.get("ms", ["0"])[0])
+        served()
         task = (request("beginBackgroundTask", name="work") or {}).get("task", 0)
+        stop = threading.Event()
+        if task and query.get("ignoreExpiration", ["0"])[0] != "1":
+            with state_lock:
+                stops[task] = stop
         self.reply(json.dumps({"accepted": milliseconds}))
         if task:
-            threading.Thread(target=burn, args=(task, milliseconds), daemon=True).start()
+            threading.Thread(target=burn, args=(task, milliseconds, stop), daemon=True).start()
 
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -105,7 +119,11 @@ def handle(line):
             count = state["count"]
         request("preserveState", state=json.dumps({"count": count}))
     elif message == "backgroundTaskWillExpire":
-        print("backgroundTaskWillExpire %d" % line["task"], flush=True)
+        with state_lock:
+            stop = stops.pop(line["task"], None)
+        if stop is not None:
+            stop.set()
+        print("task %d will expire" % line["task"], flush=True)
 
 
 def main():
