@@ -138,7 +138,7 @@ class Function:
             stop = self.stops.get(task)
         if stop is not None:
             stop.set()
-        say("backgroundTaskWillExpire task %d%s" % (task, ": work stopped" if stop is not None else ": work goes on"))
+        say("task %d will expire: work %s" % (task, "stopped" if stop is not None else "goes on"))
 
 
 def spin(milliseconds, stop):

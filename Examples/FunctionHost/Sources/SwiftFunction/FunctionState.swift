@@ -96,7 +96,7 @@ final class FunctionState: Sendable {
     func expire(_ task: BackgroundTaskID) {
         let flag = self.inner.withLock { $0.stops[task] }
         flag?.stop()
-        say("backgroundTaskWillExpire task \(task.rawValue): work \(flag == nil ? "goes on" : "stopped")")
+        say("task \(task.rawValue) will expire: work \(flag == nil ? "goes on" : "stopped")")
     }
 }
 
