@@ -42,11 +42,11 @@ struct SwiftFunctionTests {
         }
     }
 
-    /// The budget (1 s) is shorter than the 5 s warning lead, so the warning comes at background entry (B4): the
+    /// The budget (4 s) is shorter than the 5 s warning lead, so the warning comes at background entry (B4): the
     /// Swift function's handler stops the work and ends its task, and it is suspended (B5), not killed (B6).
     @Test
     func B5_theSwiftFunctionEndsItsWaitUntilTaskAtTheExpirationWarningAndIsSuspended() async throws {
-        try await SwiftFunctionHost.with(budgetSeconds: 1) { host in
+        try await SwiftFunctionHost.with(budgetSeconds: 4) { host in
             let accepted = try await host.post("/fn/swift/work?ms=60000")
             #expect(accepted.status == .ok && accepted.start == "cold")
             #expect(accepted.text == #"{"accepted":60000}"#)
