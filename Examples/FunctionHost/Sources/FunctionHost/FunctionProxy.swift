@@ -12,7 +12,7 @@ struct FunctionProxy<Context: RequestContext>: RouterMiddleware {
     let client: HTTPClient
 
     /// The most bytes of request body forwarded (1 MiB); a larger body is refused with 413 naming the limit.
-    static var requestByteLimit: Int { 1 << 20 }
+    static var requestByteLimit: Int { ProxyLimits.requestByteLimit }
     /// Headers that describe one connection, not the message: not forwarded either way.
     static var hopByHop: Set<String> {
         ["connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade", "te", "trailer"]
@@ -92,4 +92,10 @@ struct FunctionProxy<Context: RequestContext>: RouterMiddleware {
         let data = (try? encoder.encode(object)) ?? Data("{}".utf8)
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
+}
+
+/// The proxy's bounds, outside the generic type so that they can be named without a request context.
+enum ProxyLimits {
+    /// The most bytes of request body forwarded to a function: 1 MiB.
+    static let requestByteLimit = 1 << 20
 }
