@@ -112,8 +112,9 @@ example-check: deps snippet-check
 # The function host (Examples/FunctionHost, a package of its own on Hummingbird): one debug build of it and its tests,
 # then its tests, serial (they start real functions and time their budgets). Its status page test runs headless
 # Chromium (.ci/run installs Debian's `chromium`) and is skipped without it; the screenshot is kept in
-# Examples/FunctionHost/.build/test-artefacts/. The first build takes minutes (Hummingbird and swift-nio's
-# extras), later ones seconds.
+# Examples/FunctionHost/.build/test-artefacts/. The first build compiles Hummingbird, swift-nio and Runway's modules
+# once more (about 3 CPU-minutes: 6 minutes of real time on a busy 2-core machine), later ones take seconds; the
+# tests about 10 s.
 .PHONY: function-host-check
 function-host-check: deps
 	$(SWIFT) build --build-tests --package-path Examples/FunctionHost
@@ -151,7 +152,7 @@ docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
 # `make lint` (about 2 s), the README snippet and rule-id checks, `make c-check`, `make arch-check` and
-# `make example-check` (about a minute on a new clone) first, so that the test runner's summary is the last thing
+# `make example-check` (a few minutes on a new clone, most of it the function host's first build) first, so that the test runner's summary is the last thing
 # printed. Serial: the real-loop tests run delegate calls on the shared cooperative pool, and CPU-heavy property tests
 # in parallel could delay them past their (short) budgets. The whole suite takes about 2 minutes of real time (about
 # 700 tests, most of it real daemons and children).
