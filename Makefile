@@ -107,6 +107,18 @@ arch-check:
 # minute the first time on 2 cores, seconds after that (EXAMPLE_SCRATCH_PATH=fresh builds from nothing).
 example-check: deps snippet-check
 	SWIFT="$(SWIFT)" Scripts/example-check.sh
+	$(MAKE) function-host-check
+
+# The function host (Examples/FunctionHost, a package of its own on Hummingbird): one debug build of it and its tests,
+# then its tests, serial (they start real functions and time their budgets). Its status page test runs headless
+# Chromium (.ci/run installs Debian's `chromium`) and is skipped without it; the screenshot is kept in
+# Examples/FunctionHost/.build/test-artefacts/. The first build compiles Hummingbird, swift-nio and Runway's modules
+# once more (about 3 CPU-minutes: 6 minutes of real time on a busy 2-core machine), later ones take seconds; the
+# tests about 10 s.
+.PHONY: function-host-check
+function-host-check: deps
+	$(SWIFT) build --build-tests --package-path Examples/FunctionHost
+	$(SWIFT) test --skip-build --no-parallel --package-path Examples/FunctionHost
 
 # DocC documentation of the modules an embedder imports (Sources/Runway/Runway.docc, with the articles, and
 # Sources/RunwayCore/RunwayCore.docc) with swift-docc-plugin: archives under .build/plugins/Swift-DocC/outputs/,
@@ -140,7 +152,7 @@ docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
 # `make lint` (about 2 s), the README snippet and rule-id checks, `make c-check`, `make arch-check` and
-# `make example-check` (about a minute on a new clone) first, so that the test runner's summary is the last thing
+# `make example-check` (a few minutes on a new clone, most of it the function host's first build) first, so that the test runner's summary is the last thing
 # printed. Serial: the real-loop tests run delegate calls on the shared cooperative pool, and CPU-heavy property tests
 # in parallel could delay them past their (short) budgets. The whole suite takes about 2 minutes of real time (about
 # 700 tests, most of it real daemons and children).
@@ -224,6 +236,32 @@ ROUNDS ?= 20
 bench-restore: deps
 	$(SWIFT) build -c release --product runway
 	python3 Benchmarks/Scripts/restore_bench.py --rounds $(ROUNDS) --runway "$$($(SWIFT) build -c release --show-bin-path)/runway"
+
+# The function host (Examples/FunctionHost, a package of its own: the first build takes minutes) under the seeded
+# load generator: Scripts/loadgen.py starts the host (debug build) with FUNCTION_COUNT functions made from
+# functions.json, sends FUNCTION_REQUESTS requests over FUNCTION_ROUNDS runs of the host, checks every answer,
+# prints the latency of the warm, thawed, restored and cold requests side by side and the CPU the functions used
+# while frozen, and stops the host. Exits 1 when an answer was wrong. The figures go to .build/function-host-demo.json.
+FUNCTION_SEED ?= 1
+FUNCTION_REQUESTS ?= 240
+FUNCTION_COUNT ?= 8
+FUNCTION_ROUNDS ?= 3
+.PHONY: function-host-demo function-samples-check
+function-host-demo: deps
+	cd Examples/FunctionHost && $(SWIFT) build
+	cd Examples/FunctionHost && python3 Scripts/loadgen.py --host .build/debug/FunctionHost --config functions.json \
+		--seed $(FUNCTION_SEED) --requests $(FUNCTION_REQUESTS) --functions $(FUNCTION_COUNT) \
+		--rounds $(FUNCTION_ROUNDS) --json .build/function-host-demo.json
+
+# Each sample function of the function host on its own, under a runway daemon, over its Unix socket
+# (Examples/FunctionHost/Scripts/function_check.py): launch, count, echo, waitUntil work, freeze, purge and restore,
+# work stopped at the expiration warning, work killed at the deadline.
+function-samples-check: build
+	cd Examples/FunctionHost && $(SWIFT) build --product SwiftFunction
+	python3 Examples/FunctionHost/Scripts/function_check.py "$$($(SWIFT) build --show-bin-path)/runway" \
+		Examples/FunctionHost/Functions/python_function.py
+	python3 Examples/FunctionHost/Scripts/function_check.py "$$($(SWIFT) build --show-bin-path)/runway" \
+		"$$(cd Examples/FunctionHost && $(SWIFT) build --show-bin-path)/SwiftFunction"
 
 clean:
 	rm -rf .build .build-example
