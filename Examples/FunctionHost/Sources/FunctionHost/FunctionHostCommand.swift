@@ -2,20 +2,25 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// `FunctionHost [--config PATH] [--hostname HOST] [--port N]`: serves the functions of `functions.json` until
-/// SIGTERM or SIGINT, then terminates them (P4) and removes its private directory. Prints
+/// `FunctionHost [--config PATH] [--hostname HOST] [--port N] [--memory-pressure]`: serves the functions of
+/// `functions.json` until SIGTERM or SIGINT, then terminates them (P4) and removes its private directory. Prints
 /// `function-host listening on HOST:PORT` on standard output once it accepts requests (`--port 0` picks a free
 /// port, which that line names).
 @main
 struct FunctionHostCommand {
-    static let usage = "usage: FunctionHost [--config PATH] [--hostname HOST] [--port N]"
+    static let usage = "usage: FunctionHost [--config PATH] [--hostname HOST] [--port N] [--memory-pressure]"
 
     static func main() async {
         var configPath = "functions.json"
         var hostname = "127.0.0.1"
         var port = 8080
+        var memoryPressure = false
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
+            if argument == "--memory-pressure" {
+                memoryPressure = true
+                continue
+            }
             switch (argument, arguments.popFirst()) {
             case ("--config", let value?): configPath = value
             case ("--hostname", let value?): hostname = value
@@ -29,7 +34,12 @@ struct FunctionHostCommand {
         do {
             let config = try FunctionsConfig.load(path: configPath)
             let directory = URL(fileURLWithPath: configPath).deletingLastPathComponent().standardizedFileURL.path
-            let host = try HostRuntime(config: config, directory: directory, logger: logger)
+            let host = try HostRuntime(
+                config: config,
+                directory: directory,
+                watchesMemoryPressure: memoryPressure,
+                logger: logger
+            )
             let bindName = hostname
             let application = HostServer.application(host: host, hostname: bindName, port: port, logger: logger) {
                 FileHandle.standardOutput.write(Data("function-host listening on \(bindName):\($0)\n".utf8))

@@ -31,10 +31,14 @@ final class HostRuntime: Sendable {
     ///     directory).
     ///   - runtimeDirectory: Where sockets and output files go; nil makes a new private one under the temporary
     ///     directory.
+    ///   - watchesMemoryPressure: Samples the system's memory pressure (PSI, `/proc/pressure/memory`) so that real
+    ///     pressure warns and purges as in P3, besides `POST /admin/pressure`. Off by default: the tests share a
+    ///     machine whose pressure is not theirs.
     init(
         config: FunctionsConfig,
         directory: String,
         runtimeDirectory: String? = nil,
+        watchesMemoryPressure: Bool = false,
         logger: Logger = Logger(label: "function-host")
     ) throws {
         self.config = config
@@ -43,7 +47,11 @@ final class HostRuntime: Sendable {
         self.waiters = StateWaiters()
         self.scheduler = try RunwayScheduler(
             settings: SchedulerSettings(),
-            processOptions: ProcessOptions(baseDirectory: directory, suspensionMechanism: .auto),
+            processOptions: ProcessOptions(
+                baseDirectory: directory,
+                suspensionMechanism: .auto,
+                memoryPressure: watchesMemoryPressure ? MemoryPressureOptions() : nil
+            ),
             logger: logger,
             name: "function-host"
         )
