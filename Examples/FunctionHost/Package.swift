@@ -54,9 +54,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // The test function is run from the source tree, not copied as a resource.
-            exclude: ["Resources"]
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -86,9 +86,12 @@ struct HTTPClient: Sendable {
         }
         defer { timer.cancel() }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(head))
-            if let body { try await outbound.write(.body(.byteBuffer(body))) }
-            try await outbound.write(.end(nil))
+            // One write for the whole request: a function may answer and close as soon as it has read the head,
+            // and a later separate write of the end would then fail a request the function already served.
+            var parts: [HTTPClientRequestPart] = [.head(head)]
+            if let body { parts.append(.body(.byteBuffer(body))) }
+            parts.append(.end(nil))
+            try await outbound.write(contentsOf: parts)
             var response: Response?
             for try await part in inbound {
                 switch part {

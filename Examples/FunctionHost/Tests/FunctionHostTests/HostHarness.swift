@@ -16,14 +16,12 @@ final class HostHarness: Sendable {
     private let server: Task<Void, any Error>
     let client = HTTPClient()
 
-    /// The example's Python function (Functions/python_function.py) where it exists, else the test function
-    /// beside this file (Resources/test_function.py), which has the same surface.
+    /// The example's Python function (Functions/python_function.py).
     static var functionProgram: [String] {
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let sample = tests.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Functions/python_function.py").path
-        if FileManager.default.fileExists(atPath: sample) { return ["/usr/bin/python3", sample] }
-        return ["/usr/bin/python3", tests.appendingPathComponent("Resources/test_function.py").path]
+        return ["/usr/bin/python3", sample]
     }
 
     /// Writes `functions.json` with `functions` (name, budget seconds, exits on suspend) into a new directory and
