@@ -125,7 +125,11 @@ final class SwiftFunctionHost: Sendable {
             if status?.state == state && status?.terminating == nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("swift did not reach \(state) within 30 s")
+        let last = self.host.scheduler.status(taskLimit: 4).first { $0.app == app }
+        Issue.record(
+            "swift did not reach \(state) within 30 s: \(self.transitions); \(String(describing: last)); output: "
+                + self.output
+        )
         throw HTTPClient.Failure(description: "swift did not reach \(state)")
     }
 
