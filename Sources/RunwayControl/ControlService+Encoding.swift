@@ -31,16 +31,24 @@ extension ControlService {
             return
         }
         guard self.replyOrder.encoding(for: connection) < Self.statusEncodingLimit else {
-            let refusal = ControlReply.failure(
-                "tooManyRequests",
-                "\(Self.statusEncodingLimit) status replies of this connection are still being encoded, the limit "
-                    + "(statusEncodingLimit); read a reply before asking for more",
-                id: reply.id
-            )
-            self.deliverLine(ControlProtocol.encodedLine(refusal), to: connection)
+            self.deliverLine(ControlProtocol.encodedLine(Self.tooManyStatusRequests(id: reply.id)), to: connection)
             return
         }
-        let ticket = self.replyOrder.reserve(for: connection)
+        self.encodeOffLoop(reply, ticket: self.replyOrder.reserve(for: connection), for: connection)
+    }
+
+    /// The refusal of a status request beyond `statusEncodingLimit` on one connection.
+    static func tooManyStatusRequests(id: Int?) -> ControlReply {
+        .failure(
+            "tooManyRequests",
+            "\(Self.statusEncodingLimit) status replies of this connection are still being encoded, the limit "
+                + "(statusEncodingLimit); read a reply before asking for more",
+            id: id
+        )
+    }
+
+    /// Encodes `reply` on `encodingQueue` and sends it in `ticket`'s place of `connection`'s order. Loop thread.
+    func encodeOffLoop(_ reply: ControlReply, ticket: UInt64, for connection: ControlSocketServer.ConnectionID) {
         let loop = self.scheduler.loopThread
         Self.encodingQueue.async { [weak self] in
             let line = ControlProtocol.encodedLine(reply)

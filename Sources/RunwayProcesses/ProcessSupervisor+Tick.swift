@@ -51,15 +51,22 @@ extension ProcessSupervisor {
         self.tickSchedule.fired()
         self.resolvePendingIdentities()
         let now = self.loop.turnNow
-        for (app, managed) in self.apps where managed.drain != nil {
+        // Only the apps waiting for a tick, not every app: a tick every millisecond during a suspension must not
+        // cost the loop O(apps).
+        self.scanCounts.tickAppLooks += self.tickApps.count
+        for app in self.tickApps where self.apps[app]?.drain != nil {
             self.checkDrain(app, now: now)
         }
-        for (app, managed) in self.apps where managed.confirmation?.isPending == true {
+        // A drain that ended in this tick signalled its app, whose confirmation is then pending.
+        for app in self.tickApps where self.apps[app]?.confirmation?.isPending == true {
             self.checkConfirmation(app, now: now)
         }
         self.reapOrphans(now: now)
-        let confirming = self.apps.values.contains { $0.confirmation?.isPending == true }
-        if self.tickSchedule.settled(pending: confirming || self.isDraining || !self.leftovers.isEmpty) {
+        self.tickApps = self.tickApps.filter { app in
+            self.apps[app]?.drain != nil || self.apps[app]?.confirmation?.isPending == true
+        }
+        let confirming = !self.tickApps.isEmpty
+        if self.tickSchedule.settled(pending: confirming || !self.leftovers.isEmpty) {
             uv_timer_stop(self.tick)
         }
         self.finishIfSettled()

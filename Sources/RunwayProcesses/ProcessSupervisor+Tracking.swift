@@ -46,8 +46,7 @@ extension ProcessSupervisor {
         var touched = Set(scanned)
         if self.needsOwnChildrenLook(named: apps) {
             self.scanCounts.ownChildrenLooks += 1
-            let claimed = Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
-            let (attributionChanged, attributed) = self.attributeOwnChildren(tree, claimed: claimed)
+            let (attributionChanged, attributed) = self.attributeOwnChildren(tree)
             changed = attributionChanged || changed
             touched.formUnion(attributed)
         }
@@ -181,16 +180,18 @@ extension ProcessSupervisor {
     /// attributed to an app by `RUNWAY_APP` when its environment still says so, else kept as unattributed.
     ///
     /// - Returns: True when an app's set or the unattributed set changed, and the apps given processes.
-    private func attributeOwnChildren(_ tree: ProcessTree, claimed: Set<Int32>) -> (Bool, [AppID]) {
-        var claimed = claimed
+    private func attributeOwnChildren(_ tree: ProcessTree) -> (Bool, [AppID]) {
         var unattributed = Set<ProcessIdentity>()
         var changed = false
         var attributed: [AppID] = []
-        let own = getpid()
         let mains = SpawnedChildren.withOwned { $0 }
-        let children = tree.children(of: own)
+        let children = tree.ownChildren()
+        self.scanCounts.ownChildrenListedMost = max(self.scanCounts.ownChildrenListedMost, children.count)
         self.processScan.environmentAttributions.keep(children: children)
-        for pid in children where !claimed.contains(pid) && !mains.contains(pid) {
+        // What the apps track is gathered (O(apps)) only when a child outside them may be one of theirs.
+        let candidates = children.filter { !mains.contains($0) }
+        var claimed: Set<Int32> = candidates.isEmpty ? [] : Set(self.apps.values.flatMap { $0.tracked.map(\.pid) })
+        for pid in candidates where !claimed.contains(pid) {
             guard let stat = ProcFS.stat(pid), stat.state != "Z", stat.session != self.ownSession else { continue }
             let named = self.appNamedInEnvironment(of: pid, startTime: stat.startTime)
             if let app = named.flatMap({ self.appsByBundleIdentifier[$0] }), var managed = self.apps[app],
