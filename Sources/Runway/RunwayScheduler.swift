@@ -187,35 +187,6 @@ public final class RunwayScheduler: Sendable {
             ?? StatusPage(statuses: [], matched: 0, next: nil)
     }
 
-    /// A cursor at the start of the page `query` asks for (`statusPageSlice` takes it in slices). O(1); nil after
-    /// shutdown.
-    package func statusPageCursor(_ query: StatusQuery) -> StatusPageCursor? {
-        self.bridge.sync { $0.runner.core.statusPageCursor(query) }
-    }
-
-    /// One bounded slice of a status page: at most `compareLimit` apps compared and `snapshotLimit` snapshotted,
-    /// with a fresh clock reading; advances `cursor`. The rows listed, or nil after shutdown.
-    package func statusPageSlice(
-        _ cursor: inout StatusPageCursor,
-        compareLimit: Int,
-        snapshotLimit: Int
-    ) -> [AppStatus]? {
-        let start = cursor
-        let result: (StatusPageCursor, [AppStatus])? = self.bridge.sync { driver in
-            var cursor = start
-            let rows = driver.runner.core.statusPageSlice(
-                &cursor,
-                now: driver.loop.now(),
-                compareLimit: compareLimit,
-                snapshotLimit: snapshotLimit
-            )
-            return (cursor, rows)
-        }
-        guard let result else { return nil }
-        cursor = result.0
-        return result.1
-    }
-
     /// The apps registered after the first `count`, in registration order (apps are never removed): O(new apps),
     /// for a caller that keeps a row per app. Empty after shutdown.
     package func appIDs(after count: Int) -> [AppID] {

@@ -3,9 +3,9 @@ import Dispatch
 import RunwayLocking
 
 // Replies that list apps (`status`) are encoded off the loop thread: a page of 1,000 rows is about 250 KB of
-// JSON, which held back every deadline due while the loop encoded it. The loop takes the page's snapshot (one
-// turn, so the page is consistent: every row as of the same instant), a serial queue encodes it, and the loop
-// sends the line when it comes back; `ReplyOrder` keeps each connection's replies in the order of its requests.
+// JSON, which held back every deadline due while the loop encoded it. The loop takes the page's snapshot (in
+// slices, `ControlService+StatusSlices.swift`), a serial queue encodes it, and the loop sends the line when it
+// comes back; `ReplyOrder` keeps each connection's replies in the order of its requests.
 
 extension ControlService {
     /// The most `status` replies of one connection being encoded at once: each holds its page's snapshot until

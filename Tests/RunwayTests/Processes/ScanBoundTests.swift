@@ -18,7 +18,7 @@ struct ScanBoundTests {
         #expect(mains.count == apps.count)
         // On the loop thread, which started them: none listed.
         let onLoop = scheduler.bridge.sync { _ in ProcessTree().ownChildren() } ?? []
-        #expect(mains.isDisjoint(with: onLoop), "main processes listed on the loop thread: \(mains.intersection(onLoop))")
+        #expect(mains.isDisjoint(with: onLoop), "main processes listed on the loop: \(mains.intersection(onLoop))")
         // On another thread the loop thread's list is read like any other: every one listed.
         let offLoop = ProcessTree().ownChildren()
         #expect(mains.isSubset(of: offLoop))
