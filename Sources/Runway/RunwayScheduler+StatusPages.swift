@@ -1,6 +1,7 @@
 @_spi(Driver) import RunwayCore
 
-// `status` pages taken in bounded slices, one per loop turn (`StatusPageCursor`), for the control socket.
+// `status` pages taken in bounded slices, one per loop turn (`StatusPageCursor`), for the control socket, and one
+// app's snapshot for a command's reply.
 
 extension RunwayScheduler {
     /// A cursor at the start of the page `query` asks for (`statusPageSlice` takes it in slices). O(1); nil after
@@ -30,5 +31,11 @@ extension RunwayScheduler {
         guard let result else { return nil }
         cursor = result.0
         return result.1
+    }
+
+    /// One app's snapshot (K2) with at most `taskLimit` tasks listed, read with a fresh clock reading: O(1), where
+    /// `status()` snapshots every app. Nil for an unknown app or after shutdown.
+    package func status(of app: AppID, taskLimit: Int = 0) -> AppStatus? {
+        self.bridge.sync { $0.runner.core.status(of: app, now: $0.loop.now(), taskLimit: taskLimit) } ?? nil
     }
 }
