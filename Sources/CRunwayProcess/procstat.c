@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -135,6 +136,48 @@ int runway_proc_children(int pid, int single_thread, int *out, int capacity) {
         if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
         // A task's name is its tid (at most 10 digits): the precision only bounds the copy for the compiler.
         snprintf(path, sizeof path, "/proc/%d/task/%.20s/children", pid, entry->d_name);
+        int next = runway_proc_children_file(path, out, capacity, count);
+        if (next >= 0) count = next;
+    }
+    closedir(tasks);
+    return count;
+}
+
+int runway_proc_own_children(int *out, int capacity, int *caller_skipped) {
+    int pid = getpid();
+    long caller = syscall(SYS_gettid);
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (tasks == NULL) return -errno;
+    int count = 0;
+    int caller_seen = 0;
+    int alive_before_caller = 0;
+    *caller_skipped = 0;
+    struct dirent *entry;
+    // /proc/PID/task lists the threads in the kernel's order of the thread list, the order in which it looks for
+    // the first live thread to give an orphan to.
+    while ((entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        long tid = 0;
+        for (const char *digit = entry->d_name; *digit >= '0' && *digit <= '9' && tid < INT_MAX / 10; digit++) {
+            tid = tid * 10 + (*digit - '0');
+        }
+        if (tid == caller) {
+            caller_seen = 1;
+            if (alive_before_caller) {
+                *caller_skipped = 1;
+                continue;
+            }
+        } else if (!caller_seen && !alive_before_caller) {
+            // A zombie (a main thread that called pthread_exit) or dead thread gets no orphans.
+            struct runway_proc_stat stat;
+            snprintf(path, sizeof path, "/proc/%d/task/%ld/stat", pid, tid);
+            if (runway_proc_stat(pid, path, &stat) == 0 && stat.state != 'Z' && stat.state != 'X') {
+                alive_before_caller = 1;
+            }
+        }
+        snprintf(path, sizeof path, "/proc/%d/task/%ld/children", pid, tid);
         int next = runway_proc_children_file(path, out, capacity, count);
         if (next >= 0) count = next;
     }

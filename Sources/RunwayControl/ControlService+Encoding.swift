@@ -3,9 +3,9 @@ import Dispatch
 import RunwayLocking
 
 // Replies that list apps (`status`) are encoded off the loop thread: a page of 1,000 rows is about 250 KB of
-// JSON, which held back every deadline due while the loop encoded it. The loop takes the page's snapshot (one
-// turn, so the page is consistent: every row as of the same instant), a serial queue encodes it, and the loop
-// sends the line when it comes back; `ReplyOrder` keeps each connection's replies in the order of its requests.
+// JSON, which held back every deadline due while the loop encoded it. The loop takes the page's snapshot (in
+// slices, `ControlService+StatusSlices.swift`), a serial queue encodes it, and the loop sends the line when it
+// comes back; `ReplyOrder` keeps each connection's replies in the order of its requests.
 
 extension ControlService {
     /// The most `status` replies of one connection being encoded at once: each holds its page's snapshot until
@@ -31,16 +31,24 @@ extension ControlService {
             return
         }
         guard self.replyOrder.encoding(for: connection) < Self.statusEncodingLimit else {
-            let refusal = ControlReply.failure(
-                "tooManyRequests",
-                "\(Self.statusEncodingLimit) status replies of this connection are still being encoded, the limit "
-                    + "(statusEncodingLimit); read a reply before asking for more",
-                id: reply.id
-            )
-            self.deliverLine(ControlProtocol.encodedLine(refusal), to: connection)
+            self.deliverLine(ControlProtocol.encodedLine(Self.tooManyStatusRequests(id: reply.id)), to: connection)
             return
         }
-        let ticket = self.replyOrder.reserve(for: connection)
+        self.encodeOffLoop(reply, ticket: self.replyOrder.reserve(for: connection), for: connection)
+    }
+
+    /// The refusal of a status request beyond `statusEncodingLimit` on one connection.
+    static func tooManyStatusRequests(id: Int?) -> ControlReply {
+        .failure(
+            "tooManyRequests",
+            "\(Self.statusEncodingLimit) status replies of this connection are still being encoded, the limit "
+                + "(statusEncodingLimit); read a reply before asking for more",
+            id: id
+        )
+    }
+
+    /// Encodes `reply` on `encodingQueue` and sends it in `ticket`'s place of `connection`'s order. Loop thread.
+    func encodeOffLoop(_ reply: ControlReply, ticket: UInt64, for connection: ControlSocketServer.ConnectionID) {
         let loop = self.scheduler.loopThread
         Self.encodingQueue.async { [weak self] in
             let line = ControlProtocol.encodedLine(reply)

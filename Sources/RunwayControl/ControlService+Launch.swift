@@ -10,7 +10,7 @@ extension ControlService {
         guard case .lifecycle(let lifecycle) = command, lifecycle == .launch || lifecycle == .launchInBackground,
             let app
         else { return nil }
-        return self.spawnFailureReply(app, status: self.scheduler.status(taskLimit: 0).first { $0.app == app }, id: id)
+        return self.spawnFailureReply(app, status: self.scheduler.status(of: app), id: id)
     }
 
     /// The `spawnFailed` error reply when `status` (the app's, read after a command that may have started it: a

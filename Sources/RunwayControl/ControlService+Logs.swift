@@ -37,7 +37,7 @@ extension ControlService {
                 id: id
             )
         }
-        guard let status = self.scheduler.status(taskLimit: 0).first(where: { $0.app == app }) else {
+        guard let status = self.scheduler.status(of: app) else {
             return .failure("unknownApp", "unknownApp: no app '\(app)' is registered", id: id)
         }
         guard status.isProcess else {

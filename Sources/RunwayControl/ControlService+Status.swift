@@ -3,14 +3,16 @@
 
 extension ControlService {
     /// The most apps in one `status` reply, and the number listed when the request gives no `limit`: a page of
-    /// 1,000 rows is about 250 KB of JSON, snapshotted in one loop turn. A client pages through more with `after`
-    /// (`runway status` does, one request per page, so the loop serves other work between pages).
+    /// 1,000 rows is about 250 KB of JSON, which the daemon holds until sent. A client pages through more with
+    /// `after` (`runway status` does, one request per page); each page is taken in slices
+    /// (`ControlService+StatusSlices.swift`).
     static let statusPageLimit = 1_000
 
     /// `status`: one page of the apps the request's filter selects (`app`, `state`, `appPattern`), at most `limit`
     /// (`statusPageLimit` by default), with how many matched and the `next` page's start when the page was cut.
     ///
-    /// Work on the loop: O(apps) compares, then snapshots, process rows and runs of the listed apps only.
+    /// Work on the loop, in this one turn: O(apps) compares, then snapshots, process rows and runs of the listed
+    /// apps only. A request on a connection goes through `statusOnConnection` instead, in bounded slices.
     func statusReply(_ request: ControlRequest, app: AppID?, id: Int?) -> ControlReply {
         if request.summary == true { return self.summaryReply(request, app: app, id: id) }
         let query: StatusQuery

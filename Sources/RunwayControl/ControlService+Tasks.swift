@@ -17,7 +17,7 @@ extension ControlService {
 
     /// Begins a task held on `app`'s behalf (`beginTask`, B1); a refusal for a limit has the limit's own code.
     func beginTaskReply(name: String, app: AppID, id: Int?) -> ControlReply {
-        let state = { self.scheduler.status(taskLimit: 0).first { $0.app == app }?.state.rawValue }
+        let state = { self.scheduler.status(of: app)?.state.rawValue }
         switch self.scheduler.requestBackgroundTask(withName: name, for: app) {
         case .success(let task):
             var reply = ControlReply(id: id, ok: true)

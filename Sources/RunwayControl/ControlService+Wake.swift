@@ -20,7 +20,7 @@ extension ControlService {
             )
         }
         let token = try self.scheduler.wake(app, for: reason, payload: request.payload ?? "")
-        let status = self.scheduler.status(taskLimit: 0).first { $0.app == app }
+        let status = self.scheduler.status(of: app)
         // A not-running process app whose program cannot be started is back in notRunning in the same loop step:
         // spawnFailed, as for launch, not `ok` with state notRunning.
         if let failure = self.spawnFailureReply(app, status: status, id: request.id) { return failure }

@@ -37,6 +37,8 @@ final class ControlService: @unchecked Sendable {
     var summaryCounts: StatusSummaryCounts?
     /// Each connection's replies in request order (`ControlService+Encoding.swift`).
     var replyOrder = ReplyOrder()
+    /// `status` pages being taken in slices (`ControlService+StatusSlices.swift`).
+    var statusPages = StatusPageQueue()
     let encodingCounts = RunwayLock(EncodingCounts())
     /// Exports being imported in parts, one per connection at most (`ControlService+State.swift`).
     var imports: [ControlSocketServer.ConnectionID: StateImport] = [:]
@@ -169,7 +171,7 @@ final class ControlService: @unchecked Sendable {
         do throws(SchedulerError) {
             switch command {
             case .status:
-                return self.statusReply(request, app: app, id: id)
+                return self.statusOnConnection(request, app: app, id: id, connection: connection)
             case .events:
                 self.subscribers.insert(connection)
                 var reply = ControlReply(id: id, ok: true)

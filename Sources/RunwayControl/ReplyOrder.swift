@@ -27,6 +27,11 @@ struct ReplyOrder {
         return ticket
     }
 
+    /// True while `ticket`'s reply is still to be sent on `connection` (false once the connection closed).
+    func isWaiting(_ ticket: UInt64, for connection: ConnectionID) -> Bool {
+        self.waiting[connection]?.contains { $0.ticket == ticket } ?? false
+    }
+
     /// A reply ready now: the lines to send now, in order (`line` alone when nothing waits before it, none while
     /// an earlier reply is still being encoded).
     mutating func ready(_ line: [UInt8], for connection: ConnectionID) -> [[UInt8]] {

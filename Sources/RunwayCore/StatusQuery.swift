@@ -69,22 +69,10 @@ extension Scheduler {
     ///   - query: The filter, page start and size.
     ///   - now: The caller's current instant (time in state, budget left).
     /// - Returns: The page; an `after` that is not registered starts at the first app.
+    /// - Note: The whole page in one call; `statusPageSlice` takes it in bounded slices, one per loop turn.
     public func statusPage(_ query: StatusQuery, now: Instant) -> StatusPage {
-        let start = query.after.flatMap { self.appIndex[$0] }.map { $0 + 1 } ?? 0
-        var page = StatusPage(statuses: [], matched: 0, next: nil)
-        // The two fields are read in place: a copy of the whole record would retain and release each of its fields,
-        // for every registered app on every page.
-        for index in self.apps.indices where query.matches(self.apps[index].id, in: self.apps[index].state) {
-            page.matched += 1
-            guard index >= start else { continue }
-            if page.statuses.count < query.limit {
-                if let status = self.status(of: self.apps[index].id, now: now, taskLimit: query.taskLimit) {
-                    page.statuses.append(status)
-                }
-            } else if page.next == nil {
-                page.next = page.statuses.last?.app
-            }
-        }
-        return page
+        var cursor = self.statusPageCursor(query)
+        let statuses = self.statusPageSlice(&cursor, now: now, compareLimit: .max, snapshotLimit: .max)
+        return StatusPage(statuses: statuses, matched: cursor.matched, next: cursor.next)
     }
 }

@@ -26,6 +26,12 @@ struct ProcessScanCounts: Hashable, Sendable {
     var childSignals = 0
     /// Apps looked at to decide whether the settling looks run (`settlingActivity`, `scanFired`).
     var periodicScanLooks = 0
+    /// The most children of this process one look at them listed (`attributeOwnChildren`): the children the loop
+    /// thread did not start (the apps' main processes are left out), so it does not grow with the apps running.
+    var ownChildrenListedMost = 0
+    /// Apps the housekeeping tick looked at for a drain or a pending confirmation (`tickFired`): those waiting for
+    /// one only, not every app.
+    var tickAppLooks = 0
     /// The most children spawned in one loop turn (`spawnCounted`): a burst of launches is sliced so that this
     /// stays at most `RunwayScheduler.commandSliceLimit`, whatever the burst.
     var spawnsInOneTurnMost = 0

@@ -19,6 +19,7 @@ extension ProcessSupervisor {
         else { return false }
         managed.drainStarted(now: now, timeout: self.options.suspendDrainTimeout)
         self.apps[app] = managed
+        self.tickApps.insert(app)
         self.startTicking()
         return true
     }
@@ -27,8 +28,6 @@ extension ProcessSupervisor {
     func cancelDrain(_ app: AppID) {
         self.apps[app]?.drain = nil
     }
-
-    var isDraining: Bool { self.anyApp { $0.drain != nil } }
 
     /// One look at a waiting drain at `now`: freezes the app once it has read everything and is idle, or at the
     /// timeout. A child that exited meanwhile is dropped.

@@ -46,7 +46,10 @@ extension ProcessSupervisor {
             self.checkConfirmation(app, now: now)
             self.settlingActivity(of: app)  // Running again, it may fork again.
         }
-        if self.apps[app]?.confirmation?.isPending == true { self.startTicking(soon: suspended) }
+        if self.apps[app]?.confirmation?.isPending == true {
+            self.tickApps.insert(app)
+            self.startTicking(soon: suspended)
+        }
     }
 
     /// Reads the kernel for the app's pending confirmation and records the outcome; logs it once settled.

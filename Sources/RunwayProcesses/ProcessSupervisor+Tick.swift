@@ -51,40 +51,24 @@ extension ProcessSupervisor {
         self.tickSchedule.fired()
         self.resolvePendingIdentities()
         let now = self.loop.turnNow
-        for app in self.appIDs(where: { $0.drain != nil }) {
+        // Only the apps waiting for a tick, not every app: a tick every millisecond during a suspension must not
+        // cost the loop O(apps).
+        self.scanCounts.tickAppLooks += self.tickApps.count
+        for app in self.tickApps where self.apps[app]?.drain != nil {
             self.checkDrain(app, now: now)
         }
-        for app in self.appIDs(where: { $0.confirmation?.isPending == true }) {
+        // A drain that ended in this tick signalled its app, whose confirmation is then pending.
+        for app in self.tickApps where self.apps[app]?.confirmation?.isPending == true {
             self.checkConfirmation(app, now: now)
         }
         self.reapOrphans(now: now)
-        let confirming = self.anyApp { $0.confirmation?.isPending == true }
-        if self.tickSchedule.settled(pending: confirming || self.isDraining || !self.leftovers.isEmpty) {
+        self.tickApps = self.tickApps.filter { app in
+            self.apps[app]?.drain != nil || self.apps[app]?.confirmation?.isPending == true
+        }
+        let confirming = !self.tickApps.isEmpty
+        if self.tickSchedule.settled(pending: confirming || !self.leftovers.isEmpty) {
             uv_timer_stop(self.tick)
         }
         self.finishIfSettled()
-    }
-
-    /// The apps whose record satisfies `condition`, each record read in place. A `for (app, managed) in self.apps`
-    /// copies every app's whole record (its spec, sets and handles retained, then released) to test one field, and
-    /// the tick did that three times per app while a confirmation was pending.
-    func appIDs(where condition: (Managed) -> Bool) -> [AppID] {
-        var found: [AppID] = []
-        var index = self.apps.startIndex
-        while index != self.apps.endIndex {
-            if condition(self.apps.values[index]) { found.append(self.apps.keys[index]) }
-            self.apps.formIndex(after: &index)
-        }
-        return found
-    }
-
-    /// True when some app's record satisfies `condition`, read in place (`appIDs(where:)`).
-    func anyApp(where condition: (Managed) -> Bool) -> Bool {
-        var index = self.apps.startIndex
-        while index != self.apps.endIndex {
-            if condition(self.apps.values[index]) { return true }
-            self.apps.formIndex(after: &index)
-        }
-        return false
     }
 }

@@ -25,15 +25,16 @@ import Musl
 /// resumption reads only the states of the processes tracked. Between them, a few settling looks after each launch,
 /// resumption or line of a signal-mode app (`SettlingLooks`, from `options.descendantScanInterval`) make the light
 /// scan (`refreshOwnChildren`), which looks only at this process's own children, where a process that left an
-/// app's tree ends up: it costs a read per thread of this process and per new child, whatever the apps run. With
-/// nothing happening, nothing is read. Loop thread only.
+/// app's tree ends up: it costs a read per thread of this process and per child that is not an app's main process
+/// (the loop thread's own list, the main processes, is left out: `ProcessTree.ownChildren`), whatever the apps run.
+/// With nothing happening, nothing is read. Loop thread only.
 extension ProcessSupervisor {
     /// Re-reads the processes of `apps` (default: every app) that have a child (running, or exited with
     /// processes still tracked), then this process's children that no app tracks; marks the state file dirty
     /// when anything changed. What is found for an app whose main process has exited is killed and left to
     /// reap (`leaveBehind`). With `apps` empty this is the light scan.
     ///
-    /// The look at this process's own children (`attributeOwnChildren`, which reads the whole list of them) is
+    /// The look at this process's own children (`attributeOwnChildren`, which reads the list of them) is
     /// done at most once per loop turn for a scan of named apps: a batch of N suspends in one turn
     /// reads it once, not N times. The light scan and the scan of every app always do it. `known` holds stat
     /// readings made in this turn, which the walk uses instead of reading again.
@@ -189,9 +190,9 @@ extension ProcessSupervisor {
         var unattributed = Set<ProcessIdentity>()
         var changed = false
         var attributed: [AppID] = []
-        let own = self.ownPID
         let mains = SpawnedChildren.withOwned { $0 }
-        let children = tree.children(of: own)
+        let children = tree.ownChildren()
+        self.scanCounts.ownChildrenListedMost = max(self.scanCounts.ownChildrenListedMost, children.count)
         self.processScan.environmentAttributions.keep(children: children)
         for pid in children where !mains.contains(pid) {
             if gathered == nil { gathered = self.trackedPIDs() }

@@ -80,6 +80,8 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     /// The housekeeping timer (`ProcessSupervisor+Tick.swift`).
     let tick = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var tickSchedule: HousekeepingTickSchedule
+    /// The apps the tick looks at: each with a drain or a pending confirmation is in it (`+Tick`).
+    var tickApps: Set<AppID> = []
     /// Pending `oom_score_adj` writes, the turn's environment and the tick's next-turn arming (`+Batching`).
     var batch = SupervisorBatchState()
     /// The settling looks' timer, the unattributed processes and what the scans keep between them

@@ -44,6 +44,25 @@ struct ProcessTree {
         }
     }
 
+    /// This process's children but those the calling thread started (the loop thread: the apps' main processes),
+    /// as listed now (`runway_proc_own_children`): where a process that left its app's tree ends up, read in
+    /// O(such children) instead of O(apps running). The calling thread's list is read too while it is the first
+    /// live thread of this process, the one the kernel gives such processes to.
+    func ownChildren() -> [Int32] {
+        if let parentMap = self.parentMap { return parentMap[getpid()] ?? [] }
+        var capacity = 64
+        while true {
+            var count: Int32 = 0
+            var skipped: Int32 = 0
+            let result = [Int32](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                count = runway_proc_own_children(buffer.baseAddress, Int32(capacity), &skipped)
+                initialized = Int(max(0, min(count, Int32(capacity))))
+            }
+            if Int(count) <= capacity { return result }
+            capacity = Int(count) + 64  // More children than room (some may arrive before the next read).
+        }
+    }
+
     /// Every live, non-zombie process reachable from `roots` (the roots included), each with its start time,
     /// at most `limit` of them. Gone processes and zombies are left out, and so is a root whose pid now names
     /// a process that started at another time than `startTime` (nil: any).

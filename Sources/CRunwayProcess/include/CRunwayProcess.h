@@ -232,3 +232,11 @@ long long runway_file_system_type(int fd);
 /// `capacity` when `out` was too small: call again with room for that many), or -errno when the process's task
 /// folder cannot be read. Any thread.
 int runway_proc_children(int pid, int single_thread, int *out, int capacity);
+
+/// This process's children that the calling thread did not start, as `runway_proc_children` lists them: every
+/// thread's `children` file but the caller's, which holds only the children the caller started unless the caller is
+/// the first live thread in the task list (the kernel gives a process whose parent exits to the first live thread
+/// of its child subreaper); then the caller's is read too, and `*caller_skipped` is 0 (else 1). The caller's
+/// children are the apps' main processes, known already: a look costs O(other children), not O(apps running).
+/// Returns the count, or -errno when `/proc/self/task` cannot be read. Any thread.
+int runway_proc_own_children(int *out, int capacity, int *caller_skipped);
