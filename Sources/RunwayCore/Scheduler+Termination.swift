@@ -71,8 +71,12 @@ extension Scheduler {
             // and jetsam kill; the warning before the deadline (B4) or the optional notice (B11) was the app's
             // chance to finish.
             var silent = running
-            // Replaced only when it holds something: the assignment copies the app's running data (an allocation).
-            if !silent.outbox.isIdle || !silent.outbox.notifications.isEmpty { silent.outbox = Outbox() }
+            // A process app keeps its running data while it is terminating, so its outbox is emptied; an embedded app
+            // stops at once (`stopRunning`) and drops it, outbox and all. Replaced only when that matters: the
+            // assignment copies the app's running data (an allocation).
+            if record.descriptor.isProcess, !silent.outbox.isIdle || !silent.outbox.notifications.isEmpty {
+                silent.outbox = Outbox()
+            }
             self.stopRunning(index, reason: reason, messages: [], from: from, running: silent, killAt: self.lastNow)
             return
         }
@@ -178,7 +182,7 @@ extension Scheduler {
         guard let reason = termination?.reason ?? reason else {
             preconditionFailure("app=\(record.id) stopped without a reason")
         }
-        self.endAllTasks(index)
+        self.endAllTasks(index, appIsGone: true)
         self.disarmTimers(of: record)
         self.apps[index].lastTermination = reason
         self.apps[index].lastExit = exit
