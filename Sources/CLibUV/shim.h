@@ -69,7 +69,8 @@ static inline int64_t runway_timerfd_read_expirations(int fd) {
 
 /// Turns on libuv's idle-time accounting for `loop` (UV_METRICS_IDLE_TIME), which `uv_metrics_idle_time`
 /// reads: libuv then times every wait in epoll (two clock reads and one extra non-blocking epoll_wait per loop
-/// iteration). `uv_loop_configure` is variadic, which Swift cannot call. Returns 0 or a libuv error.
+/// iteration). Only sets a flag of the loop, so it may be called on the loop thread while the loop runs; there is
+/// no call that turns it off. `uv_loop_configure` is variadic, which Swift cannot call. Returns 0 or a libuv error.
 static inline int runway_loop_enable_idle_time(uv_loop_t *loop) {
     return uv_loop_configure(loop, UV_METRICS_IDLE_TIME);
 }

@@ -83,9 +83,10 @@ final class EmbeddedAppHost: AppHost {
     func resume(_ app: AppID) { self.resuming.insert(app) }
 
     func stop(_ app: AppID) {
-        self.releaseAfter[app] = nil
-        self.releasing[app] = nil
-        self.resuming.remove(app)
+        // Each removal hashes the app's id: skipped where there is nothing to remove (the usual case).
+        if !self.releaseAfter.isEmpty { self.releaseAfter[app] = nil }
+        if !self.releasing.isEmpty { self.releasing[app] = nil }
+        if !self.resuming.isEmpty { self.resuming.remove(app) }
         self.apps[app]?.application.executor.terminated()
     }
 

@@ -1,5 +1,6 @@
 import CoreMetrics
 import RunwayCore
+import RunwayLocking
 import RunwayProcesses
 
 /// The scheduler's metrics (swift-metrics). Labels and dimensions are bounded: reasons and causes are
@@ -19,22 +20,60 @@ import RunwayProcesses
 /// | `runway_app_log_lines_refused_total` | counter | `app`, `stream` |
 struct RunwayMetrics: Sendable {
     let factory: any MetricsFactory
+    /// The transition and termination counters made so far, one per dimension set (bounded: states, causes and
+    /// reasons are kinds), so that a transition allocates nothing once its counters exist.
+    private let made = MadeCounters()
+
+    /// A class, so that the struct stays copyable and its copies share the counters.
+    private final class MadeCounters: Sendable {
+        let lock = RunwayLock(Made())
+    }
+
+    private struct Made: ~Copyable {
+        var transitions: [TransitionDimensions: Counter] = [:]
+        var terminations: [String: Counter] = [:]
+    }
+
+    private struct TransitionDimensions: Hashable {
+        var from: AppState
+        var to: AppState
+        var cause: String
+    }
 
     func transition(_ event: TransitionEvent) {
-        Counter(
-            label: "runway_transitions_total",
-            dimensions: [("from", event.from.rawValue), ("to", event.to.rawValue), ("cause", event.cause.kind)],
-            factory: self.factory
-        ).increment()
+        let cause = event.cause.kind
+        let terminated: String? =
+            if case .terminated(let reason) = event.cause, event.to == .notRunning { reason.kind } else { nil }
+        let (transitions, terminations) = self.made.lock.withLock { made -> (Counter, Counter?) in
+            let key = TransitionDimensions(from: event.from, to: event.to, cause: cause)
+            let transitions: Counter
+            if let existing = made.transitions[key] {
+                transitions = existing
+            } else {
+                transitions = Counter(
+                    label: "runway_transitions_total",
+                    dimensions: [("from", event.from.rawValue), ("to", event.to.rawValue), ("cause", cause)],
+                    factory: self.factory
+                )
+                made.transitions[key] = transitions
+            }
+            guard let terminated else { return (transitions, nil) }
+            if let existing = made.terminations[terminated] { return (transitions, existing) }
+            let terminations = Counter(
+                label: "runway_terminations_total",
+                dimensions: [("reason", terminated)],
+                factory: self.factory
+            )
+            made.terminations[terminated] = terminations
+            return (transitions, terminations)
+        }
+        transitions.increment()
         if event.to == .suspended {
             Counter(label: "runway_suspensions_total", factory: self.factory).increment()
         }
         // An immediate exits-on-suspend termination publishes two steps with this cause (E1: active -> inactive ->
         // notRunning): a termination is counted once, when the app is gone.
-        if case .terminated(let reason) = event.cause, event.to == .notRunning {
-            Counter(label: "runway_terminations_total", dimensions: [("reason", reason.kind)], factory: self.factory)
-                .increment()
-        }
+        terminations?.increment()
         // A restart publishes two steps (L9: notRunning -> inactive -> active); it is counted once, at the first.
         if case .restart = event.cause, event.from == .notRunning { self.appRestarted(event.app) }
     }

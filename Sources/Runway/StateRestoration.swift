@@ -85,10 +85,11 @@ final class StateRestoration {
     /// good one) and anything not delivered, and without hooks drops a state the core discarded (R3, R4).
     func transitioned(_ event: TransitionEvent) {
         guard event.to == .notRunning else { return }
-        self.gathering[event.app] = nil
-        self.refusing.remove(event.app)
-        self.launching[event.app] = nil
-        if self.hooks == nil, event.preservedStateKept == false { self.memory[event.app] = nil }
+        // Each removal hashes the app's id: skipped where there is nothing to remove (the usual case).
+        if !self.gathering.isEmpty { self.gathering[event.app] = nil }
+        if !self.refusing.isEmpty { self.refusing.remove(event.app) }
+        if !self.launching.isEmpty { self.launching[event.app] = nil }
+        if self.hooks == nil, event.preservedStateKept == false, !self.memory.isEmpty { self.memory[event.app] = nil }
     }
 }
 

@@ -200,11 +200,12 @@ public final class ActionRunner {
 
     /// True for a process app. O(1), without reading the core.
     public func isProcess(_ app: AppID) -> Bool {
-        self.processApps.contains(app)
+        // Without process apps, no id to hash (the embedded-only scheduler).
+        !self.processApps.isEmpty && self.processApps.contains(app)
     }
 
     private func host(for app: AppID) -> any AppHost {
-        let isProcess = self.processApps.contains(app)
+        let isProcess = self.isProcess(app)
         guard let host = isProcess ? self.processHost : self.embeddedHost else {
             preconditionFailure("No host for \(app) (process: \(isProcess))")
         }
@@ -214,7 +215,8 @@ public final class ActionRunner {
     private func perform(_ action: Action) {
         self.onAction(action)
         switch action {
-        case .deliver(let app, .backgroundTaskWillExpire(let id), let token) where self.handlers[id] != nil:
+        case .deliver(let app, .backgroundTaskWillExpire(let id), let token)
+        where !self.handlers.isEmpty && self.handlers[id] != nil:
             // B4: the handler of a task begun here runs on this thread, like UIKit's on the main thread; the
             // message returns when it does.
             self.onHandlerCalled()
@@ -238,7 +240,7 @@ public final class ActionRunner {
         case .setOOMScoreAdjust(let app, let value):
             self.host(for: app).setOOMScoreAdjust(value, for: app)
         case .endTasks(_, let ids):
-            for id in ids { self.handlers[id] = nil }
+            if !self.handlers.isEmpty { for id in ids { self.handlers[id] = nil } }
         case .armWakeup(let instant):
             self.wakeup = instant
         case .cancelWakeup:

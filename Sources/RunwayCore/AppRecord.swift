@@ -34,19 +34,19 @@ struct AppRecord {
 
     /// Every timer the app holds, with what it is for.
     var timerKinds: [(handle: DeadlineHandle, kind: TimerKind)] {
+        var kinds: [(handle: DeadlineHandle, kind: TimerKind)] = []
+        self.forEachTimer { handle, kind in kinds.append((handle, kind)) }
+        return kinds
+    }
+
+    /// Calls `body` with every timer the app holds and what it is for (`timerKinds`, in the same order). Builds no
+    /// array.
+    func forEachTimer(_ body: (DeadlineHandle, TimerKind) -> Void) {
         switch self.lifecycle {
-        case .background(let period, _):
-            var kinds: [(DeadlineHandle, TimerKind)] = []
-            if case .limited(_, let timer, let warning) = period.budget {
-                kinds.append((timer, .budgetDeadline))
-                if case .armed(let handle) = warning { kinds.append((handle, .expirationWarning)) }
-            }
-            if case .awaiting(let grace?) = period.entry { kinds.append((grace, .backgroundEntryGrace)) }
-            if case .armed(let handle) = period.notice { kinds.append((handle, .overrunNotice)) }
-            return kinds
-        case .terminating(let termination, _): return termination.timer.map { [($0, .termination)] } ?? []
-        case .notRunning: return self.restart.timer.map { [($0, .restart)] } ?? []
-        case .foreground, .suspended: return []
+        case .background(let period, _): period.forEachTimer(body)
+        case .terminating(let termination, _): if let timer = termination.timer { body(timer, .termination) }
+        case .notRunning: if let timer = self.restart.timer { body(timer, .restart) }
+        case .foreground, .suspended: break
         }
     }
 }

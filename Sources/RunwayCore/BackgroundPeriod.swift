@@ -66,13 +66,19 @@ struct BackgroundPeriod {
     /// Every timer the period holds.
     var timers: [DeadlineHandle] {
         var handles: [DeadlineHandle] = []
-        if case .limited(_, let timer, let warning) = self.budget {
-            handles.append(timer)
-            if case .armed(let handle) = warning { handles.append(handle) }
-        }
-        if case .armed(let handle) = self.notice { handles.append(handle) }
-        if case .awaiting(let grace?) = self.entry { handles.append(grace) }
+        self.forEachTimer { handle, _ in handles.append(handle) }
         return handles
+    }
+
+    /// Calls `body` with every timer the period holds and what it is for: the budget deadline, the expiration
+    /// warning, the background entry grace, the overrun notice, in that order. Builds no array.
+    func forEachTimer(_ body: (DeadlineHandle, TimerKind) -> Void) {
+        if case .limited(_, let timer, let warning) = self.budget {
+            body(timer, .budgetDeadline)
+            if case .armed(let handle) = warning { body(handle, .expirationWarning) }
+        }
+        if case .awaiting(let grace?) = self.entry { body(grace, .backgroundEntryGrace) }
+        if case .armed(let handle) = self.notice { body(handle, .overrunNotice) }
     }
 }
 

@@ -156,10 +156,15 @@ public struct DeadlineQueue<Payload> {
     /// inserted while the caller handles the result are not included (they wait for the next call).
     @inlinable public mutating func drainDue(now: Instant) -> [DueEntry] {
         var due: [DueEntry] = []
+        self.drainDue(now: now, into: &due)
+        return due
+    }
+
+    /// `drainDue(now:)` appending to `due`, so that a caller that keeps the array allocates nothing once it has grown.
+    @inlinable public mutating func drainDue(now: Instant, into due: inout [DueEntry]) {
         while let entry = self.popDue(now: now) {
             due.append(entry)
         }
-        return due
     }
 
     // MARK: Heap plumbing

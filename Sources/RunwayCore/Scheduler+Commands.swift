@@ -211,7 +211,7 @@ extension Scheduler {
         var running: RunningApp
         switch self.apps[index].lifecycle {
         case .background(let period, let kept):
-            self.disarm(period.timers)
+            self.disarm(period)
             running = kept
             running.outbox.dropExpirationMessages()
             running.outbox.append([.willEnterForeground] + last)

@@ -96,11 +96,15 @@ extension Scheduler {
     }
 
     /// Ends every outstanding task of a running app on the scheduler's behalf and tells the driver.
-    mutating func endAllTasks(_ index: Int) {
-        guard let running = self.apps[index].lifecycle.running, !running.tasks.isEmpty else { return }
+    ///
+    /// - Parameter appIsGone: The app leaves its running state right after (it becomes `notRunning`), which drops
+    ///   its task list with the rest of its running data: the list is not emptied first, which would copy that data
+    ///   whenever a caller still holds it.
+    mutating func endAllTasks(_ index: Int, appIsGone: Bool = false) {
+        guard self.apps[index].lifecycle.running?.tasks.isEmpty == false else { return }
         let ids = self.outstandingTasks(index)
         for id in ids { self.taskTable.remove(id) }
-        self.apps[index].lifecycle.withRunning { $0.tasks.removeAll() }
+        if !appIsGone { self.apps[index].lifecycle.withRunning { $0.tasks.removeAll() } }
         self.actions.append(.endTasks(self.apps[index].id, ids))
     }
 }

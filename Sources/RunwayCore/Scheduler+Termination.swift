@@ -21,7 +21,7 @@ extension Scheduler {
             preconditionFailure("Suspending \(self.apps[index].id) from \(self.apps[index].state)")
         }
         precondition(running.tasks.isEmpty, "Suspending \(self.apps[index].id) with tasks outstanding")
-        self.disarm(period.timers)
+        self.disarm(period)
         self.actions.append(.suspend(self.apps[index].id))
         self.enter(
             index,
@@ -57,7 +57,7 @@ extension Scheduler {
         case .foreground(_, let kept):
             running = kept
         case .background(let period, let kept):
-            self.disarm(period.timers)
+            self.disarm(period)
             running = kept
         case .suspended:
             // L5: no message; held notifications are dropped with the app.
@@ -71,7 +71,12 @@ extension Scheduler {
             // and jetsam kill; the warning before the deadline (B4) or the optional notice (B11) was the app's
             // chance to finish.
             var silent = running
-            silent.outbox = Outbox()
+            // A process app keeps its running data while it is terminating, so its outbox is emptied; an embedded app
+            // stops at once (`stopRunning`) and drops it, outbox and all. Replaced only when that matters: the
+            // assignment copies the app's running data (an allocation).
+            if record.descriptor.isProcess, !silent.outbox.isIdle || !silent.outbox.notifications.isEmpty {
+                silent.outbox = Outbox()
+            }
             self.stopRunning(index, reason: reason, messages: [], from: from, running: silent, killAt: self.lastNow)
             return
         }
@@ -177,8 +182,8 @@ extension Scheduler {
         guard let reason = termination?.reason ?? reason else {
             preconditionFailure("app=\(record.id) stopped without a reason")
         }
-        self.endAllTasks(index)
-        self.disarm(record.timers)
+        self.endAllTasks(index, appIsGone: true)
+        self.disarmTimers(of: record)
         self.apps[index].lastTermination = reason
         self.apps[index].lastExit = exit
         self.enter(index, .notRunning)

@@ -13,9 +13,14 @@ extension Scheduler {
     /// `clockAdvanced(to:)` with the actions left for `finish()` or `finish(into:)`.
     mutating func advanceClock(to now: Instant) {
         self.begin(now)
-        for entry in self.timers.drainDue(now: now) {
+        var due = self.dueTimers
+        self.dueTimers = []
+        self.timers.drainDue(now: now, into: &due)
+        for entry in due {
             self.fire(entry.payload, handle: entry.handle)
         }
+        due.removeAll(keepingCapacity: due.capacity <= 64)
+        self.dueTimers = due
     }
 
     /// Runs one due timer if its app still holds it. A timer cancelled by an earlier firing of the same batch

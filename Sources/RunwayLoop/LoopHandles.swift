@@ -55,13 +55,7 @@ package struct LoopHandles: @unchecked Sendable {
             deallocate()
             throw EventLoopError(.loopInitFailed, loopName: loopName, status: status)
         }
-        // Idle-time accounting for `EventLoopThread.idleTime()`; must be set before `uv_run`.
-        status = runway_loop_enable_idle_time(loop)
-        guard status == 0 else {
-            _ = uv_loop_close(loop)
-            deallocate()
-            throw EventLoopError(.loopInitFailed, loopName: loopName, status: status)
-        }
+        // No idle-time accounting here: `EventLoopThread.idleTime()` turns it on when first asked.
         status = uv_async_init(loop, async, inboxSignalled)
         guard status == 0 else {
             _ = uv_loop_close(loop)

@@ -15,6 +15,13 @@ final class LoopThreadState: @unchecked Sendable {
     var turnIsCurrent = false
     /// The armed wake-up, or nil when the timerfd is disarmed.
     var wakeupDeadline: Instant?
+    /// True from a wake-up's firing until the next `timerfd_settime`: the expiry is still in the timerfd (it is
+    /// never read), which stays readable until re-armed or disarmed.
+    var expiryUnread = false
+    /// `timerfd_settime` calls made (`EventLoopThread.timerCallsMade`).
+    var timerCalls = 0
+    /// Set once libuv's idle-time accounting is on (`EventLoopThread.idleTime()`).
+    var idleTimeCounted = false
     /// Called with the batch's clock reading when the wake-up fires.
     var onWakeup: (Instant) -> Void
     /// The previous batch's array, kept to reuse its storage for the next swap with the inbox.

@@ -35,8 +35,9 @@
 // Order: Runway's half runs first; `--nio-first` runs swift-nio's first (lateness_series.py alternates).
 //
 // Run: `cd Benchmarks && swift run -c release LatenessComparison [--realtime-priority 10] [--wakeup-spin 25]` (about
-// 10 s). Prints microseconds. This target is under Sources/, not Benchmarks/, so that package-benchmark does not take
-// it for a benchmark.
+// 10 s). Prints microseconds. Options.swift lists the options that change the count, spread and halves (for
+// counting instructions and syscalls per deadline: Scripts/per_deadline.py). This target is under Sources/, not
+// Benchmarks/, so that package-benchmark does not take it for a benchmark.
 
 import Dispatch
 import Foundation
@@ -72,38 +73,6 @@ func summary(_ name: String, _ nanoseconds: [Int64]) -> String {
     return "\(name): n=\(sorted.count) \(quantiles) max=\(microseconds(sorted[sorted.count - 1])) us early=\(early)"
 }
 
-let count = 10_000
-
-/// `--realtime-priority P`, for both loops; `.inherited` without it.
-let loopPriority: LoopThreadPriority = {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: "--realtime-priority") else { return .inherited }
-    guard index + 1 < arguments.count, let value = Int32(arguments[index + 1]),
-        LoopLimits.realtimePriorities.contains(value)
-    else {
-        print("usage: LatenessComparison [--realtime-priority P], P a SCHED_FIFO priority from 1 to 99")
-        exit(64)
-    }
-    return .realtime(priority: value)
-}()
-
-/// `--wakeup-spin MICROSECONDS` for Runway's loop (`RunwayScheduler(wakeupSpin:)`; NIO has no equivalent); zero
-/// without it.
-let wakeupSpin: TimeSpan = {
-    let arguments = CommandLine.arguments
-    let maximum = LoopLimits.maximumWakeupSpin.nanoseconds / 1_000
-    guard let index = arguments.firstIndex(of: "--wakeup-spin") else { return .zero }
-    guard index + 1 < arguments.count, let value = Int64(arguments[index + 1]), (0...maximum).contains(value) else {
-        print("usage: LatenessComparison [--wakeup-spin MICROSECONDS], 0 to \(maximum)")
-        exit(64)
-    }
-    return .microseconds(value)
-}()
-let offsetsNanoseconds: [Int64] = {
-    var random = SeededRandom(seed: 2_026)
-    return (0..<count).map { _ in 1_000_000_000 + Int64(random.next() % 2_000_000_000) }
-}()
-
 // MARK: Runway
 
 /// What the event stream told about one app.
@@ -121,7 +90,7 @@ func appID(_ index: Int) -> AppID { AppID("bench.app.\(index)") }
 let appIndices = Dictionary(uniqueKeysWithValues: (0..<count).map { (appID($0), $0) })
 func appIndex(of app: AppID) -> Int? { appIndices[app] }
 
-func measureRunway() async throws -> [Int64] {
+func measureRunway() throws -> [Int64] {
     // At warning, as `runway bench` and ProcessLifecycle run it: at info the scheduler logs every transition (a
     // formatted line, glibc's stat of /etc/localtime for the timestamp and a write to stderr on the loop thread: three
     // per app here, one with each kill), work swift-nio's side does not do.
@@ -148,18 +117,23 @@ func measureRunway() async throws -> [Int64] {
     let allKilled = DispatchSemaphore(value: 0)
     scheduler.observeTransitions { event in
         guard let index = appIndex(of: event.app) else { return }
-        let done = recorded.withLock { observed -> Bool in
+        let kills = recorded.withLock { observed -> Int? in
             if observed.loopThread == 0 { observed.loopThread = currentThreadID() }
             if event.to == .background {
                 observed.entered[index] = event.at
             } else if event.to == .notRunning, event.cause == .terminated(.budgetOverrun) {
                 observed.killed[index] = event.at
                 observed.kills += 1
-                return observed.kills == count
+                return observed.kills
             }
-            return false
+            return nil
         }
-        if done { allKilled.signal() }
+        // The counting window (Options.swift) is the loop thread's work from the first kill to the last.
+        if kills == 1 { latenessWindowBegin() }
+        if kills == count {
+            latenessWindowEnd()
+            allKilled.signal()
+        }
     }
 
     let setupStart = ContinuousClock.now
@@ -185,10 +159,17 @@ func measureRunway() async throws -> [Int64] {
     let loopThread = recorded.withLock { $0.loopThread }
     let windowStart = ProcessCounters(loopThread: loopThread)
 
-    // Bounded so that a lost event cannot hang the run: every deadline is within about 4 s of the setup.
-    let finished = allKilled.wait(timeout: .now() + .seconds(60)) == .success
+    // Bounded so that a lost event cannot hang the run: every deadline is within 1 s + the spread of the setup.
+    let finished = allKilled.wait(timeout: .now() + .seconds(Int(60 + spreadNanoseconds / 1_000_000_000))) == .success
     let windowEnd = ProcessCounters(loopThread: loopThread)
-    await scheduler.shutdown()
+    // Waited for on this thread: the program's top level stays synchronous, so its main thread is not handed to
+    // Dispatch's main queue (valgrind cannot run that one: Scripts/per_deadline.py).
+    let stopped = DispatchSemaphore(value: 0)
+    Task {
+        await scheduler.shutdown()
+        stopped.signal()
+    }
+    stopped.wait()
     let observed = recorded.withLock { $0 }
     if !finished { print("Runway: timed out waiting for \(count) kills; got \(observed.kills)") }
 
@@ -255,11 +236,15 @@ func measureNIO() throws -> [Int64] {
             let deadline = start + .nanoseconds(offset)
             loop.scheduleTask(deadline: deadline) {
                 let late = Int64(NIODeadline.now().uptimeNanoseconds) - Int64(deadline.uptimeNanoseconds)
-                let finished = samples.values.withLock { values -> Bool in
+                let served = samples.values.withLock { values -> Int in
                     values.append(late)
-                    return values.count == count
+                    return values.count
                 }
-                if finished { done.signal() }
+                if served == 1 { latenessWindowBegin() }
+                if served == count {
+                    latenessWindowEnd()
+                    done.signal()
+                }
             }
         }
     }.wait()
@@ -273,14 +258,14 @@ func measureNIO() throws -> [Int64] {
 
 // `--nio-first` runs swift-nio's half first, so that a series can alternate the order and neither loop always gets
 // the minutes right after the process started.
-let runway: [Int64]
-let nio: [Int64]
+var runway: [Int64] = []
+var nio: [Int64] = []
 if CommandLine.arguments.contains("--nio-first") {
-    nio = try measureNIO()
-    runway = try await measureRunway()
+    if runsNIO { nio = try measureNIO() }
+    if runsRunway { runway = try measureRunway() }
 } else {
-    runway = try await measureRunway()
-    nio = try measureNIO()
+    if runsRunway { runway = try measureRunway() }
+    if runsNIO { nio = try measureNIO() }
 }
-print(summary("Runway (RunwayScheduler, overrun kill per deadline)", runway))
-print(summary("swift-nio (scheduleTask(deadline:) on MultiThreadedEventLoopGroup(1))", nio))
+if runsRunway { print(summary("Runway (RunwayScheduler, overrun kill per deadline)", runway)) }
+if runsNIO { print(summary("swift-nio (scheduleTask(deadline:) on MultiThreadedEventLoopGroup(1))", nio)) }
