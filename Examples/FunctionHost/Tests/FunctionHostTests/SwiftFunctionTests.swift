@@ -126,10 +126,8 @@ final class SwiftFunctionHost: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         let last = self.host.scheduler.status(taskLimit: 4).first { $0.app == app }
-        Issue.record(
-            "swift did not reach \(state) within 30 s: \(self.transitions); \(String(describing: last)); output: "
-                + self.output
-        )
+        let found = "\(self.transitions); \(String(describing: last)); \(self.output)"
+        Issue.record("swift did not reach \(state) within 30 s: \(found)")
         throw HTTPClient.Failure(description: "swift did not reach \(state)")
     }
 
