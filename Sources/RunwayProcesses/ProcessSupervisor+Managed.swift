@@ -31,6 +31,10 @@ extension ProcessSupervisor {
         var tracked: Set<ProcessIdentity> = []
         /// When `tracked` is read again while the child runs: once per loop turn (`+Tracking`).
         var scan = ScanCadence()
+        /// The descriptors charged for the current run (`DescriptorBudget.runCharge`); 0 when none runs.
+        var runDescriptors = 0
+        /// The descriptors charged for the output files, held from the first run on; 0 before it.
+        var fileDescriptors = 0
 
         // MARK: Transitions of one app's suspension, kept here so that each is one call and sets every field
         // it touches.
