@@ -84,6 +84,8 @@ func processOptions(for configuration: RunwayConfiguration, stateFile: String? =
     options.stateFile = stateFile
     options.appLogLineLimit = daemon.appLogLineLimit
     options.appLogByteLimit = daemon.appLogByteLimit
+    // Every client the daemon accepts, and its own files beside them, must find a descriptor at the limit.
+    options.descriptorReserve = daemon.controlClientLimit + daemon.operations.metricsConnectionLimit + 64
     return options
 }
 

@@ -89,6 +89,11 @@ public struct ProcessOptions: Sendable {
     /// The most bytes of line text in one such ring; older lines are dropped and counted. Default 256 KiB; at
     /// least `outputLineLimitBytes`, so that no line has to be cut for it.
     public var appLogByteLimit: Int = 262_144
+    /// File descriptors a launch must leave free under `RLIMIT_NOFILE`, for what this process opens on its own
+    /// (clients of a control socket, files it writes): a launch that would leave fewer is refused before it opens
+    /// anything, as a failure to start naming the limit and the reserve (`DescriptorBudget`). The daemon sets
+    /// `ControlClientLimit` + `MetricsConnectionLimit` + 64. Default 128; not negative.
+    public var descriptorReserve: Int = 128
 
     /// Options with every field given or defaulted; each parameter sets the property of the same name, whose
     /// documentation gives its meaning and default. Read by the scheduler once, in `RunwayScheduler.init`; later

@@ -13,14 +13,20 @@ import Musl
 /// cgroup placement (Behaviour.md section 5, P1, A4). Loop thread only.
 extension ProcessSupervisor {
     /// `.spawn`: starts the program. Reports `processFailedToStart` when it cannot: the required freezer is
-    /// unavailable, a cgroup ceiling cannot be enforced (P5), the program is not found, or the spawn fails
-    /// (`ChildProcess.start`: the step and errno, an exec failure or a refused resource limit included).
+    /// unavailable, the run would take the descriptor reserve (`+Descriptors`), a cgroup ceiling cannot be enforced
+    /// (P5), the program is not found, or the spawn fails (`ChildProcess.start`: the step and errno, an exec
+    /// failure or a refused resource limit included).
     package func spawn(_ app: AppID) {
         guard var managed = self.apps[app] else { preconditionFailure("spawn of unregistered process app \(app)") }
         precondition(managed.child == nil || managed.child!.hasExited, "spawn of \(app) while its child runs")
         let spec = managed.spec
         if let reason = self.prepareMechanism(app, &managed) {
             self.delegate?.processFailedToStart(app, error: "SuspensionMechanism freezer: \(reason)")
+            return
+        }
+        // Before anything is opened: a run that would leave less than the descriptor reserve free is refused.
+        if let refusal = self.descriptorRefusal(app, managed) {
+            self.delegate?.processFailedToStart(app, error: refusal)
             return
         }
         let credentials: AppUser?
@@ -93,6 +99,7 @@ extension ProcessSupervisor {
         CgroupNamespaceSupport.reportRefusal(self.logger)
         self.spawnCounted()
         managed.launched(child, policer: self.makePolicer())
+        self.descriptorsCharged(&managed)
         managed.cgroupFiles?.close()
         managed.cgroupFiles = cgroupFiles
         self.childInheritedOOMScore(app, child)

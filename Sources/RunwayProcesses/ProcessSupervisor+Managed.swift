@@ -31,6 +31,10 @@ extension ProcessSupervisor {
         var tracked: Set<ProcessIdentity> = []
         /// When `tracked` is read again while the child runs: once per loop turn (`+Tracking`).
         var scan = ScanCadence()
+        /// The descriptors charged for the current run (`DescriptorBudget.runCharge`); 0 when none runs.
+        var runDescriptors = 0
+        /// The descriptors charged for the output files, held from the first run on; 0 before it.
+        var fileDescriptors = 0
 
         // MARK: Transitions of one app's suspension, kept here so that each is one call and sets every field
         // it touches.
@@ -47,17 +51,21 @@ extension ProcessSupervisor {
             self.confirmation = SuspensionConfirmation(suspending: suspending, since: now, timeout: timeout)
         }
 
-        /// A new child was launched: what the last run confirmed, scanned and policed is dropped.
+        /// A new child was launched: what the last run confirmed, drained, scanned and policed is dropped.
         mutating func launched(_ child: ChildProcess, policer: ProtocolPolicer) {
             self.child = child
             self.confirmation = nil
+            self.drain = nil
             self.policer = policer
             self.restorationAllowance = 0
             self.tracked = []
             self.scan.forget()
         }
 
-        /// The main process exited with `exit`: its confirmation ends.
+        /// The main process exited with `exit`: its confirmation ends, and so does a suspension still waiting for
+        /// it to read its channel. Kept, that drain would be checked against the next run's child, found unread
+        /// or busy while it starts, and freeze it at the old drain's timeout: a launch that never finishes, or an
+        /// app frozen between two messages of its first Home and killed at the end of `backgroundEntryGrace`.
         ///
         /// - Returns: True when its cgroup may be frozen now: the last request was a suspension (only a cgroup
         ///   this supervisor froze, or tried to, or one someone else froze, can be).
@@ -65,6 +73,7 @@ extension ProcessSupervisor {
             let mayBeFrozen = self.confirmation?.suspending ?? false
             self.lastExit = exit
             self.confirmation = nil
+            self.drain = nil
             return mayBeFrozen
         }
     }

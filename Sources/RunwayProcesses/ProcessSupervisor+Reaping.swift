@@ -53,6 +53,7 @@ extension ProcessSupervisor {
         // Only a cgroup this supervisor froze (or tried to: the last request was a suspension), or one someone else
         // froze, can be frozen now: `cgroup.events` says so, and whether processes are left.
         let mayBeFrozen = managed.exited(exit)
+        self.descriptorsReleased(&managed)
         let now = self.loop.turnNow
         // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
         let groupHasMembers = runway_kill(-child.pid, 0) == 0

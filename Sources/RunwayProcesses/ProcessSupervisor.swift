@@ -71,6 +71,8 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     var apps: [AppID: Managed] = [:]
     /// The descriptor table size `reserveDescriptors` last asked for; 0 before the first.
     var reservedDescriptors = 0
+    /// What the apps' runs hold of `RLIMIT_NOFILE`, and the reserve a launch may not take (`+Descriptors`).
+    var descriptors: DescriptorBudget
     /// Leftovers killed with their app and not reaped yet (`ProcessSupervisor+Reaping.swift`).
     var leftovers = LeftoverProcesses()
     /// Runway's own cgroup directory, open, and the apps' cgroup v1 leaves (`CgroupPlacement`).
@@ -114,6 +116,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         self.tickSchedule = HousekeepingTickSchedule(intervalMilliseconds: options.confirmationPollMilliseconds)
         self.ownSession = getsid(0)
         self.ownPID = getpid()
+        self.descriptors = Self.descriptorBudget(reserve: options.descriptorReserve)
         OpenSupervisors.open()
         self.cgroups = CgroupPlacement(logger: logger)
         self.processScan = ProcessScanState(loop: loop.handles.loop)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Runway
 @testable import RunwayLoop
-@testable import RunwayProcesses
+@_spi(Processes) @testable import RunwayProcesses
 
 @Suite("P1: one app's suspension transitions set every field they touch (ProcessSupervisor.Managed)")
 struct ManagedAppTransitionTests {
@@ -40,6 +40,25 @@ struct ManagedAppTransitionTests {
         #expect(managed.exited(.signaled(9)) == true)
         #expect(managed.lastExit == .signaled(9))
         #expect(managed.confirmation == nil)
+    }
+
+    @Test("B5: a suspension still waiting for the app to read its channel ends with the run's exit")
+    func B5_exitedDropsAPendingDrain() {
+        var managed = Self.managed()
+        managed.drainStarted(now: Self.t0, timeout: .milliseconds(50))
+        _ = managed.exited(.signaled(9))
+        #expect(managed.drain == nil)
+    }
+
+    @Test("B5: a new run starts with no suspension waiting for a drain")
+    func B5_launchedDropsAPendingDrain() throws {
+        let loop = try DirectChild.makeLoop()
+        defer { DirectChild.close(loop) }
+        var managed = Self.managed()
+        managed.drainStarted(now: Self.t0, timeout: .milliseconds(50))
+        let child = ChildProcess(app: "com.test.drain", loop: loop, options: ProcessOptions())
+        managed.launched(child, policer: Self.managed().policer)
+        #expect(managed.drain == nil)
     }
 
     @Test("P2: after a resumption, or with no request at all, an exit says the cgroup is not frozen by Runway")
