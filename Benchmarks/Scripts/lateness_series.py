@@ -17,9 +17,15 @@ adds to the fixed load and is not controlled.
 Rounds alternate which half of LatenessComparison runs first (odd rounds Runway's, even rounds swift-nio's), so that
 neither loop always gets the first seconds of the process.
 
+--same SIDE (with --contended) is the same series with one side against itself: each round runs SIDE (runway, nio
+or timerfd) twice, one after the other, under the same load, and counts the runs whose first p99 is at or below the
+second's. Two runs of the same code differ only by the machine's scheduling, so this count shows how often "at or
+below in every run" can hold by chance at that load.
+
 Usage (from Benchmarks/, after `swift build -c release --product LatenessComparison`):
     python3 Scripts/lateness_series.py [rounds] [modes]   # default 12 rounds of normal,fifo,fifo-spin: 6 minutes
     python3 Scripts/lateness_series.py --contended 5 normal   # the contended series (about 1.5 minutes)
+    python3 Scripts/lateness_series.py --contended --same nio 5 normal   # one side against itself
 modes is a comma-separated list of normal, fifo, spin (50 us, normal policy) and fifo-spin. --stress-workers N
 changes the background load (default 2).
 """
@@ -64,6 +70,31 @@ def run(extra, nio_first):
         for side, (cpu, delay) in zip(('nio', 'runway') if nio_first else ('runway', 'nio'), counters):
             figures[side]['cpu'], figures[side]['delay'] = float(cpu), float(delay)
     return figures
+
+
+def run_alone(extra, side):
+    """One run of `side` alone: its p50, p90, p99 and max in microseconds."""
+    if side == 'timerfd':
+        return run_timerfd(extra)
+    text = subprocess.run([BINARY] + extra + ['--only', side], capture_output=True, text=True, check=True).stdout
+    prefix = dict(SIDES)[side]
+    line = next(line for line in text.splitlines() if line.startswith(prefix))
+    if 'early=0' not in line:
+        raise SystemExit(f'an early deadline: {line}')
+    return {name: float(value) for name, value in FIGURE.findall(line)}
+
+
+def same_twice(rounds, extra, side):
+    """`side` against itself, `rounds` times: how often the first run's p99 is at or below the second's."""
+    met = 0
+    print(f'  run   load   {side} first p50/p99   {side} second p50/p99   first p99 <= second p99')
+    for number in range(1, rounds + 1):
+        first, second = run_alone(extra, side), run_alone(extra, side)
+        below = first['p99'] <= second['p99']
+        met += below
+        print(f'  {number:3}  {float(load_average().split()[0]):5.2f}   {first["p50"]:8.1f}/{first["p99"]:9.1f}'
+              f'   {second["p50"]:8.1f}/{second["p99"]:9.1f}   {"yes" if below else "no"}', flush=True)
+    print(f'  {side} p99 <= the same {side} p99 in {met} of {rounds} runs')
 
 
 def build_timerfd():
@@ -124,7 +155,11 @@ def main():
     parser.add_argument('--contended', action='store_true', help='stress-ng --cpu 2 for the whole series, and '
                         'the timerfd floor each round')
     parser.add_argument('--stress-workers', type=int, default=2)
+    parser.add_argument('--same', choices=('runway', 'nio', 'timerfd'),
+                        help='with --contended: run this side against itself instead of Runway against swift-nio')
     options = parser.parse_args()
+    if options.same and not options.contended:
+        parser.error('--same needs --contended')
     chosen = [MODES[name] for name in options.modes.split(',')]
     series = {mode: [] for mode, _ in chosen}
     stress = None
@@ -134,6 +169,11 @@ def main():
         stress = subprocess.Popen(['stress-ng', '--cpu', str(options.stress_workers), '--quiet'],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        if options.same:
+            for mode, extra in chosen:
+                print(f'\n{mode}, {options.rounds} runs of {options.same} twice')
+                same_twice(options.rounds, extra, options.same)
+            return
         for round_number in range(1, options.rounds + 1):
             for mode, extra in chosen:
                 # Odd rounds run Runway's half first, even rounds swift-nio's.
@@ -151,6 +191,8 @@ def main():
         if stress is not None:
             stress.terminate()
             stress.wait()
+        if options.same:
+            print(f'\nload after: {load_average()}')
     summarise(series)
     print(f'\nload after: {load_average()}')
 

@@ -10,11 +10,13 @@ extension RunwayScheduler {
         self.bridge.sync { $0.runner.core.statusPageCursor(query) }
     }
 
-    /// One bounded slice of a status page: at most `compareLimit` apps compared and `snapshotLimit` snapshotted,
-    /// with a fresh clock reading; advances `cursor`. The rows listed, or nil after shutdown.
+    /// One bounded slice of a status page: at most `compareLimit` apps compared, matching stopped after about
+    /// `stepLimit` steps, and `snapshotLimit` snapshotted, with a fresh clock reading; advances `cursor`. The rows
+    /// listed, or nil after shutdown.
     package func statusPageSlice(
         _ cursor: inout StatusPageCursor,
         compareLimit: Int,
+        stepLimit: Int = .max,
         snapshotLimit: Int
     ) -> [AppStatus]? {
         let start = cursor
@@ -24,6 +26,7 @@ extension RunwayScheduler {
                 &cursor,
                 now: driver.loop.now(),
                 compareLimit: compareLimit,
+                stepLimit: stepLimit,
                 snapshotLimit: snapshotLimit
             )
             return (cursor, rows)

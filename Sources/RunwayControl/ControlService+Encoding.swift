@@ -41,8 +41,8 @@ extension ControlService {
     static func tooManyStatusRequests(id: Int?) -> ControlReply {
         .failure(
             "tooManyRequests",
-            "\(Self.statusEncodingLimit) status replies of this connection are still being encoded, the limit "
-                + "(statusEncodingLimit); read a reply before asking for more",
+            "\(Self.statusEncodingLimit) status replies of this connection are still being taken or encoded, the "
+                + "limit (statusEncodingLimit); read a reply before asking for more",
             id: id
         )
     }

@@ -42,9 +42,14 @@ struct StatusPageQueue {
 }
 
 extension ControlService {
-    /// The most apps one slice of a status page compares with the request's filter (each costs a few
-    /// nanoseconds: no copy, no allocation).
+    /// The most apps one slice of a status page compares with the request's filter (no copy, no allocation: a few
+    /// nanoseconds each without a pattern).
     static let statusSliceCompareLimit = 2_048
+
+    /// The most steps of pattern matching one slice takes (`AppPattern.matches(_:steps:)`): a pattern's compare
+    /// costs up to about pattern bytes × name bytes, some 65,000 steps for two 255-byte names, so the compares
+    /// alone do not bound a turn. 131,072 steps is a few hundred microseconds on the release build.
+    static let statusSliceStepLimit = 131_072
 
     /// The most rows one slice of a status page snapshots, with their process rows (a row costs the loop a few
     /// microseconds, more with tasks).
@@ -102,6 +107,7 @@ extension ControlService {
             let rows = self.scheduler.statusPageSlice(
                 &work.cursor,
                 compareLimit: Self.statusSliceCompareLimit,
+                stepLimit: Self.statusSliceStepLimit,
                 snapshotLimit: Self.statusSliceRowLimit
             )
         else { return }

@@ -1,7 +1,8 @@
 /// Where a status page taken in slices has got to (`Scheduler.statusPageSlice`): the next app to compare, the
 /// count of matches so far, the rows listed so far and the page's `next`. A page of 1,000 rows taken in one loop
-/// turn held every deadline due during it; in slices, a turn compares at most `compareLimit` apps and snapshots at
-/// most `snapshotLimit`, whatever the fleet and the page.
+/// turn held every deadline due during it; in slices, a turn compares at most `compareLimit` apps, spends at most
+/// about `stepLimit` steps of the pattern's matching, and snapshots at most `snapshotLimit`, whatever the fleet, the
+/// names and the pattern.
 ///
 /// Apps are never removed and are compared in registration order, so an index stays valid between slices. Each
 /// row is a snapshot as of the slice that took it; `matched` counts each app as it was when compared. Pure value;
@@ -22,6 +23,8 @@ public struct StatusPageCursor: Hashable, Sendable {
     public internal(set) var matched = 0
     /// Apps compared so far.
     public internal(set) var compared = 0
+    /// Steps of the filter's matching so far (`AppPattern.matches(_:steps:)`).
+    public internal(set) var steps = 0
     /// The last app listed when more matching apps follow it: the `after` of the next page.
     public internal(set) var next: AppID?
     /// The last app listed so far.
@@ -50,30 +53,37 @@ extension Scheduler {
         return StatusPageCursor(query: query, start: start, range: index.map { $0..<($0 + 1) } ?? 0..<0)
     }
 
-    /// One slice of the page at `cursor`: compares the next apps, at most `compareLimit` of them, and snapshots
-    /// those the page lists, at most `snapshotLimit`; advances `cursor`. Does not change anything else.
+    /// One slice of the page at `cursor`: compares the next apps, at most `compareLimit` of them and until the
+    /// matching has taken `stepLimit` steps (one more compare may take up to about 65,000 past it: two 255-byte
+    /// names), and snapshots those the page lists, at most `snapshotLimit`; advances `cursor`. At least one app is
+    /// compared. Does not change anything else.
     ///
     /// - Parameters:
     ///   - cursor: Where the page has got to; `isComplete` once every app was compared.
     ///   - now: The caller's current instant (time in state, budget left).
     ///   - compareLimit: The most apps compared (at least 1).
+    ///   - stepLimit: No app is compared once the slice's matching took this many steps.
     ///   - snapshotLimit: The most rows snapshotted (at least 1).
     /// - Returns: The rows this slice listed, in registration order.
     public func statusPageSlice(
         _ cursor: inout StatusPageCursor,
         now: Instant,
         compareLimit: Int,
+        stepLimit: Int = .max,
         snapshotLimit: Int
     ) -> [AppStatus] {
         var rows: [AppStatus] = []
         let stop = cursor.index + min(max(1, compareLimit), cursor.end - cursor.index)
         let query = cursor.query
-        while cursor.index < stop && rows.count < max(1, snapshotLimit) {
+        let firstStep = cursor.steps
+        while cursor.index < stop && rows.count < max(1, snapshotLimit)
+            && (cursor.steps == firstStep || cursor.steps - firstStep < stepLimit)
+        {
             let index = cursor.index
             cursor.index += 1
             cursor.compared += 1
             // The two fields are read in place: a copy of the whole record would retain and release its fields.
-            guard query.matches(self.apps[index].id, in: self.apps[index].state) else { continue }
+            guard query.matches(self.apps[index].id, in: self.apps[index].state, steps: &cursor.steps) else { continue }
             cursor.matched += 1
             guard index >= cursor.start else { continue }
             if cursor.listed < query.limit {

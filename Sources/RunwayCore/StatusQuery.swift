@@ -34,9 +34,19 @@ public struct StatusQuery: Hashable, Sendable {
 
     /// Whether `app` in `state` passes the filter (not the page).
     public func matches(_ app: AppID, in state: AppState) -> Bool {
+        var steps = 0
+        return self.matches(app, in: state, steps: &steps)
+    }
+
+    /// Whether `app` in `state` passes the filter, adding to `steps` the pattern's steps (1 without a pattern).
+    public func matches(_ app: AppID, in state: AppState, steps: inout Int) -> Bool {
         if let only = self.app, only != app { return false }
         if let wanted = self.state, wanted != state { return false }
-        return self.pattern?.matches(app.bundleIdentifier) ?? true
+        guard let pattern = self.pattern else {
+            steps += 1
+            return true
+        }
+        return pattern.matches(app.bundleIdentifier, steps: &steps)
     }
 }
 

@@ -10,6 +10,7 @@ import Testing
         _ core: Scheduler,
         _ query: StatusQuery,
         compareLimit: Int,
+        stepLimit: Int = .max,
         snapshotLimit: Int
     ) -> (rows: [AppStatus], cursor: StatusPageCursor, mostCompared: Int, mostRows: Int, slices: Int) {
         var cursor = core.statusPageCursor(query)
@@ -23,6 +24,7 @@ import Testing
                 &cursor,
                 now: at(1),
                 compareLimit: compareLimit,
+                stepLimit: stepLimit,
                 snapshotLimit: snapshotLimit
             )
             mostCompared = max(mostCompared, cursor.compared - before)
@@ -60,5 +62,30 @@ import Testing
         #expect(one.cursor.compared == 1 && one.slices == 1)
         let unknown = Self.sliced(core, StatusQuery(app: "com.example.none"), compareLimit: 2_048, snapshotLimit: 32)
         #expect(unknown.rows.isEmpty && unknown.cursor.compared == 0 && unknown.slices == 0)
+    }
+
+    /// A pattern of 252 bytes against names of 250 bytes costs tens of thousands of steps a compare: the slices stop
+    /// at the step limit, not after 2,048 such compares, and still list the page.
+    @Test func aCostlyPatternIsBoundedByStepsNotByAppsCompared() {
+        let stem = String(repeating: "a", count: 240)
+        let core = makeDriver((0..<300).map { AppDescriptor(id: AppID("\(stem).x\($0)")) }).scheduler
+        let costly = AppPattern("*" + String(repeating: "a", count: 250) + "b")!
+        var steps = 0
+        #expect(!costly.matches("\(stem).x0", steps: &steps))
+        #expect(steps > 2_000)
+        let query = StatusQuery(pattern: costly, limit: 10)
+        let sliced = Self.sliced(core, query, compareLimit: 2_048, stepLimit: 131_072, snapshotLimit: 32)
+        #expect(sliced.rows.isEmpty && sliced.cursor.matched == 0 && sliced.cursor.compared == 300)
+        let perCompare = steps
+        #expect(sliced.mostCompared <= 131_072 / perCompare + 1)
+        #expect(sliced.slices >= 300 / (131_072 / perCompare + 1))
+        let listed = Self.sliced(
+            core,
+            StatusQuery(pattern: AppPattern("*.x29?")!, limit: 10),
+            compareLimit: 2_048,
+            stepLimit: 1_000,
+            snapshotLimit: 32
+        )
+        #expect(listed.rows.map(\.app.bundleIdentifier) == (290..<300).map { "\(stem).x\($0)" })
     }
 }
