@@ -217,6 +217,9 @@ def handler_for(function):
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    # The listen backlog: socketserver's default of 5 refuses a burst of connections, which the host's
+    # non-blocking connect sees as EAGAIN and answers with 502.
+    request_queue_size = 128
 
 
 def listen(path, function):

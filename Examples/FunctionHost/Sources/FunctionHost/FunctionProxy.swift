@@ -32,6 +32,12 @@ struct FunctionProxy<Context: RequestContext>: RouterMiddleware {
         }
         var target = String(rest.dropFirst(name.count))
         if target.isEmpty { target = "/" }
+        // A dot segment would let a request name a path outside the function's own (`/fn/a/../b/x` reaching `a`
+        // as `/../b/x`): refused rather than forwarded.
+        let dotSegments: Set<String> = [".", "..", "%2e", "%2e%2e", ".%2e", "%2e."]
+        if target.split(separator: "/").contains(where: { dotSegments.contains($0.lowercased()) }) {
+            return Self.json(.badRequest, ["error": "a path with a . or .. segment", "function": name])
+        }
         if let query = request.uri.query, !query.isEmpty { target += "?" + query }
         let body = request.body
         let bytes: ByteBuffer
@@ -68,6 +74,15 @@ struct FunctionProxy<Context: RequestContext>: RouterMiddleware {
             return Self.json(.badGateway, ["error": "\(error)", "function": name], start: start)
         }
         await slot.requestEnded()
+        // Only a final status is passed on: a 1xx (a 101 would tell the front end that the connection changed
+        // protocol) or a code outside HTTP's range from a function is a bad gateway.
+        guard (200...599).contains(Int(response.status.code)) else {
+            return Self.json(
+                .badGateway,
+                ["error": "the function answered with status \(response.status.code), not 200-599", "function": name],
+                start: start
+            )
+        }
         var fields = HTTPFields()
         for (field, value) in response.headers where !Self.hopByHop.contains(field.lowercased()) {
             if let name = HTTPField.Name(field) { fields.append(HTTPField(name: name, value: value)) }

@@ -39,7 +39,8 @@ struct FunctionsConfigError: Error, CustomStringConvertible, Equatable {
 
 extension FunctionsConfig {
     /// Reads and validates `path`. Programs given as relative paths (with a `/`) become absolute, from the file's
-    /// directory; a bare name (`python3`) is left to the PATH.
+    /// directory; a bare name (`python3`) is looked up in the PATH. Each program must be an executable file now, so
+    /// that a typo stops the host at start rather than failing every request to the function.
     ///
     /// - Throws: `FunctionsConfigError` naming the file, the key and what was expected.
     static func load(path: String) throws(FunctionsConfigError) -> FunctionsConfig {
@@ -47,7 +48,28 @@ extension FunctionsConfig {
             throw FunctionsConfigError(file: path, key: "(file)", expected: "a readable file")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return try Self.parse(data, file: path, directory: directory)
+        var config = try Self.parse(data, file: path, directory: directory)
+        for index in config.functions.indices {
+            let program = config.functions[index].program[0]
+            guard let found = Self.executable(program) else {
+                let inPath = program.contains("/") ? "" : " in the PATH"
+                throw FunctionsConfigError(
+                    file: path,
+                    key: "functions[\(index)].program",
+                    expected: "an executable file first (\(program) is not one\(inPath))"
+                )
+            }
+            config.functions[index].program[0] = found
+        }
+        return config
+    }
+
+    /// `program` when it is an executable file, or the first executable of that name in the PATH for a bare name.
+    static func executable(_ program: String) -> String? {
+        let files = FileManager.default
+        guard !program.contains("/") else { return files.isExecutableFile(atPath: program) ? program : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(program)" }.first { files.isExecutableFile(atPath: $0) }
     }
 
     /// Validates the JSON in `data`; `file` names it in errors, `directory` resolves relative programs.

@@ -70,4 +70,26 @@ struct FunctionsConfigTests {
             try FunctionsConfig.load(path: "/nonexistent/functions.json")
         }
     }
+
+    @Test
+    func aProgramThatIsNotAnExecutableFileStopsTheHostNamingTheFunction() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/functions.json"
+        let json =
+            #"{"functions": [{"name": "a", "program": ["sh"]}, {"name": "b", "program": ["/nonexistent/prog"]}]}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: FunctionsConfigError.self) { try FunctionsConfig.load(path: file) }
+        do {
+            _ = try FunctionsConfig.load(path: file)
+        } catch {
+            #expect(error.key == "functions[1].program")
+            #expect(error.description.contains("/nonexistent/prog is not one"))
+        }
+        try Data(#"{"functions": [{"name": "a", "program": ["sh", "-c", "true"]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let found = try FunctionsConfig.load(path: file).functions[0].program[0]
+        #expect(found.hasPrefix("/") && found.hasSuffix("/sh"))
+    }
 }
