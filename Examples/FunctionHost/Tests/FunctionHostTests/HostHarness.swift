@@ -24,13 +24,17 @@ final class HostHarness: Sendable {
         return ["/usr/bin/python3", sample]
     }
 
-    /// Writes `functions.json` with `functions` (name, budget seconds, exits on suspend) into a new directory and
-    /// starts a host on it.
-    init(idleSeconds: Double, functions: [(name: String, budgetSeconds: Double, exitsOnSuspend: Bool)]) async throws {
+    /// Writes `functions.json` with `functions` (name, budget seconds, exits on suspend), each running `program`,
+    /// into a new directory and starts a host on it.
+    init(
+        idleSeconds: Double,
+        functions: [(name: String, budgetSeconds: Double, exitsOnSuspend: Bool)],
+        program: [String] = HostHarness.functionProgram
+    ) async throws {
         let directory = try HostRuntime.makePrivateDirectory()
         let entries = functions.map { function in
             [
-                "name": function.name, "program": Self.functionProgram, "budgetSeconds": function.budgetSeconds,
+                "name": function.name, "program": program, "budgetSeconds": function.budgetSeconds,
                 "exitsOnSuspend": function.exitsOnSuspend,
             ] as [String: Any]
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 @_spi(Processes) import Runway
 @_spi(Processes) import RunwayCore
 import Testing
@@ -64,14 +63,12 @@ struct SwiftFunctionTests {
     }
 }
 
-/// A host on loopback whose one function, `swift`, is the SwiftFunction binary built beside this test bundle.
-/// (HostHarness runs the Python function; this starts the host the same way with another program.)
+/// A host on loopback whose one function, `swift`, is the SwiftFunction binary built beside this test bundle: a
+/// `HostHarness` running that program, with what these tests read of the function.
 final class SwiftFunctionHost: Sendable {
-    let host: HostRuntime
-    let port: Int
-    let directory: String
-    private let server: Task<Void, any Error>
-    let client = HTTPClient()
+    let harness: HostHarness
+    var host: HostRuntime { self.harness.host }
+    var directory: String { self.harness.directory }
 
     /// The SwiftFunction executable: `swift build --build-tests` puts it in the directory of the test bundle.
     static var program: String {
@@ -81,39 +78,16 @@ final class SwiftFunctionHost: Sendable {
     }
 
     private init(budgetSeconds: Double) async throws {
-        let directory = try HostRuntime.makePrivateDirectory()
-        let function: [String: Any] = [
-            "name": "swift", "program": [Self.program], "budgetSeconds": budgetSeconds, "exitsOnSuspend": false,
-        ]
-        let json = try JSONSerialization.data(withJSONObject: ["idleSeconds": 0.3, "functions": [function]])
-        try json.write(to: URL(fileURLWithPath: directory + "/functions.json"))
-        var logger = Logger(label: "function-host-test")
-        logger.logLevel = .notice
-        let host = try HostRuntime(
-            config: try FunctionsConfig.load(path: directory + "/functions.json"),
-            directory: directory,
-            runtimeDirectory: directory,
-            logger: logger
+        self.harness = try await HostHarness(
+            idleSeconds: 0.3,
+            functions: [(name: "swift", budgetSeconds: budgetSeconds, exitsOnSuspend: false)],
+            program: [Self.program]
         )
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let application = HostServer.application(host: host, hostname: "127.0.0.1", port: 0, logger: logger) {
-            continuation.yield($0)
-        }
-        self.server = Task { try await application.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw HTTPClient.Failure(description: "the host never ran") }
-        self.host = host
-        self.port = port
-        self.directory = directory
     }
 
-    func get(_ target: String) async throws -> HTTPClient.Response {
-        try await self.client.send(.GET, target, to: .tcp(host: "127.0.0.1", port: self.port))
-    }
+    func get(_ target: String) async throws -> HTTPClient.Response { try await self.harness.get(target) }
 
-    func post(_ target: String) async throws -> HTTPClient.Response {
-        try await self.client.send(.POST, target, to: .tcp(host: "127.0.0.1", port: self.port))
-    }
+    func post(_ target: String) async throws -> HTTPClient.Response { try await self.harness.post(target) }
 
     /// Waits (polling the scheduler every 20 ms, up to 30 s) until the function is in `state`, not terminating.
     func waitUntil(is state: AppState) async throws {
@@ -155,9 +129,5 @@ final class SwiftFunctionHost: Sendable {
         await host.stop()
     }
 
-    private func stop() async {
-        self.server.cancel()
-        _ = await self.server.result
-        await self.host.shutdown()
-    }
+    private func stop() async { await self.harness.stop() }
 }
