@@ -65,6 +65,7 @@ int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out) {
     out->parent = (int)values[4];
     out->process_group = (int)values[5];
     out->session = (int)values[6];
+    out->flags = (unsigned int)values[9];
     out->threads = (int)values[20];
     out->start_time = values[22];
     return 0;

@@ -20,6 +20,12 @@ enum ProcFS {
         var startTime: UInt64
         /// Its number of threads (field 20).
         var threads: Int32 = 1
+        /// The kernel's PF_* flags (field 9).
+        var flags: UInt32 = 0
+
+        /// True once the process has begun to exit (PF_EXITING): it closes its descriptors before it becomes a
+        /// zombie, so a channel's end of file can come while its state is not yet `Z`.
+        var isExiting: Bool { self.flags & 0x4 != 0 }
     }
 
     /// Parses a `/proc/PID/stat` line. The command name is in parentheses and may itself contain spaces and
@@ -30,7 +36,7 @@ enum ProcFS {
         // Field 3 (the state) is fields[0], so field 22 (the start time) is fields[19].
         guard fields.count >= 20, let state = fields[0].first, let parent = Int32(fields[1]),
             let group = Int32(fields[2]), let session = Int32(fields[3]), let start = UInt64(fields[19]),
-            let threads = Int32(fields[17])
+            let threads = Int32(fields[17]), let flags = UInt64(fields[6])
         else { return nil }
         return Stat(
             state: state,
@@ -38,7 +44,8 @@ enum ProcFS {
             processGroup: group,
             session: session,
             startTime: start,
-            threads: threads
+            threads: threads,
+            flags: UInt32(truncatingIfNeeded: flags)
         )
     }
 
@@ -53,7 +60,8 @@ enum ProcFS {
             processGroup: raw.process_group,
             session: raw.session,
             startTime: raw.start_time,
-            threads: raw.threads
+            threads: raw.threads,
+            flags: raw.flags
         )
     }
 

@@ -117,7 +117,11 @@ extension ProcessSupervisor {
             return
         }
         child.messageInFlight = nil
-        guard self.apps[app]?.child === child, !child.hasExited, ProcFS.stat(child.pid)?.state != "Z" else { return }
+        // A child that is exiting closes its channel before it is a zombie: its exit, not an acknowledgement, is
+        // what the core must hear (an app that exits before answering didFinishLaunching was never active).
+        guard self.apps[app]?.child === child, !child.hasExited, let stat = ProcFS.stat(child.pid), stat.state != "Z",
+            !stat.isExiting
+        else { return }
         self.logger.info(
             "protocol channel closed by the app with a message in flight; message acknowledged for the app",
             metadata: ["app": "\(app)", "token": "\(token)", "reason": "\(reason)"]

@@ -207,6 +207,9 @@ struct runway_proc_stat {
     int parent;
     int process_group;
     int session;
+    /// Field 9, the kernel's PF_* flags of the task: PF_EXITING (0x4) is set once it has begun to exit, before it
+    /// closes its descriptors and long before it is a zombie.
+    unsigned int flags;
     /// Field 20, the number of threads.
     int threads;
     /// Field 22, clock ticks after boot.

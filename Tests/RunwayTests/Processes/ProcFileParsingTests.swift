@@ -2,6 +2,8 @@ import CRunwayProcess
 import Foundation
 import Testing
 
+@testable import RunwayProcesses
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +29,25 @@ struct ProcFileParsingTests {
         #expect(stat.session == Int32.min)
         #expect(stat.threads == 3)
         #expect(stat.start_time == UInt64.max)
+    }
+
+    @Test("field 9's PF_EXITING (0x4) says that a process has begun to exit, in the C and the Swift parser")
+    func statFlagsSayWhenAProcessIsExiting() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("runway-stat-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // Field 9 (flags): 0x400104 is PF_EXITING among others (PF_FORKNOEXEC 0x40, PF_RANDOMIZE 0x400000), as a
+        // process shows them between the start of its exit and its zombie state; 0x400140 is a live one's.
+        for (flags, exiting) in [(4_194_564, true), (4_194_624, false)] {
+            let line = "42 (python3) R 1 42 42 0 -1 \(flags) 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n"
+            try line.write(toFile: path, atomically: false, encoding: .utf8)
+            var stat = runway_proc_stat()
+            #expect(runway_proc_stat(0, path, &stat) == 0)
+            #expect(stat.flags == UInt32(flags))
+            #expect(ProcFS.parseStat(line)?.isExiting == exiting)
+            #expect(ProcFS.parseStat(line)?.flags == UInt32(flags))
+        }
+        // A live process (this one) is not exiting.
+        #expect(ProcFS.stat(getpid())?.isExiting == false)
     }
 
     @Test(
