@@ -147,4 +147,33 @@ struct ProtocolChannelEndTests {
         #expect(!watcher.events.contains { $0.app == app && ($0.to == .suspended || $0.to == .notRunning) })
         await scheduler.shutdown()
     }
+
+    /// Python failing to open its script exits with 2 before it reads a line: its channel's end of file comes while
+    /// the process is exiting, not yet a zombie. Before Runway looked at PF_EXITING, about 1 launch in 10 was
+    /// acknowledged for the app and published `inactive -> active` just before its exit.
+    @Test("A4/L9: an app that exits before answering didFinishLaunching is never published active")
+    func A4_anAppThatExitsBeforeAnsweringIsNeverActive() async throws {
+        let log = Recorder<String>()
+        let scheduler = try Self.start(log)
+        let watcher = TransitionWatcher(scheduler)
+        let app = AppID("com.test.channel-end.exits-at-once")
+        try scheduler.register(
+            process: AppDescriptor(
+                id: app,
+                kind: .process(
+                    ProcessSpec(arguments: ["/usr/bin/env", "python3", "/nonexistent/script.py"], speaksProtocol: true)
+                )
+            )
+        )
+        for launch in 1...30 {
+            try scheduler.perform(.launch, on: app)
+            let ended = await eventually {
+                watcher.events.filter { $0.app == app && $0.to == .notRunning }.count == launch
+            }
+            #expect(ended, "launch \(launch) did not end")
+        }
+        let active = watcher.events.filter { $0.app == app && $0.to == .active }
+        #expect(active.isEmpty, "published active \(active.count) times in 30 launches")
+        await scheduler.shutdown()
+    }
 }
