@@ -198,44 +198,40 @@ import Glibc
         #expect(exportError("com.example.none")?.code == .noState)
     }
 
-    @Test func R3_anExportWhoseRunEndedInAWayThatDiscardsIsRefusedAtImport() throws {
+    /// Saves `state` for com.example.a in a new store, records `ending`, exports it and imports the export into
+    /// another new store: the import's error (nil when it was accepted) and whether that store then holds a state.
+    func importElsewhere(state: [UInt8], ending: RunEnding) throws -> (error: PreservedStateError?, holds: Bool) {
         let directory = try TemporaryConfig()
         defer { directory.remove() }
         let store = self.store(directory)
-        try store.save(app: "com.example.a", state: Array("old".utf8), versionKey: nil)
-        try store.recordEnding(app: "com.example.a", ending: .terminated)
+        try store.save(app: "com.example.a", state: state, versionKey: nil)
+        try store.recordEnding(app: "com.example.a", ending: ending)
         let export = try store.exportState(app: "com.example.a")
         let other = try TemporaryConfig()
         defer { other.remove() }
         let target = self.store(other)
         do {
             try target.importState(app: "com.example.a", bytes: export, versionKey: nil)
-            Issue.record("imported a state whose run ended as terminated")
+            return (nil, target.load(app: "com.example.a") != nil)
         } catch {
-            #expect(error.code == .notRestorable)
-            #expect(error.description.contains("terminated"), "\(error)")
+            return (error, target.load(app: "com.example.a") != nil)
         }
-        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+    }
+
+    @Test func R3_anExportWhoseRunEndedInAWayThatDiscardsIsRefusedAtImport() throws {
+        let result = try self.importElsewhere(state: Array("old".utf8), ending: .terminated)
+        let error = try #require(result.error, "imported a state whose run ended as terminated")
+        #expect(error.code == .notRestorable)
+        #expect(error.description.contains("terminated"), "\(error)")
+        #expect(!result.holds, "nothing imported")
     }
 
     @Test func R1_anExportWhoseStateIsNotUTF8TextIsRefusedAtImport() throws {
-        let directory = try TemporaryConfig()
-        defer { directory.remove() }
-        let store = self.store(directory)
-        try store.save(app: "com.example.a", state: [0x61, 0xFF, 0xFE], versionKey: nil)
-        try store.recordEnding(app: "com.example.a", ending: .purged)
-        let export = try store.exportState(app: "com.example.a")
-        let other = try TemporaryConfig()
-        defer { other.remove() }
-        let target = self.store(other)
-        do {
-            try target.importState(app: "com.example.a", bytes: export, versionKey: nil)
-            Issue.record("imported a state that is not UTF-8")
-        } catch {
-            #expect(error.code == .notText)
-            #expect(error.description.contains("UTF-8"), "\(error)")
-        }
-        #expect(target.load(app: "com.example.a") == nil, "nothing imported")
+        let result = try self.importElsewhere(state: [0x61, 0xFF, 0xFE], ending: .purged)
+        let error = try #require(result.error, "imported a state that is not UTF-8")
+        #expect(error.code == .notText)
+        #expect(error.description.contains("UTF-8"), "\(error)")
+        #expect(!result.holds, "nothing imported")
     }
 
     @Test func R1_anAppWithTheLongestBundleIdentifierPreservesItsState() throws {
