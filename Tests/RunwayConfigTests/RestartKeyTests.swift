@@ -7,14 +7,6 @@ import Testing
 /// Info.plist; `RestartBackoffLimit`, `RestartBackoffReset`, `CrashLoopThreshold`, `StateDirectory` and
 /// `RunHistoryLimit` in `Runway.plist`.
 @Suite struct RestartKeyTests {
-    func error(app keys: String = "", settings: String = "") throws -> (ConfigError?, String) {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        try config.write("Runway.plist", plistXML(settings))
-        let file = try config.writeApp("a", identifier: "com.example.a", keys)
-        return (loadError(config.path), keys.isEmpty ? config.path + "/Runway.plist" : file)
-    }
-
     @Test func keepAliveForms() throws {
         func policy(_ keys: String) throws -> RestartPolicy? { try loadOneApp(keys).apps[0].descriptor.keepAlive }
         #expect(try policy("") == nil)
@@ -40,7 +32,7 @@ import Testing
     }
 
     @Test func badKeepAliveNamesTheKeyPath() throws {
-        var (error, file) = try self.error(app: "<key>KeepAlive</key><string>yes</string>")
+        var (error, file) = try oneAppLoadError(app: "<key>KeepAlive</key><string>yes</string>")
         expectError(
             error,
             code: .wrongType,
@@ -49,7 +41,7 @@ import Testing
             found: "string \"yes\"",
             expectedContains: "a boolean, or a dictionary with SuccessfulExit and/or Crashed"
         )
-        (error, file) = try self.error(app: "<key>KeepAlive</key><dict><key>PathState</key><true/></dict>")
+        (error, file) = try oneAppLoadError(app: "<key>KeepAlive</key><dict><key>PathState</key><true/></dict>")
         expectError(
             error,
             code: .invalidValue,
@@ -58,7 +50,7 @@ import Testing
             found: "boolean true",
             expectedContains: "SuccessfulExit or Crashed"
         )
-        (error, file) = try self.error(app: "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0</real>")
+        (error, file) = try oneAppLoadError(app: "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0</real>")
         expectError(
             error,
             code: .invalidValue,
@@ -68,7 +60,9 @@ import Testing
             expectedContains: "seconds >= 0.1"
         )
         // Below the floor of 0.1 s: at most ten restarts a second.
-        (error, file) = try self.error(app: "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0.001</real>")
+        (error, file) = try oneAppLoadError(
+            app: "<key>KeepAlive</key><true/><key>ThrottleInterval</key><real>0.001</real>"
+        )
         expectError(
             error,
             code: .invalidValue,
@@ -99,7 +93,7 @@ import Testing
         #expect(defaults.daemon.runHistoryLimit == 10)
         #expect(defaults.daemon.stateDirectory == nil)
 
-        var (error, file) = try self.error(settings: "<key>RestartBackoffLimit</key><real>0.001</real>")
+        var (error, file) = try oneAppLoadError(settings: "<key>RestartBackoffLimit</key><real>0.001</real>")
         expectError(
             error,
             code: .invalidValue,
@@ -108,7 +102,7 @@ import Testing
             found: "real 0.001",
             expectedContains: "seconds >= 0.1"
         )
-        (error, file) = try self.error(settings: "<key>RunHistoryLimit</key><integer>0</integer>")
+        (error, file) = try oneAppLoadError(settings: "<key>RunHistoryLimit</key><integer>0</integer>")
         expectError(
             error,
             code: .invalidValue,
@@ -117,7 +111,7 @@ import Testing
             found: "integer 0",
             expectedContains: "from 1 to 1000"
         )
-        (error, file) = try self.error(settings: "<key>CrashLoopThreshold</key><integer>0</integer>")
+        (error, file) = try oneAppLoadError(settings: "<key>CrashLoopThreshold</key><integer>0</integer>")
         expectError(
             error,
             code: .invalidValue,
@@ -133,7 +127,7 @@ import Testing
         #expect(configuration.settings.restartSpacing == .milliseconds(5))
         #expect(try loadOneApp("").settings.restartSpacing == .milliseconds(20))
         for bad in ["<integer>0</integer>", "<integer>1001</integer>"] {
-            let (error, file) = try self.error(settings: "<key>RestartRateLimit</key>" + bad)
+            let (error, file) = try oneAppLoadError(settings: "<key>RestartRateLimit</key>" + bad)
             expectError(
                 error,
                 code: .invalidValue,

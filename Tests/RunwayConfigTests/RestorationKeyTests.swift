@@ -6,14 +6,6 @@ import Testing
 /// The state restoration keys (Docs/Configuration.md, Behaviour.md R1, R4, R5): `StateRestorationByteLimit` and
 /// `StateRestorationCrashWindow` in `Runway.plist`, `RunwayStateVersion` in an app's Info.plist.
 @Suite struct RestorationKeyTests {
-    func error(app keys: String = "", settings: String = "") throws -> (ConfigError?, String) {
-        let config = try TemporaryConfig()
-        defer { config.remove() }
-        try config.write("Runway.plist", plistXML(settings))
-        let file = try config.writeApp("a", identifier: "com.example.a", keys)
-        return (loadError(config.path), keys.isEmpty ? config.path + "/Runway.plist" : file)
-    }
-
     @Test func R1_theStateLimitDefaultsToOneMebibyteAndABadOneIsAnErrorNamingTheKey() throws {
         let defaults = try loadOneApp("")
         #expect(defaults.daemon.stateRestorationByteLimit == 1_048_576)
@@ -27,7 +19,7 @@ import Testing
         #expect(set.settings.stateRestorationCrashWindow == .milliseconds(2_500))
         #expect(set.apps[0].descriptor.stateVersion == "v2")
         for bad in ["<integer>0</integer>", "<integer>16777217</integer>"] {
-            let (error, file) = try self.error(settings: "<key>StateRestorationByteLimit</key>" + bad)
+            let (error, file) = try oneAppLoadError(settings: "<key>StateRestorationByteLimit</key>" + bad)
             expectError(
                 error,
                 code: .invalidValue,
@@ -37,7 +29,7 @@ import Testing
                 expectedContains: "from 1 to 16777216 (bytes of one app's preserved state)"
             )
         }
-        let (error, file) = try self.error(app: "<key>RunwayStateVersion</key><string></string>")
+        let (error, file) = try oneAppLoadError(app: "<key>RunwayStateVersion</key><string></string>")
         expectError(
             error,
             code: .invalidValue,
@@ -50,7 +42,7 @@ import Testing
 
     @Test func R5_aStateVersionWithAControlCharacterIsAnErrorNamingTheKey() throws {
         for bad in ["v1\nv2", "v1\tv2"] {
-            let (error, file) = try self.error(app: "<key>RunwayStateVersion</key><string>\(bad)</string>")
+            let (error, file) = try oneAppLoadError(app: "<key>RunwayStateVersion</key><string>\(bad)</string>")
             expectError(
                 error,
                 code: .invalidValue,
@@ -69,7 +61,7 @@ import Testing
         let none = try loadOneApp("", settings: "<key>StateRestorationWriteInterval</key><integer>0</integer>")
         #expect(none.daemon.stateRestorationWriteInterval == .zero)
         for bad in ["<real>-1</real>", "<integer>3601</integer>"] {
-            let (error, file) = try self.error(settings: "<key>StateRestorationWriteInterval</key>" + bad)
+            let (error, file) = try oneAppLoadError(settings: "<key>StateRestorationWriteInterval</key>" + bad)
             expectError(
                 error,
                 code: .invalidValue,

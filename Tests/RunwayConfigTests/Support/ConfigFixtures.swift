@@ -29,6 +29,20 @@ func loadOneApp(_ keys: String, settings: String = "") throws -> RunwayConfigura
     return try ConfigLoader.load(directory: config.path)
 }
 
+/// The error loading a directory like `loadOneApp`'s throws (nil, and a recorded issue, when it loads), and the file
+/// it should name: the app's file when `keys` are given, else `Runway.plist`.
+func oneAppLoadError(
+    app keys: String = "",
+    settings: String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (ConfigError?, String) {
+    let config = try TemporaryConfig()
+    defer { config.remove() }
+    try config.write("Runway.plist", plistXML(settings))
+    let file = try config.writeApp("a", identifier: "com.example.a", keys)
+    return (loadError(config.path, sourceLocation: sourceLocation), keys.isEmpty ? config.path + "/Runway.plist" : file)
+}
+
 /// The shipped `Config/` directory: this file is `<root>/Tests/RunwayConfigTests/Support/ConfigFixtures.swift`.
 func shippedConfigDirectory() -> String {
     URL(fileURLWithPath: #filePath)
