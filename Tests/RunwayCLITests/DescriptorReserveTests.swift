@@ -6,7 +6,7 @@ import Testing
 /// descriptors free, naming the limit and the reserve, and its control socket and metrics endpoint still answer.
 /// Real daemon, real children, the limit lowered with prlimit(2).
 @Suite(.serialized) struct DescriptorReserveTests {
-    static let apps = (0..<40).map { String(format: "com.test.fdreserve.%02d", $0) }
+    static let apps = (0..<40).map { String(format: "com.test.descriptor-reserve.%02d", $0) }
 
     /// The daemon's open descriptors, from /proc.
     static func openDescriptors(_ pid: Int32) -> Int {
