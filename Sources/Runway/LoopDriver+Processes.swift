@@ -85,6 +85,7 @@ extension LoopDriver {
         let made = ProcessSupervisor(loop: self.loop, options: self.processOptions, logger: self.logger)
         made.delegate = self
         made.logs.lineRefused = { [metrics = self.metrics] app, stream in metrics.appLogLineRefused(app, stream) }
+        made.suspensionUnconfirmed = { [metrics = self.metrics] _ in metrics.suspensionUnconfirmed() }
         self.supervisor = made
         self.runner.processHost = ProcessAppHost(supervisor: made, restoration: self.restoration)
         return made

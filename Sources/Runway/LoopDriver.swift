@@ -58,11 +58,11 @@ package final class LoopDriver: @unchecked Sendable {
         self.embedded.restoration = self.restoration
         self.runner.onTransition = { [unowned self] event in self.published(event) }
         self.runner.onMessage = { [unowned self] app, message, now in
-            if case .backgroundTaskWillExpire = message, !self.runner.isProcess(app) {
-                // An embedded app's task begun without a handler: nothing to call, not a message to the app
-                // (EmbeddedAppHost returns it at once); counted like any expiration handler.
+            if case .backgroundTaskWillExpire = message {
+                // B4: a process app's handler runs in its process when this reaches it; an embedded app's task
+                // begun without a handler has nothing to call (not a message: EmbeddedAppHost returns it at once).
                 self.metrics.expirationHandlerCalled()
-                return
+                if !self.runner.isProcess(app) { return }
             }
             for observer in self.messageObservers { observer(app, message, now) }
         }

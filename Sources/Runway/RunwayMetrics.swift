@@ -15,9 +15,13 @@ import RunwayProcesses
 /// | `runway_background_tasks_ended_total` | counter | |
 /// | `runway_background_tasks_refused_total` | counter | `reason` |
 /// | `runway_expiration_handlers_called_total` | counter | |
+/// | `runway_suspensions_unconfirmed_total` | counter | |
 /// | `runway_wakeup_lateness` | timer (ns) | |
 /// | `runway_app_restarts_total` | counter | `app` |
 /// | `runway_app_log_lines_refused_total` | counter | `app`, `stream` |
+///
+/// Every series of fixed words is made at zero when the metrics are (`RunwayMetrics+Initial.swift`), so that a
+/// backend that exports what it was handed shows them before their first event.
 struct RunwayMetrics: Sendable {
     let factory: any MetricsFactory
     /// The transition and termination counters made so far, one per dimension set (bounded: states, causes and
@@ -29,6 +33,12 @@ struct RunwayMetrics: Sendable {
         let lock = RunwayLock(Made())
     }
 
+    /// Metrics over `factory`, with every series of fixed words made at zero.
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.makeInitialSeries()
+    }
+
     private struct Made: ~Copyable {
         var transitions: [TransitionDimensions: Counter] = [:]
         var terminations: [String: Counter] = [:]
@@ -38,6 +48,29 @@ struct RunwayMetrics: Sendable {
         var from: AppState
         var to: AppState
         var cause: String
+    }
+
+    /// Makes the transition counter of `from`, `to`, `cause` and the termination counter of `reason` (kinds), at
+    /// zero, kept for the transitions to come.
+    func makeCounters(transitions: [(from: AppState, to: AppState, cause: String)], terminations: [String]) {
+        self.made.lock.withLock { made in
+            for (from, to, cause) in transitions {
+                let key = TransitionDimensions(from: from, to: to, cause: cause)
+                guard made.transitions[key] == nil else { continue }
+                made.transitions[key] = Counter(
+                    label: "runway_transitions_total",
+                    dimensions: [("from", from.rawValue), ("to", to.rawValue), ("cause", cause)],
+                    factory: self.factory
+                )
+            }
+            for reason in terminations where made.terminations[reason] == nil {
+                made.terminations[reason] = Counter(
+                    label: "runway_terminations_total",
+                    dimensions: [("reason", reason)],
+                    factory: self.factory
+                )
+            }
+        }
     }
 
     func transition(_ event: TransitionEvent) {
@@ -94,8 +127,16 @@ struct RunwayMetrics: Sendable {
         ).increment()
     }
 
+    /// An expiration handler called (B4): an embedded app's, here on the loop, or a process app's, whose
+    /// `backgroundTaskWillExpire` was written to it (its handler runs in its own process).
     func expirationHandlerCalled() {
         Counter(label: "runway_expiration_handlers_called_total", factory: self.factory).increment()
+    }
+
+    /// A suspension of a process app that the kernel did not show within `confirmationTimeout` (P1), whatever
+    /// follows.
+    func suspensionUnconfirmed() {
+        Counter(label: "runway_suspensions_unconfirmed_total", factory: self.factory).increment()
     }
 
     /// A restart of `app` after an exit Runway did not cause (KeepAlive): for the restart logic to call when it

@@ -75,6 +75,7 @@ extension ProcessSupervisor {
             )
             self.delegate?.processSuspensionConfirmed(app, suspended: confirmation.suspending)
         case .timedOut(let waited):
+            if confirmation.suspending { self.suspensionUnconfirmed(app) }
             self.logger.info(
                 confirmation.suspending ? "suspension not confirmed" : "resumption not confirmed",
                 metadata: ["app": "\(app)", "mechanism": "\(mechanism)", "waited": "\(waited)"]

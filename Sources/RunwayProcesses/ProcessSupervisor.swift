@@ -66,6 +66,8 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     let options: ProcessOptions
     let logger: Logger
     package weak var delegate: (any ProcessSupervisorDelegate)?
+    /// Called when a suspension was not confirmed within `confirmationTimeout` (P1), for the metrics.
+    package var suspensionUnconfirmed: (AppID) -> Void = { _ in }
 
     /// Every registered app. Written only by the supervisor's own files.
     var apps: [AppID: Managed] = [:]
