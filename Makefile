@@ -4,7 +4,7 @@
 SWIFT ?= swift
 CONFIG ?= Config
 # The Swift files `make lint` and `make format` cover (directories are searched recursively, hidden ones skipped).
-SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Fuzz Package.swift Benchmarks/Package.swift
+SWIFT_FORMAT_PATHS ?= Sources Tests Examples Benchmarks Fuzz Plugins Package.swift Benchmarks/Package.swift
 
 .PHONY: all deps build demo demo-wake simulate validate lint format snippet-check refs-check example-check docs \
 	docs-check man test clean install

@@ -37,6 +37,11 @@ let package = Package(
         // The project's one lock, `RunwayLock`: `Synchronization.Mutex`, or under `-Xswiftc -DRUNWAY_TSAN_LOCK`
         // (`make sanitize`) a pthread mutex that ThreadSanitizer sees.
         .target(name: "RunwayLocking"),
+        // The version, commit and build type of this build (`runway --version`, `runway_build_info`). The commit is
+        // written at build time by the RunwayBuildCommit plugin from git (Scripts/build-commit.sh), `unknown` without
+        // a repository.
+        .target(name: "RunwayBuildInfo", dependencies: ["RunwayCore"], plugins: ["RunwayBuildCommit"]),
+        .plugin(name: "RunwayBuildCommit", capability: .buildTool()),
         // Plist loading and validation with Foundation's PropertyListDecoder; hands the core value types.
         .target(name: "RunwayConfig", dependencies: ["RunwayCore", "RunwayLoop", "RunwayProcesses"]),
         // ManualClock and a harness that drives the core the way a driver would, for tests and demos.
@@ -98,6 +103,7 @@ let package = Package(
             dependencies: [
                 "CLibUV",
                 "Runway",
+                "RunwayBuildInfo",
                 "RunwayConfig",
                 "RunwayCore",
                 "RunwayLocking",
@@ -148,6 +154,7 @@ let package = Package(
         .executableTarget(
             name: "RunwayCLI",
             dependencies: [
+                "RunwayBuildInfo",
                 "RunwayCore",
                 "RunwayLocking",
                 "RunwayConfig",
@@ -175,6 +182,7 @@ let package = Package(
                 "CLibUV",
                 "CRunwayProcess",
                 "RunwayBench",
+                "RunwayBuildInfo",
                 "RunwayCLI",
                 "RunwayClient",
                 "RunwayControl",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RunwayBuildInfo
 import RunwayConfig
 @_spi(Driver) import RunwayCore
 
@@ -29,8 +30,12 @@ struct RunwayCommand: AsyncParsableCommand {
             With --json, an error is one JSON line on standard output, {"error":{"code":...,"message":...},\
             "ok":false,"v":1}, with the same exit status. A mistyped subcommand or app is answered with the close \
             ones ("did you mean"). Shell completion: `runway completion bash|zsh|fish`; the manual page: `make man`.
+
+            `runway --version` prints the version, the commit the binary was built from (`unknown` for a build \
+            without git, `-dirty` for uncommitted changes) and the build type: `runway 0.2.0-dev (3f2a9c81d0e4, \
+            release)`.
             """,
-        version: RunwayVersion.string,
+        version: RunwayBuildInfo.current.versionLine,
         groupedSubcommands: [
             // The daemon and what watches or reloads it.
             CommandGroup(

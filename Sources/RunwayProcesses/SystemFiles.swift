@@ -6,10 +6,14 @@ import Musl
 
 /// Small synchronous reads and writes of kernel files (`/proc`, cgroupfs). These files answer from memory in
 /// microseconds, so they are read on the loop thread; nothing here is used for ordinary disk files.
-enum SystemFiles {
+package enum SystemFiles {
     /// The whole file (up to `limitBytes`), or nil when it cannot be opened or read. A relative `path` is taken
     /// from the open directory `directory` (`openat`), else from the working directory.
-    static func read(_ path: String, relativeTo directory: Int32 = AT_FDCWD, limitBytes: Int = 65_536) -> String? {
+    package static func read(
+        _ path: String,
+        relativeTo directory: Int32 = AT_FDCWD,
+        limitBytes: Int = 65_536
+    ) -> String? {
         let fd = openat(directory, path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

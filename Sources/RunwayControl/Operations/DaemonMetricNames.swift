@@ -11,6 +11,7 @@ enum DaemonMetricNames {
     static let expirationHandlers = "runway_expiration_handlers_called_total"
     static let deadlineLateness = "runway_deadline_lateness_seconds"
     static let appLogLinesRefused = "runway_app_log_lines_refused_total"
+    static let suspensionsUnconfirmed = "runway_suspensions_unconfirmed_total"
 
     // Recorded by the daemon: the per-app rows and their aggregates (AppMetricsTable, never registered) and
     // the daemon's own counters (DaemonMetrics.swift).
@@ -25,6 +26,7 @@ enum DaemonMetricNames {
     static let appsInState = "runway_apps_in_state"
     static let loopBusy = "runway_loop_busy_seconds_total"
     static let scrapes = "runway_metrics_scrapes_total"
+    static let buildInfo = "runway_build_info"
 
     static let help: [String: String] = [
         transitions: "Lifecycle transitions of all apps, by from state, to state and cause kind.",
@@ -37,6 +39,8 @@ enum DaemonMetricNames {
         appLogLinesRefused: "Lines of the app's output not written to its StandardOutPath/StandardErrorPath file "
             + "(it could not be opened, a write failed, or it is at LogFileSizeLimit with rotation blocked), by "
             + "stream; runway logs still has them.",
+        suspensionsUnconfirmed: "Suspensions of process apps the kernel did not show done within "
+            + "SuspensionConfirmationTimeout.",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
         appState: "1 for the state each app is in now (notRunning, inactive, active, background, suspended); one "
             + "series per app.",
@@ -54,5 +58,6 @@ enum DaemonMetricNames {
         loopBusy: "Seconds the scheduler's loop thread spent outside its kernel wait since the daemon started: "
             + "its rate is the loop's utilisation (0 to 1).",
         scrapes: "GET /metrics requests served, this one included.",
+        buildInfo: "1, with the daemon's version, the commit it was built from and its build type as labels.",
     ]
 }

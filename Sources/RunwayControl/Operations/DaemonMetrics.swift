@@ -1,11 +1,13 @@
 import Prometheus
 @_spi(Processes) import Runway
+import RunwayBuildInfo
 import RunwayConfig
 @_spi(Driver) @_spi(Processes) import RunwayCore
 import RunwayLocking
 
 /// The daemon's Prometheus registry and the metrics it records itself, next to those the runtime records
-/// through swift-metrics (`factory`, handed to `RunwayScheduler`). Docs/Operations.md lists every metric.
+/// through swift-metrics (`factory`, handed to `RunwayScheduler`), and the daemon process's own `process_*`
+/// series read at each scrape (`ProcessMetrics`). Docs/Operations.md lists every metric.
 ///
 /// Each daemon has its own registry, passed to its scheduler explicitly, so several daemons (or schedulers) in
 /// one process never share counters; `runway run` also bootstraps `MetricsSystem` with `factory` so that a
@@ -36,9 +38,11 @@ final class DaemonMetrics: Sendable {
         var counted: Int64
     }
 
-    init(perApp: MetricsPerApp = .state) {
+    init(perApp: MetricsPerApp = .state, build: RunwayBuildInfo = .current) {
         self.perApp = perApp
         self.factory = RunwayPrometheusFactory(registry: self.registry)
+        let labels = [("version", build.version), ("commit", build.commit), ("build_type", build.buildType)]
+        self.factory.gauge(DaemonMetricNames.buildInfo, labels: labels).set(to: 1.0)
     }
 
     /// Starts counting for `scheduler`'s apps and its loop: a row for every app registered so far, kept up to
@@ -78,6 +82,7 @@ final class DaemonMetrics: Sendable {
         // A copy (O(1), copy on write): the loop is not held while the text is written.
         let table = self.table.withLock { $0 }
         table.render(into: &body, perApp: self.perApp, details: details)
+        ProcessMetrics.read()?.render(into: &body)
         return body
     }
 
