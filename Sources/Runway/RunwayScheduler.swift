@@ -35,7 +35,9 @@ public final class RunwayScheduler: Sendable {
     /// - Parameters:
     ///   - settings: Budgets, graces and policies (`Config/Runway.plist`, or built in code).
     ///   - logger: Where the scheduler logs (info and below; data in metadata).
-    ///   - metricsFactory: Where metrics go; default the process's bootstrapped `MetricsSystem.factory`.
+    ///   - metricsFactory: Where metrics go; default the process's bootstrapped `MetricsSystem.factory`. The
+    ///     counters of fixed words (each transition, termination and refusal reason) are made at zero here, so a
+    ///     backend shows them before their first event (Docs/Operations.md lists them).
     ///   - name: The loop thread's name.
     ///   - loopPriority: The scheduling policy of the loop thread. `.realtime(priority:)` (SCHED_FIFO) bounds
     ///     how late a deadline is served on a busy machine; when the kernel refuses it the scheduler still
