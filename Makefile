@@ -151,11 +151,11 @@ man: deps
 docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
-# Deploy/prometheus/ (Docs/Operations.md, "Alerting rules and dashboard"): promtool checks the alerting rules and
-# runs their unit tests, the Grafana dashboard must be a dashboard whose queries promtool parses, and every metric
-# name the rules and the dashboard use must be in a real scrape of `runway run` (MetricsPerApp all) on a scratch
-# configuration (Scripts/check-prometheus.py, after its --self-test). Needs promtool (Debian's `prometheus`) and
-# PyYAML; builds `runway` first. A few seconds after the build.
+# Deploy/prometheus/ (Docs/Operations.md, "Alerting rules and dashboard"): promtool checks the alerting rules, runs
+# their unit tests and checks the sample prometheus.yml, the Grafana dashboard must be a dashboard whose queries
+# promtool parses, and every metric name the rules and the dashboard use must be in a real scrape of `runway run`
+# (MetricsPerApp all) on a scratch configuration (Scripts/check-prometheus.py, after its --self-test). Needs
+# promtool (Debian's `prometheus`) and PyYAML; builds `runway` first. A few seconds after the build.
 .PHONY: prometheus-check
 prometheus-check: deps
 	python3 Scripts/check-prometheus.py --self-test

@@ -2,8 +2,8 @@
 """`make prometheus-check`: the alerting rules and the Grafana dashboard of Deploy/prometheus/ against promtool and
 against what a real daemon exports.
 
-1. `promtool check rules` on runway.rules.yml and `promtool test rules` on runway.rules.test.yml (each alert fires in
-   one case and stays quiet in another).
+1. `promtool check rules` on runway.rules.yml, `promtool test rules` on runway.rules.test.yml (each alert fires in
+   one case and stays quiet in another), `promtool check config` on the sample prometheus.yml that loads them.
 2. runway.dashboard.json is JSON and a dashboard Grafana can load: a uid and title, panels with unique ids on the
    24-column grid, every query with a refId and an expression promtool parses (Grafana's variables replaced), the
    data source the `datasource` variable.
@@ -34,6 +34,7 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIRECTORY = os.path.join(REPOSITORY, "Deploy", "prometheus")
 RULES = os.path.join(DIRECTORY, "runway.rules.yml")
 RULE_TESTS = os.path.join(DIRECTORY, "runway.rules.test.yml")
+CONFIG = os.path.join(DIRECTORY, "prometheus.yml")
 DASHBOARD = os.path.join(DIRECTORY, "runway.dashboard.json")
 OPERATIONS = os.path.join(REPOSITORY, "Docs", "Operations.md")
 # Series Prometheus makes for each scrape itself (https://prometheus.io/docs/concepts/jobs_instances/).
@@ -229,7 +230,8 @@ def main():
         return self_test()
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    for command in (["promtool", "check", "rules", RULES], ["promtool", "test", "rules", RULE_TESTS]):
+    for command in (["promtool", "check", "rules", RULES], ["promtool", "test", "rules", RULE_TESTS],
+                    ["promtool", "check", "config", CONFIG]):
         if subprocess.run(command, cwd=DIRECTORY).returncode != 0:
             sys.exit("check-prometheus: `%s` failed" % " ".join(command))
     with open(DASHBOARD) as f:
