@@ -222,6 +222,23 @@ def self_test():
     uses = [("rule A", {"h_count", "up", "scrape_duration_seconds"}), ("panel B", {"g", "absent_total"})]
     if missing(uses, exported) != [("absent_total", "panel B")]:
         sys.exit("self-test: missing gave %s" % missing(uses, exported))
+    panel = {"id": 1, "type": "timeseries", "title": "p", "gridPos": {"x": 0, "y": 0, "w": 12, "h": 8},
+             "datasource": {"uid": "${datasource}"}, "targets": [{"refId": "A", "expr": "rate(a_total[5m])"}]}
+    good = {"uid": "u", "title": "t", "schemaVersion": 39, "panels": [panel],
+            "templating": {"list": [{"name": "datasource", "type": "datasource"}]}}
+    if [names for _, names in dashboard_uses(good)[0]] != [{"a_total"}]:
+        sys.exit("self-test: a good dashboard gave %s" % (dashboard_uses(good),))
+    broken = {"a repeated panel id": dict(good, panels=[panel, dict(panel, gridPos=dict(panel["gridPos"], x=12))]),
+              "a panel off the grid": dict(good, panels=[dict(panel, gridPos=dict(panel["gridPos"], x=16))]),
+              "a query without a metric": dict(good, panels=[dict(panel, targets=[{"refId": "A", "expr": "1"}])]),
+              "another data source": dict(good, panels=[dict(panel, datasource={"uid": "prometheus"})]),
+              "no datasource variable": dict(good, templating={"list": []})}
+    for what, dashboard in broken.items():
+        try:
+            dashboard_uses(dashboard)
+        except SystemExit:
+            continue
+        sys.exit("self-test: a dashboard with %s passed" % what)
     print("check-prometheus: self-test passed")
 
 
