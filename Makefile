@@ -151,12 +151,23 @@ man: deps
 docs-check: deps
 	SWIFT="$(SWIFT)" python3 Scripts/check-doc-coverage.py
 
+# Deploy/prometheus/ (Docs/Operations.md, "Alerting rules and dashboard"): promtool checks the alerting rules, runs
+# their unit tests and checks the sample prometheus.yml, the Grafana dashboard must be a dashboard whose queries
+# promtool parses, and every metric name the rules and the dashboard use must be in a real scrape of `runway run`
+# (MetricsPerApp all) on a scratch configuration (Scripts/check-prometheus.py, after its --self-test). Needs
+# promtool (Debian's `prometheus`) and PyYAML; builds `runway` first. A few seconds after the build.
+.PHONY: prometheus-check
+prometheus-check: deps
+	python3 Scripts/check-prometheus.py --self-test
+	$(SWIFT) build --product runway
+	python3 Scripts/check-prometheus.py "$$($(SWIFT) build --show-bin-path)/runway"
+
 # `make lint` (about 2 s), the README snippet and rule-id checks, `make c-check`, `make arch-check` and
 # `make example-check` (a few minutes on a new clone, most of it the function host's first build) first, so that the
 # test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the shared
 # cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short) budgets. The whole
 # suite takes about 3 minutes of real time (about 850 tests, most of it real daemons and children).
-test: deps lint snippet-check refs-check c-check arch-check example-check
+test: deps lint snippet-check refs-check c-check arch-check example-check prometheus-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
