@@ -92,7 +92,13 @@ import Testing
             try ControlClient(path: socket).request(ControlRequest(command: "status")).daemon?.pid
         )
         kill(pid, SIGTERM)
-        try waitUntil("the daemon to stop") { kill(pid, 0) != 0 }
+        do {
+            // A zombie counts as stopped: tmux reaps its panes when it gets to it.
+            try waitUntil("the daemon to stop: \((try? tmux.screen()) ?? [])") { !PidFiles.isAlive(pid) }
+        } catch {
+            kill(pid, SIGKILL)
+            throw error
+        }
     }
 
     @Test func jsonLogLinesKeepArraysAsArraysAndNumbersAsNumbers() throws {
