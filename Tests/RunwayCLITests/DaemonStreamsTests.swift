@@ -44,6 +44,42 @@ import Testing
         #expect(output.contains("stopping; terminating 1 running app(s)"), "\(output)")
     }
 
+    @Test func withStandardOutputAPipeAScenarioPrintsItsStepsAndTheLogHasEachTransitionOnce() throws {
+        let config = try TemporaryConfig()
+        defer { config.remove() }
+        try config.writeApp("a.plist", identifier: Self.alpha)
+        let scenario = try config.write(
+            "launch.jsonl",
+            """
+            {"at": 0,   "app": "\(Self.alpha)", "do": "launch"}
+            {"at": 0.3, "app": "\(Self.alpha)", "expect": "active"}
+
+            """
+        )
+        let socket = "/tmp/runway-test-\(UUID().uuidString.prefix(8)).sock"
+        let runway = try RunwayBinary.executable().path
+        let (out, err) = (config.path + "/out.txt", config.path + "/err.txt")
+        // Standard output is a pipe into cat, standard error a file.
+        let result = try shell(
+            "/bin/sh",
+            [
+                "-c",
+                "\(runway) run --config \(config.path) --scenario \(scenario) --socket \(socket) --state-directory "
+                    + "\(config.path)/state --log-level info --log-format json 2>\(err) | cat >\(out)",
+            ]
+        )
+        let printed = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        let logged = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        #expect(result.status == 0, "\(result.output)\n\(printed)\n\(logged)")
+        #expect(printed.contains("> launch") && printed.contains("every step held"), "\(printed)")
+        #expect(!printed.contains(" -> "), "no timeline line in the pipe: \(printed)")
+        #expect(
+            Self.loggedMoves(logged, app: Self.alpha)
+                == ["notRunning->inactive", "inactive->active", "active->notRunning"],
+            "\(logged)"
+        )
+    }
+
     @Test func timelineAlwaysPrintsTheTransitionsIntoAFileBesideTheLog() throws {
         let daemon = try DaemonProcess(arguments: [
             "--log-level", "info", "--log-format", "json", "--timeline", "always",
