@@ -205,7 +205,9 @@ def main():
     socket_path = os.path.join(directory, "control.sock")
     apps = write_config(directory, socket_path, run_id)
     log = open(os.path.join(directory, "daemon.log"), "w")
-    daemon = subprocess.Popen([runway, "run", "--config", directory], stdout=log, stderr=subprocess.STDOUT)
+    daemon = subprocess.Popen(
+        [runway, "run", "--config", directory, "--timeline", "always"], stdout=log, stderr=subprocess.STDOUT
+    )
     deadline = time.time() + 20
     while not os.path.exists(socket_path):
         if time.time() > deadline or daemon.poll() is not None:

@@ -324,7 +324,9 @@ def measure(runway, apps, idle_seconds, keep, metrics=True, deadlines=200, poll_
     log = open(os.path.join(directory, "daemon.log"), "w")
     start = time.monotonic()
     daemon = subprocess.Popen(
-        [runway, "run", "--config", config, "--state-directory", state], stdout=log, stderr=subprocess.STDOUT
+        # The timeline into the log, which the all-active figures read.
+        [runway, "run", "--config", config, "--state-directory", state, "--timeline", "always"],
+        stdout=log, stderr=subprocess.STDOUT,
     )
     try:
         while not socket_accepts(control):

@@ -280,7 +280,7 @@ package final class LoopDriver: @unchecked Sendable {
             "transition",
             metadata: [
                 "app": "\(event.app)", "from": "\(event.from)", "to": "\(event.to)", "cause": "\(event.cause)",
-                "messages": "\(event.messages.map(\.description))",
+                "messages": .array(event.messages.map { .string($0.description) }),
             ]
         )
         for observer in self.observers { observer(event) }

@@ -1,11 +1,14 @@
 import ArgumentParser
 import RunwayConfig
+import RunwayControl
 
-// `runway run`'s arguments for the daemon's log and metrics (Docs/Operations.md).
+// `runway run`'s arguments for the daemon's log, timeline and metrics (Docs/Operations.md).
 
 extension DaemonLogLevel: ExpressibleByArgument {}
 
 extension DaemonLogFormat: ExpressibleByArgument {}
+
+extension TimelineMode: ExpressibleByArgument {}
 
 extension MetricsAddress {
     /// `--metrics-address HOST:PORT | [IPV6]:PORT | PORT`; the error says what is accepted.

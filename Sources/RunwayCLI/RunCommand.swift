@@ -8,11 +8,18 @@ import RunwayControl
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the daemon in the foreground with a live timeline of transitions.",
+        abstract: "Run the daemon in the foreground (with a live timeline of transitions on a terminal).",
         discussion: """
             Loads and validates the whole configuration directory, registers every app in notRunning, serves the \
-            control socket (ControlSocket in Runway.plist, mode 0600, see Docs/ControlProtocol.md) and prints one \
-            line per transition. Drive it from another terminal with `runway status`, `runway launch APP`, ...
+            control socket (ControlSocket in Runway.plist, mode 0600, see Docs/ControlProtocol.md) and, when \
+            standard output is a terminal, prints one line per transition (the timeline; --timeline always prints \
+            it into a pipe or file too, --timeline never nowhere). Drive it from another terminal with `runway \
+            status`, `runway launch APP`, ...
+
+            Streams: standard error is the daemon's log (--log-level, --log-format), where each transition is one \
+            line at info; standard output has the daemon's own events (start, reloads, RunAtLoad, stop, scenario \
+            steps) and, on a terminal, the timeline. Under systemd neither is a terminal, so the journal gets each \
+            transition once, from the log (LogLevel info).
 
             Without ControlSocket the socket is /run/runway/control.sock for root, else \
             $XDG_RUNTIME_DIR/runway/control.sock, else /tmp/runway-<uid>/control.sock (the CLI finds it there \
@@ -89,6 +96,15 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Print the timeline of transitions on standard output: auto (only when it is a terminal), always or "
+                + "never. The log at info has every transition either way.",
+            valueName: "when"
+        )
+    )
+    var timeline: TimelineMode = .auto
+
+    @Option(
+        help: ArgumentHelp(
             "Serve Prometheus metrics at GET /metrics on HOST:PORT, [IPV6]:PORT or PORT (127.0.0.1), instead of "
                 + "MetricsAddress in Runway.plist; port 0 takes any free port. Off by default.",
             valueName: "address"
@@ -114,7 +130,8 @@ struct RunCommand: AsyncParsableCommand {
                 logFormat: self.logFormat,
                 metricsAddress: self.metricsAddress,
                 bootstrapMetrics: true,
-                bootIDFile: self.bootIDFile
+                bootIDFile: self.bootIDFile,
+                timeline: self.timeline
             )
         )
         if status != 0 { throw ExitCode(status) }

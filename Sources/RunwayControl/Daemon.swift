@@ -4,7 +4,8 @@
 // - One `RunwayScheduler` owns the loop thread. The control socket (`ControlSocketServer` + `ControlService`)
 //   and the signal handles (`SignalWatcher`: SIGINT, SIGTERM, SIGHUP) run on that same loop; the daemon is
 //   their only owner (no ServiceLifecycle signal handling here, A3).
-// - The timeline is printed from the scheduler's transition observer, on the loop thread, in order.
+// - The timeline is printed from the scheduler's transition observer, on the loop thread, in order; its
+//   transitions only on a terminal unless `--timeline` says otherwise (TimelineMode.swift).
 // - The configuration is loaded and validated completely before anything starts; a reload (SIGHUP or
 //   `runway reload`) validates the whole new directory first and applies nothing if a file is bad (C3). It reads
 //   off the loop and off `DaemonState` (ConfigReload.swift), and SIGHUP does not wait for it: no reload can delay a
@@ -40,6 +41,8 @@ package struct DaemonOptions: Sendable {
     package var bootstrapMetrics: Bool
     /// Where this boot's id is read (R6: a state preserved in another boot was left by a reboot).
     package var bootIDFile: String
+    /// When the timeline shows transitions on standard output.
+    package var timeline: TimelineMode
 
     package init(
         config: String,
@@ -50,7 +53,8 @@ package struct DaemonOptions: Sendable {
         logFormat: DaemonLogFormat? = nil,
         metricsAddress: MetricsAddress? = nil,
         bootstrapMetrics: Bool = false,
-        bootIDFile: String = "/proc/sys/kernel/random/boot_id"
+        bootIDFile: String = "/proc/sys/kernel/random/boot_id",
+        timeline: TimelineMode = .auto
     ) {
         self.config = config
         self.scenario = scenario
@@ -61,6 +65,7 @@ package struct DaemonOptions: Sendable {
         self.metricsAddress = metricsAddress
         self.bootstrapMetrics = bootstrapMetrics
         self.bootIDFile = bootIDFile
+        self.timeline = timeline
     }
 }
 
@@ -139,9 +144,13 @@ package enum Daemon {
         let restoration = DaemonRestoration.start(configuration, stateDirectory, socketPath, options, on: scheduler)
         await state.setRestoration(restoration)
         let width = max(24, configuration.apps.map(\.descriptor.id.bundleIdentifier.count).max() ?? 0)
-        let timeline = Timeline(scheduler: scheduler, appWidth: width)
-        scheduler.observeTransitions { event in timeline.transition(event) }
-        scheduler.observeMessages { app, message, at in timeline.message(app, message, at: at) }
+        let terminal = isatty(STDOUT_FILENO) == 1
+        let timeline = Timeline(
+            scheduler: scheduler,
+            appWidth: width,
+            showsTransitions: options.timeline.showsTransitions(standardOutputIsTerminal: terminal)
+        )
+        Self.observe(scheduler, timeline: timeline, logger: logger)
         let history = startRunHistory(
             configuration: configuration,
             scheduler: scheduler,
@@ -256,43 +265,5 @@ package enum Daemon {
         }
         if scenario != nil { printOut("scenario \(options.scenario ?? ""): every step held") }
         return DaemonExit.success
-    }
-
-    private struct Outcome: Sendable {
-        var reason: String
-        var failures: [String]
-    }
-
-    /// Returns when a stop signal arrives or the scenario ends; SIGHUP reloads on the way.
-    private static func waitForStop(
-        scenario: ScenarioPlayer?,
-        signals: AsyncStream<Int32>,
-        state: DaemonState,
-        timeline: Timeline
-    ) async -> Outcome {
-        await withTaskGroup(of: Outcome.self) { group in
-            group.addTask {
-                for await signal in signals {
-                    if signal == SIGHUP {
-                        // Not awaited: a reload never delays the handling of a later SIGTERM (P4). Reloads are
-                        // serialised by `state`, and none applies anything once the stop has begun.
-                        timeline.note(nil, "SIGHUP: reloading the configuration")
-                        Task { _ = await state.reload(dryRun: false, timeline: timeline) }
-                        continue
-                    }
-                    return Outcome(reason: signal == SIGINT ? "SIGINT" : "SIGTERM", failures: [])
-                }
-                return Outcome(reason: "signals closed", failures: [])
-            }
-            if let scenario {
-                group.addTask {
-                    let failures = await scenario.play()
-                    return Outcome(reason: "scenario done", failures: failures)
-                }
-            }
-            let first = await group.next() ?? Outcome(reason: "stopped", failures: [])
-            group.cancelAll()
-            return first
-        }
     }
 }

@@ -5,26 +5,36 @@ import Runway
 /// The daemon's live timeline on standard output: one line per transition, scenario step and daemon event,
 /// prefixed with the scheduler's clock (seconds since the daemon started) and the app, in columns.
 ///
+/// The transition and message lines are printed only when `showsTransitions` (`--timeline`, TimelineMode.swift):
+/// the daemon's log has each of them too, at info. Notes (daemon events, scenario steps) are printed always: the
+/// log does not have them.
+///
 /// Thread-safe: each line is written with one `FileHandle.write`.
 struct Timeline: Sendable {
     let scheduler: RunwayScheduler
     /// Width of the app column (the longest bundle identifier).
     let appWidth: Int
+    /// Whether transitions and messages are printed.
+    let showsTransitions: Bool
 
     /// `t=1.000s   com.example.sync      active -> background  [command(enterBackground)]  {...}`
     func transition(_ event: TransitionEvent) {
+        guard self.showsTransitions else { return }
         self.write(event.at, event.app, TimelineText.transition(event))
     }
 
-    /// A message the scheduler sent to an app, for the messages a transition line does not show: an expiration
-    /// warning to a process app about a task it began itself (B4), a memory warning, a notification, a background
-    /// wake-up (W1).
+    /// A message the scheduler sent to an app, for the messages a transition line does not show (`shows`).
     func message(_ app: AppID, _ message: Message, at: Instant) {
+        guard self.showsTransitions, Self.shows(message) else { return }
+        self.write(at, app, "sent \(message)")
+    }
+
+    /// The messages a transition line does not show: an expiration warning to a process app about a task it began
+    /// itself (B4), a memory warning, a notification, a background wake-up (W1).
+    static func shows(_ message: Message) -> Bool {
         switch message {
-        case .backgroundTaskWillExpire, .didReceiveMemoryWarning, .notification, .backgroundWake:
-            self.write(at, app, "sent \(message)")
-        default:
-            break
+        case .backgroundTaskWillExpire, .didReceiveMemoryWarning, .notification, .backgroundWake: true
+        default: false
         }
     }
 

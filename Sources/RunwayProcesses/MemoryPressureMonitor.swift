@@ -126,7 +126,7 @@ package final class MemoryPressureMonitor {
         guard status == 0 else {
             self.logger.info(
                 "the PSI trigger failed; memory pressure is read on a timer",
-                metadata: ["status": "\(status)", "interval": "\(self.options.pollInterval)"]
+                metadata: ["status": .stringConvertible(status), "interval": "\(self.options.pollInterval)"]
             )
             self.closeTrigger()
             return self.startPolling()

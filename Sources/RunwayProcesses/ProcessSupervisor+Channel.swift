@@ -37,7 +37,7 @@ extension ProcessSupervisor {
             "app output",
             metadata: [
                 "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")", "line": "\(line)",
-                "truncated": "\(truncated)",
+                "truncated": .stringConvertible(truncated),
             ]
         )
     }
@@ -52,9 +52,10 @@ extension ProcessSupervisor {
         self.logger.info(
             "app output throttled: reading paused at the output budget of a loop turn",
             metadata: [
-                "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")", "pauses": "\(pauses)",
-                "outputBytesPerTurn": "\(self.options.outputBytesPerTurn)",
-                "outputLinesPerTurn": "\(self.options.outputLinesPerTurn)",
+                "app": "\(child.app)", "stream": "\(isError ? "stderr" : "stdout")",
+                "pauses": .stringConvertible(pauses),
+                "outputBytesPerTurn": .stringConvertible(self.options.outputBytesPerTurn),
+                "outputLinesPerTurn": .stringConvertible(self.options.outputLinesPerTurn),
             ]
         )
     }
@@ -142,7 +143,7 @@ extension ProcessSupervisor {
         else { return }
         self.logger.info(
             "protocol child does not read; terminating",
-            metadata: ["app": "\(child.app)", "queued": "\(queued)"]
+            metadata: ["app": "\(child.app)", "queued": .stringConvertible(queued)]
         )
         self.violated(child, reason: reason)
     }

@@ -50,7 +50,7 @@ extension ProcessSupervisor {
         case .timedOut(let waited, let unread) where unread > 0:
             self.logger.info(
                 "suspending an app that has not read its channel",
-                metadata: ["app": "\(app)", "waited": "\(waited)", "unread": "\(unread)"]
+                metadata: ["app": "\(app)", "waited": "\(waited)", "unread": .stringConvertible(unread)]
             )
         case .timedOut(let waited, _):
             self.logger.debug(

@@ -114,7 +114,8 @@ extension ProcessSupervisor {
         self.logger.info(
             "process started",
             metadata: [
-                "app": "\(app)", "pid": "\(child.pid)", "mechanism": "\(managed.choice?.mechanism.rawValue ?? "-")",
+                "app": "\(app)", "pid": .stringConvertible(child.pid),
+                "mechanism": "\(managed.choice?.mechanism.rawValue ?? "-")",
                 "executable": "\(executable)",
             ]
         )
@@ -158,7 +159,7 @@ extension ProcessSupervisor {
         if status != 0 {
             logger.warning(
                 "cannot mark inherited descriptors close-on-exec; an app may inherit them",
-                metadata: ["errno": "\(-status)"]
+                metadata: ["errno": .stringConvertible(-status)]
             )
         }
     }

@@ -91,8 +91,8 @@ extension ProcessSupervisor {
         self.logger.info(
             "process exited",
             metadata: [
-                "app": "\(app)", "pid": "\(child.pid)", "exit": "\(exit)",
-                "leftovers": "\(self.leftovers.count - orphansBefore)",
+                "app": "\(app)", "pid": .stringConvertible(child.pid), "exit": "\(exit)",
+                "leftovers": .stringConvertible(self.leftovers.count - orphansBefore),
             ]
         )
         self.startTicking()
@@ -126,7 +126,7 @@ extension ProcessSupervisor {
         for orphan in givenUp {
             self.logger.info(
                 "left-behind process not reaped in time; forgotten",
-                metadata: ["app": "\(orphan.app)", "pid": "\(orphan.pid)", "timeout": "\(timeout)"]
+                metadata: ["app": "\(orphan.app)", "pid": .stringConvertible(orphan.pid), "timeout": "\(timeout)"]
             )
         }
         if removed > 0 { self.markStateDirty() }

@@ -41,7 +41,8 @@ extension ProcessSupervisor {
         self.logger.debug(
             "restored state delivered",
             metadata: [
-                "app": "\(app)", "bytes": "\(state.count)", "parts": "\(parts.count)", "restoration": "\(restoration)",
+                "app": "\(app)", "bytes": .stringConvertible(state.count), "parts": .stringConvertible(parts.count),
+                "restoration": "\(restoration)",
             ]
         )
     }

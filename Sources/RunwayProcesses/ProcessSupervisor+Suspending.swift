@@ -30,7 +30,10 @@ extension ProcessSupervisor {
         case .freezer:
             let status = managed.cgroup?.setFrozen(suspended, keeping: managed.cgroupFiles) ?? ENOENT
             if status != 0 {
-                self.logger.info("cgroup.freeze write failed", metadata: ["app": "\(app)", "errno": "\(status)"])
+                self.logger.info(
+                    "cgroup.freeze write failed",
+                    metadata: ["app": "\(app)", "errno": .stringConvertible(status)]
+                )
             }
         case .signal, nil:
             self.signalEveryProcess(app, suspended ? SIGSTOP : SIGCONT, rescanning: false)

@@ -170,7 +170,7 @@ extension ProcessSupervisor {
         if truncated && self.processScan.firstTruncation(of: app) {
             self.logger.warning(
                 "app has more processes than trackedProcessLimit; the rest are not stopped or listed",
-                metadata: ["app": "\(app)", "trackedProcessLimit": "\(limit)"]
+                metadata: ["app": "\(app)", "trackedProcessLimit": .stringConvertible(limit)]
             )
         }
         return found

@@ -48,13 +48,19 @@ extension ProcessSupervisor {
         if !waiting.isEmpty {
             self.logger.warning(
                 "unattributed processes did not die in time",
-                metadata: ["pids": "\(waiting.map(\.pid).sorted())", "timeout": "\(self.options.orphanReapTimeout)"]
+                metadata: [
+                    "pids": .array(waiting.map(\.pid).sorted().map { .stringConvertible($0) }),
+                    "timeout": "\(self.options.orphanReapTimeout)",
+                ]
             )
         }
         if !killed.isEmpty {
             self.logger.notice(
                 "ended processes of no known app",
-                metadata: ["count": "\(killed.count)", "pids": "\(killed.map(\.pid).sorted())"]
+                metadata: [
+                    "count": .stringConvertible(killed.count),
+                    "pids": .array(killed.map(\.pid).sorted().map { .stringConvertible($0) }),
+                ]
             )
         }
         self.processScan.unattributed.subtract(killed.subtracting(waiting))

@@ -87,7 +87,10 @@ extension ProcessSupervisor {
             }
         }
         if !reaped.isEmpty {
-            self.logger.debug("reaped exited orphans", metadata: ["pids": "\(reaped)"])
+            self.logger.debug(
+                "reaped exited orphans",
+                metadata: ["pids": .array(reaped.map { .stringConvertible($0) })]
+            )
         }
         return reaped
     }

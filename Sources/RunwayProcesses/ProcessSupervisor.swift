@@ -136,7 +136,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
             if status != 0 {
                 logger.info(
                     "cannot become a child subreaper; orphans of apps go to pid 1",
-                    metadata: ["errno": "\(-status)"]
+                    metadata: ["errno": .stringConvertible(-status)]
                 )
             }
             self.startReapingZombies()
@@ -278,7 +278,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
             if status != 0 {
                 self.logger.info(
                     "cannot remove the app's cgroup",
-                    metadata: ["app": "\(app)", "cgroup": "\(cgroup.path)", "errno": "\(status)"]
+                    metadata: ["app": "\(app)", "cgroup": "\(cgroup.path)", "errno": .stringConvertible(status)]
                 )
             }
         }

@@ -85,7 +85,7 @@ final class StateFileRecorder {
             if snapshot.bootID == ProcFS.bootID && snapshot.owner != self.ownIdentity && snapshot.owner.isAlive {
                 self.logger.warning(
                     "process state file belongs to a live process; this supervisor keeps none",
-                    metadata: ["stateFile": "\(file.path)", "owner": "\(snapshot.owner.pid)"]
+                    metadata: ["stateFile": "\(file.path)", "owner": .stringConvertible(snapshot.owner.pid)]
                 )
                 self.file = nil
                 return
@@ -128,8 +128,10 @@ final class StateFileRecorder {
             self.logger.notice(
                 "ended a process left by a previous daemon",
                 metadata: [
-                    "app": "\(entry.app.isEmpty ? "-" : entry.app)", "pid": "\(process.pid)", "state": "\(state)",
-                    "listed": "\(apps[process] != nil)", "previousDaemon": "\(snapshot.owner.pid)",
+                    "app": "\(entry.app.isEmpty ? "-" : entry.app)", "pid": .stringConvertible(process.pid),
+                    "state": "\(state)",
+                    "listed": .stringConvertible(apps[process] != nil),
+                    "previousDaemon": .stringConvertible(snapshot.owner.pid),
                 ]
             )
         }
@@ -150,7 +152,10 @@ final class StateFileRecorder {
             case .giveUp:
                 self.logger.warning(
                     "processes left by a previous daemon did not die in time",
-                    metadata: ["pids": "\(waiting.map(\.pid))", "timeout": "\(orphanReapTimeout)"]
+                    metadata: [
+                        "pids": .array(waiting.map(\.pid).map { .stringConvertible($0) }),
+                        "timeout": "\(orphanReapTimeout)",
+                    ]
                 )
                 break waiting
             }
@@ -158,7 +163,9 @@ final class StateFileRecorder {
         if !ended.isEmpty {
             self.logger.notice(
                 "ended what a previous daemon left",
-                metadata: ["count": "\(ended.count)", "previousDaemon": "\(snapshot.owner.pid)"]
+                metadata: [
+                    "count": .stringConvertible(ended.count), "previousDaemon": .stringConvertible(snapshot.owner.pid),
+                ]
             )
         }
     }
@@ -212,7 +219,7 @@ final class StateFileRecorder {
         if status != 0 {
             self.logger.warning(
                 "cannot write the process state file",
-                metadata: ["stateFile": "\(file.path)", "errno": "\(status)"]
+                metadata: ["stateFile": "\(file.path)", "errno": .stringConvertible(status)]
             )
         }
     }

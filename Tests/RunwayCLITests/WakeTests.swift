@@ -128,6 +128,7 @@ import Testing
         let scenario = RunwayBinary.shippedConfig + "/Scenarios/wake.jsonl"
         let result = try RunwayBinary.run([
             "run", "--config", RunwayBinary.shippedConfig, "--scenario", scenario, "--socket", socket,
+            "--timeline", "always",
         ])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("every step held"), "\(result)")

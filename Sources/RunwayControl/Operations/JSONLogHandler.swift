@@ -6,9 +6,12 @@ import RunwayProcesses
 
 /// A swift-log handler that writes one JSON object per line, for log aggregators (`LogFormat json`,
 /// `runway run --log-format json`): `{"time":"2026-11-23T12:00:00.123456Z","level":"info","label":"runway",
-/// "message":"transition","metadata":{"app":"com.example.sync",...}}`. Keys in that order; `metadata` only when
-/// there is some, and `error` when the event carries one. Nested metadata becomes JSON objects and arrays;
-/// every other value its description as a string. (swift-log's `StreamLogHandler` writes text only.)
+/// "message":"transition","metadata":{"app":"com.example.sync","messages":["willResignActive"],...}}`. Keys in that
+/// order; `metadata` only when there is some, and `error` when the event carries one. Values keep their structure:
+/// nested metadata becomes JSON objects and arrays, an integer, finite floating-point or Boolean value given as
+/// `.stringConvertible` a JSON number or `true`/`false`, and every other value its description as a string, so
+/// that an aggregator can filter on `pid > 0` or index into `messages` without parsing a string a second time.
+/// (swift-log's `StreamLogHandler` writes text only.)
 ///
 /// Threading: any thread; each line is handed to `write` whole, in one call. Time: the wall clock
 /// (`CLOCK_REALTIME`), UTC, microseconds.
@@ -59,12 +62,23 @@ struct JSONLogHandler: LogHandler {
         case .string(let text):
             return Self.quoted(text)
         case .stringConvertible(let convertible):
-            return Self.quoted(convertible.description)
+            return Self.scalar(convertible)
         case .array(let values):
             return "[" + values.map(Self.json).joined(separator: ",") + "]"
         case .dictionary(let entries):
             let members = entries.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)):\(Self.json($0.value))" }
             return "{" + members.joined(separator: ",") + "}"
+        }
+    }
+
+    /// A number or Boolean as itself; anything else, a non-finite number included, as its description quoted.
+    static func scalar(_ value: any CustomStringConvertible & Sendable) -> String {
+        switch value {
+        case let flag as Bool: return flag ? "true" : "false"
+        case let integer as any BinaryInteger: return "\(integer)"
+        case let number as Double where number.isFinite: return "\(number)"
+        case let number as Float where number.isFinite: return "\(number)"
+        default: return Self.quoted(value.description)
         }
     }
 

@@ -28,7 +28,8 @@ final class DaemonProcess {
     let socket: String
     let process = Process()
     let outputURL: URL
-    /// `runway run`'s arguments after `--config DIR`: the test's, then `--state-directory`.
+    /// `runway run`'s arguments after `--config DIR`: the test's, `--timeline always` unless the test gives
+    /// `--timeline`, then `--state-directory`.
     let arguments: [String]
     /// Variables set for the daemon on top of the test's environment (for example `NOTIFY_SOCKET`).
     var environment: [String: String] = [:]
@@ -62,7 +63,9 @@ final class DaemonProcess {
         for (identifier, keys) in apps {
             try self.config.writeApp("\(identifier).plist", identifier: identifier, keys)
         }
-        self.arguments = arguments + ["--state-directory", self.config.path + "/state"]
+        // The tests read transitions from the timeline, which a file gets only when asked, unless a test chooses.
+        let timeline = arguments.contains("--timeline") ? [] : ["--timeline", "always"]
+        self.arguments = arguments + timeline + ["--state-directory", self.config.path + "/state"]
         self.outputURL = URL(fileURLWithPath: self.config.path + "/daemon-output.txt")
         try self.start()
     }
