@@ -198,6 +198,8 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             self.probing = false
             self.probeTimeout?.cancel()
             self.probeTimeout = nil
+            // A 431 answered meanwhile ended the connection.
+            guard !self.closing else { return }
         }
         let seconds = DaemonProbes.loopAnswerTimeout.nanoseconds / 1_000_000_000
         let (status, text): (HTTPResponseStatus, String) =
