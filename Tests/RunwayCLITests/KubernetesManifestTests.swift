@@ -9,7 +9,7 @@ import Testing
     static let manifests = ["runway.yaml", "runway-freezer.yaml"]
     /// The capabilities the unprivileged DaemonSet adds (after dropping all), each with its reason in the manifest
     /// and in Docs/Deployment.md.
-    static let capabilities: Set = ["SETUID", "SETGID", "KILL", "SYS_RESOURCE", "DAC_OVERRIDE", "FOWNER"]
+    static let capabilities: Set = ["SETUID", "SETGID", "KILL", "SYS_RESOURCE", "DAC_OVERRIDE"]
 
     /// The documents of a manifest, through PyYAML.
     static func documents(_ name: String) throws -> [[String: Any]] {
