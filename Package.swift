@@ -197,6 +197,9 @@ let package = Package(
             dependencies: [
                 "Runway", "RunwayConfig", "RunwayControl", "RunwayCore", "RunwayLoop", "RunwayProcesses",
                 "RunwayTestKit", "RunwayLocking",
+                // DaemonProbesTests: the probes' futures on an event loop of their own.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

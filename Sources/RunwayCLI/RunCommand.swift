@@ -42,7 +42,8 @@ struct RunCommand: AsyncParsableCommand {
             socket left behind, found in its process state file (--state-directory; Docs/Security.md).
 
             Operations (Docs/Operations.md, Docs/Deployment.md): --metrics-address or MetricsAddress serves \
-            Prometheus text at GET /metrics (off by default; a port alone is 127.0.0.1); --log-level and \
+            Prometheus text at GET /metrics, and the probes GET /healthz (the loop turns) and GET /readyz (started, \
+            not stopping) (off by default; a port alone is 127.0.0.1); --log-level and \
             --log-format (LogLevel, LogFormat) set the daemon's own log on standard error, text or one JSON object \
             per line. Under systemd (Type=notify) the daemon sends READY=1 to $NOTIFY_SOCKET once it serves and \
             STOPPING=1 when it begins to stop, never waiting for the socket (a full queue is retried for 5 s), and \

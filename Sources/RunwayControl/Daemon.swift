@@ -235,6 +235,7 @@ package enum Daemon {
         autostart(configuration.apps, on: scheduler, timeline: timeline)
         // systemd's Type=notify: the socket listens and the configuration is applied (Docs/Deployment.md).
         systemd.ready()
+        operations.setPhase(.ready)
         let outcome = await Self.waitForStop(
             scenario: scenario.map { ScenarioPlayer(scenario: $0, scheduler: scheduler, timeline: timeline) },
             signals: signals,
@@ -242,6 +243,7 @@ package enum Daemon {
             timeline: timeline
         )
         systemd.stopping()
+        operations.setPhase(.stopping)
         let running = scheduler.status().filter { $0.state != .notRunning }.count
         timeline.note(nil, "\(outcome.reason): stopping; terminating \(running) running app(s) (P4)")
         await state.stop()

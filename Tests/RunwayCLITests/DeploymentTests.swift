@@ -173,7 +173,7 @@ import Testing
         #expect(annotations["prometheus.io/scrape"] == "true")
         #expect(annotations["prometheus.io/path"] == "/metrics")
         let container = try #require((at(template, "spec", "containers") as? [[String: Any]])?.first)
-        #expect(at(container, "securityContext", "privileged") as? Bool == true, "the freezer needs rw cgroupfs")
+        #expect(at(container, "securityContext", "privileged") as? Bool == false, "KubernetesManifestTests: the rest")
         let ports = try #require(container["ports"] as? [[String: Any]])
         #expect(ports.first?["containerPort"] as? Int == Int(annotations["prometheus.io/port"] ?? ""))
         let arguments = try #require(container["args"] as? [String])

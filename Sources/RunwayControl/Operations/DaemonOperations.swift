@@ -3,6 +3,7 @@ import Metrics
 @_spi(Processes) import Runway
 import RunwayConfig
 import RunwayLocking
+import RunwayLoop
 
 /// The daemon's operator-facing parts around its scheduler: its own log (level and format), the Prometheus
 /// metrics and their HTTP endpoint, and the systemd notifications (Docs/Operations.md, Docs/Deployment.md).
@@ -15,6 +16,8 @@ final class DaemonOperations: Sendable {
     let address: MetricsAddress?
     let settings: OperationsSettings
     private let server = RunwayLock<MetricsServer?>(nil)
+    /// The answers of `/healthz` and `/readyz`; nil until `serve` (and when metrics are off).
+    private let probes = RunwayLock<DaemonProbes?>(nil)
 
     init(options: DaemonOptions, configuration: RunwayConfiguration) {
         self.settings = configuration.daemon.operations
@@ -40,15 +43,19 @@ final class DaemonOperations: Sendable {
         return logger
     }
 
-    /// Starts counting for `scheduler` and serves `GET /metrics` when an address is set.
+    /// Starts counting for `scheduler` and serves `GET /metrics`, `/healthz` and `/readyz` when an address is set;
+    /// `/readyz` answers 503 until `setPhase(.ready)`.
     ///
     /// - Returns: The endpoint's URL, or nil when metrics are off.
     /// - Throws: An error naming the address when it cannot be bound.
     func serve(_ scheduler: RunwayScheduler) async throws -> String? {
         guard let metrics = self.metrics, let address = self.address else { return nil }
         metrics.attach(scheduler)
+        let loop = scheduler.loopThread
+        let probes = DaemonProbes(waiterLimit: self.settings.metricsConnectionLimit) { loop.execute($0) }
+        self.probes.withLock { $0 = probes }
         do {
-            let server = try await MetricsServer.start(address: address, settings: self.settings) {
+            let server = try await MetricsServer.start(address: address, settings: self.settings, probes: probes) {
                 metrics.render()
             }
             self.server.withLock { $0 = server }
@@ -56,6 +63,11 @@ final class DaemonOperations: Sendable {
         } catch {
             throw MetricsAddressError(address: address, reason: "\(error)")
         }
+    }
+
+    /// Where the daemon is in its life, as `/readyz` answers it (systemd's `READY=1` and `STOPPING=1`).
+    func setPhase(_ phase: DaemonProbes.Phase) {
+        self.probes.withLock { $0 }?.setPhase(phase)
     }
 
     /// systemd's notifications (`NOTIFY_SOCKET`, `WATCHDOG_USEC`) on `scheduler`'s loop; each problem goes to

@@ -2,7 +2,11 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers the requests NIO's HTTP/1 decoder hands it: `GET /metrics` (a query string is ignored) with the
-/// exposition text, 404 for any other path, 405 (`Allow: GET`) for another method on `/metrics`. It also
+/// exposition text, `GET /healthz` and `GET /readyz` with the daemon's probes (`DaemonProbes`; no metrics are
+/// rendered for them), 404 for any other path, 405 (`Allow: GET`) for another method on those paths. A probe's
+/// answer waits for the scheduler's loop (at most `DaemonProbes.loopAnswerTimeout`) without blocking this thread;
+/// a request that arrives behind it on the same connection is not answered, and the connection is closed after
+/// the probe's answer. It also
 /// answers 431 when `RequestByteLimiter` reports a request over `MetricsRequestByteLimit` (a connection over the
 /// connection limits never gets here: `MetricsRefusalHandler` answers it), tells `table` while it answers (a
 /// connection being answered is not closed for a newcomer), ends a connection after its last answer with a
@@ -19,6 +23,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     private let render: @Sendable () -> [UInt8]
+    private let probes: DaemonProbes
     private let table: MetricsConnectionTable
     private let requestLimit: Int
     private let requestTimeout: TimeAmount
@@ -27,15 +32,24 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     private var closing = false
     /// Closes the connection unless a request completes first; armed at the opening and after each answer.
     private var deadline: Scheduled<Void>?
+    /// A probe's answer is awaited; `probeSerial` tells its completions from those of an earlier probe.
+    private var probing = false
+    private var probeSerial = 0
+    private var probeTimeout: Scheduled<Void>?
+    /// A request arrived while a probe's answer was awaited: the connection closes after that answer.
+    private var closeAfterProbe = false
+    private var inactive = false
 
     init(
         render: @escaping @Sendable () -> [UInt8],
+        probes: DaemonProbes,
         table: MetricsConnectionTable,
         requestLimit: Int,
         requestTimeout: TimeAmount,
         linger: TimeAmount
     ) {
         self.render = render
+        self.probes = probes
         self.table = table
         self.requestLimit = requestLimit
         self.requestTimeout = requestTimeout
@@ -50,6 +64,9 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         self.deadline?.cancel()
         self.deadline = nil
+        self.probeTimeout?.cancel()
+        self.probeTimeout = nil
+        self.inactive = true
         context.fireChannelInactive()
     }
 
@@ -69,11 +86,16 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         case .end:
             guard let head = self.head else { return }
             self.head = nil
+            guard !self.probing else {
+                self.closeAfterProbe = true
+                return
+            }
             self.deadline?.cancel()
             self.table.setAnswering(context.channel, true)
             self.answer(context, head)
             // Also after a last answer: a client that does not read it would otherwise hold the slot forever.
-            self.armDeadline(context)
+            // A probe arms it once answered.
+            if !self.probing { self.armDeadline(context) }
         }
     }
 
@@ -102,14 +124,18 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         // A client that lets responses pile up unread is closed after this one (the write buffer's high mark).
         let keepAlive = head.isKeepAlive && context.channel.isWritable
-        guard path == "/metrics" else {
-            let body = Array("not found: only GET /metrics is served here\n".utf8)
+        guard path == "/metrics" || path == "/healthz" || path == "/readyz" else {
+            let body = Array("not found: GET /metrics, /healthz and /readyz are served here\n".utf8)
             self.respond(context, .notFound, body, version: head.version, keepAlive: keepAlive)
             return
         }
         guard head.method == .GET else {
-            let body = Array("method not allowed: /metrics answers GET only\n".utf8)
+            let body = Array("method not allowed: \(path) answers GET only\n".utf8)
             self.respond(context, .methodNotAllowed, body, version: head.version, keepAlive: keepAlive, allow: true)
+            return
+        }
+        guard path == "/metrics" else {
+            self.probe(context, head, readiness: path == "/readyz", keepAlive: keepAlive)
             return
         }
         self.respond(
@@ -120,6 +146,71 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             keepAlive: keepAlive,
             contentType: Self.contentType
         )
+    }
+
+    /// `/healthz`: 200 once the loop has run the probe's no-op; `/readyz`: the same once the daemon is ready,
+    /// else 503 naming its phase. 503 when the loop has stopped or has not answered within the timeout.
+    private func probe(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, readiness: Bool, keepAlive: Bool) {
+        if readiness {
+            let refusal: String? =
+                switch self.probes.phase {
+                case .ready: nil
+                case .starting: "not ready: starting, the configuration is being applied\n"
+                case .stopping: "not ready: stopping, the apps are being terminated\n"
+                }
+            if let refusal {
+                let body = Array(refusal.utf8)
+                self.respond(context, .serviceUnavailable, body, version: head.version, keepAlive: keepAlive)
+                return
+            }
+        }
+        let ok = readiness ? "ready\n" : "ok\n"
+        guard case .pending(let answered) = self.probes.loopAnswered(on: context.eventLoop) else {
+            self.probeAnswered(context, head, nil, .notAnswering)
+            return
+        }
+        self.probing = true
+        self.probeSerial &+= 1
+        let serial = self.probeSerial
+        self.probeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: DaemonProbes.loopAnswerTimeout) {
+            self.probeAnswered(context, head, serial, .notAnswering)
+        }
+        answered.assumeIsolated().whenSuccess { turned in
+            self.probeAnswered(context, head, serial, turned ? .turned(ok: ok) : .stopped)
+        }
+    }
+
+    private enum ProbeOutcome {
+        case turned(ok: String)
+        case notAnswering
+        case stopped
+    }
+
+    /// Writes a probe's answer, once: `serial` is nil for an answer given at once, else the probe's.
+    private func probeAnswered(
+        _ context: ChannelHandlerContext,
+        _ head: HTTPRequestHead,
+        _ serial: Int?,
+        _ outcome: ProbeOutcome
+    ) {
+        if let serial {
+            guard self.probing, serial == self.probeSerial, !self.inactive else { return }
+            self.probing = false
+            self.probeTimeout?.cancel()
+            self.probeTimeout = nil
+            // A 431 answered meanwhile ended the connection.
+            guard !self.closing else { return }
+        }
+        let seconds = DaemonProbes.loopAnswerTimeout.nanoseconds / 1_000_000_000
+        let (status, text): (HTTPResponseStatus, String) =
+            switch outcome {
+            case .turned(let ok): (.ok, ok)
+            case .notAnswering: (.serviceUnavailable, "the event loop did not answer within \(seconds) s\n")
+            case .stopped: (.serviceUnavailable, "the event loop has stopped\n")
+            }
+        let keepAlive = head.isKeepAlive && context.channel.isWritable && !self.closeAfterProbe
+        self.respond(context, status, Array(text.utf8), version: head.version, keepAlive: keepAlive)
+        if serial != nil, !self.closing { self.armDeadline(context) }
     }
 
     private func respond(
@@ -148,46 +239,5 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         self.closing = true
         self.table.setClosing(channel)
         MetricsLingeringClose.close(channel, after: written, linger: self.linger)
-    }
-}
-
-/// Counts the bytes of each request before NIO's decoder sees them and stops passing them on past `limit`:
-/// the decoder then never holds more than `limit` bytes of one request. The count restarts when a response is
-/// written (the request before it was read whole). Past the limit it fires `RequestTooLarge` towards
-/// `MetricsHTTPHandler`, which answers 431 and closes, and drops everything else the client sends.
-///
-/// Threading: the connection's event loop only.
-final class RequestByteLimiter: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = IOData
-    typealias OutboundOut = IOData
-
-    /// The event fired once when a request passes the limit.
-    struct RequestTooLarge {}
-
-    private let limit: Int
-    private var count = 0
-    private var tripped = false
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !self.tripped else { return }
-        let buffer = self.unwrapInboundIn(data)
-        self.count += buffer.readableBytes
-        guard self.count <= self.limit else {
-            self.tripped = true
-            context.fireUserInboundEventTriggered(RequestTooLarge())
-            return
-        }
-        context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        self.count = 0
-        context.write(data, promise: promise)
     }
 }

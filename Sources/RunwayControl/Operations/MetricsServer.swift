@@ -4,8 +4,9 @@ import NIOPosix
 import RunwayConfig
 import RunwayLocking
 
-/// `GET /metrics` over HTTP/1.1 on `MetricsAddress` (Docs/Operations.md), served by swift-nio's HTTP/1 server
-/// pipeline on one event-loop thread of its own: NIO parses the requests, `MetricsHTTPHandler` answers them.
+/// `GET /metrics`, `/healthz` and `/readyz` over HTTP/1.1 on `MetricsAddress` (Docs/Operations.md), served by
+/// swift-nio's HTTP/1 server pipeline on one event-loop thread of its own: NIO parses the requests,
+/// `MetricsHTTPHandler` answers them (the probes with `DaemonProbes`).
 ///
 /// Limits (`OperationsSettings`, each a `Runway.plist` key with a default): at most `metricsConnectionLimit`
 /// connections, and `metricsPeerConnectionLimit` from one peer (an address; on loopback the uid owning the
@@ -37,6 +38,7 @@ final class MetricsServer: Sendable {
     static func start(
         address: MetricsAddress,
         settings: OperationsSettings,
+        probes: DaemonProbes,
         render: @escaping @Sendable () -> [UInt8]
     ) async throws -> MetricsServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -74,6 +76,7 @@ final class MetricsServer: Sendable {
                     try pipeline.addHandler(
                         MetricsHTTPHandler(
                             render: render,
+                            probes: probes,
                             table: table,
                             requestLimit: requestLimit,
                             requestTimeout: idle,
