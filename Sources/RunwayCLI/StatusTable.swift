@@ -78,8 +78,10 @@ enum StatusTable {
         case (nil, _): budget = "unlimited"
         case (let left?, _): budget = Self.duration(left)
         }
+        // A tab, which terminalSafe keeps for log lines, would move the columns: the table shows it as `\x09`.
         let tasks = app.tasks.map {
-            StatusCell.Task(id: $0.id, name: terminalSafe($0.name), age: Self.duration($0.ageSeconds))
+            let name = terminalSafe($0.name).replacingOccurrences(of: "\t", with: "\\x09")
+            return StatusCell.Task(id: $0.id, name: name, age: Self.duration($0.ageSeconds))
         }
         return [
             .name(app.app), Self.stateCell(app), .fixed(app.pid.map(String.init) ?? "-"),

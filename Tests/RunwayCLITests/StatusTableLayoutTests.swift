@@ -155,6 +155,15 @@ import Testing
         )
     }
 
+    @Test func aTabInATaskNameIsShownEscapedSoTheColumnsStayInPlace() throws {
+        let reply = try Self.reply(
+            [Self.app("com.example.tabs", ["tasks": [["id": 1, "name": "a\tb", "ageSeconds": 1.0]]])],
+            daemon: false
+        )
+        let text = StatusTable.render(reply, width: 100)
+        #expect(!text.contains("\t") && text.contains("#1 a\\x09b (1.0s)"), "\(text)")
+    }
+
     @Test func timesOverAMinuteTakeAtMostSixCharacters() {
         #expect(StatusTable.duration(0) == "0.0s")
         #expect(StatusTable.duration(59.94) == "59.9s")
