@@ -9,6 +9,15 @@ protocol AppVerb {
     static var abstract: String { get }
 }
 
+/// What an app command prints after `APP: `: the state the command left the app in, once the daemon accepted it
+/// (its messages are delivered afterwards). While a termination runs, which waits for the app to exit (or the
+/// process apps' TerminationGrace), `terminating (REASON, from STATE); notRunning once it has exited`.
+func stateAfter(_ reply: ControlReply) -> String {
+    let state = reply.state ?? "?"
+    guard let reason = reply.terminating else { return state }
+    return "terminating (\(reason), from \(state)); notRunning once it has exited"
+}
+
 /// `runway VERB APP` for every lifecycle command and user action: sends it, prints the app's new state.
 struct AppCommand<Verb: AppVerb>: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -16,10 +25,11 @@ struct AppCommand<Verb: AppVerb>: ParsableCommand {
             commandName: Verb.name,
             abstract: Verb.abstract,
             discussion: """
-                Sends `\(Verb.protocolCommand)` to the daemon and prints the app's state once the command is accepted \
-                (its lifecycle messages are delivered afterwards; watch them with `runway events`). A command that \
-                is illegal in the app's state is refused with an error naming the app, its state and the command \
-                (exit 1); nothing changes.
+                Sends `\(Verb.protocolCommand)` to the daemon and prints the state the command left the app in, once \
+                the daemon accepted it (its lifecycle messages are delivered afterwards; watch them with `runway \
+                events`). A termination waits for the app to exit: while it runs the command prints "terminating \
+                (REASON, from STATE); notRunning once it has exited". A command that is illegal in the app's state \
+                is refused with an error naming the app, its state and the command (exit 1); nothing changes.
                 """
         )
     }
@@ -27,7 +37,7 @@ struct AppCommand<Verb: AppVerb>: ParsableCommand {
     @OptionGroup var target: AppTarget
 
     func run() throws {
-        try self.target.send(Verb.protocolCommand) { $0.state ?? "?" }
+        try self.target.send(Verb.protocolCommand, outcome: stateAfter)
     }
 }
 
@@ -101,7 +111,7 @@ struct ExtendCommand: ParsableCommand {
 
     func run() throws {
         try self.target.send("extend", seconds: self.seconds) {
-            "\($0.state ?? "?"), deadline extended by \(self.seconds) s"
+            "\(stateAfter($0)), deadline extended by \(self.seconds) s"
         }
     }
 }
@@ -121,7 +131,7 @@ struct ExpireCommand: ParsableCommand {
     @OptionGroup var target: AppTarget
 
     func run() throws {
-        try self.target.send("expire") { "\($0.state ?? "?"), budget expired" }
+        try self.target.send("expire") { "budget expired; \(stateAfter($0))" }
     }
 }
 
@@ -163,6 +173,6 @@ struct EndTaskCommand: ParsableCommand {
     @Argument(help: "The task id begin-task printed (the number after task#).") var id: UInt64
 
     func run() throws {
-        try self.target.send("endTask", taskID: self.id) { $0.state ?? "?" }
+        try self.target.send("endTask", taskID: self.id, outcome: stateAfter)
     }
 }

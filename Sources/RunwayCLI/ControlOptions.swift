@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import RunwayConfig
 import RunwayControl
 
 /// Exit statuses of the commands that talk to the daemon (documented in `runway --help` and README).
@@ -22,14 +21,17 @@ enum ControlExit {
     static let badConfig: Int32 = 78
 }
 
-/// Where the daemon's control socket is: `--socket`, else `ControlSocket` of `--config DIR/Runway.plist`, else
-/// the default path for this user. Only Runway.plist is read (`ConfigLoader.loadDaemonSettings`); a bad one is an
-/// error naming the file and key (exit 78), never a silent fall back to the default socket.
+/// Where the daemon's control socket is (`ControlSocketChoice`): `--socket`, else `ControlSocket` of `--config
+/// DIR/Runway.plist`, else `RUNWAY_SOCKET`, else `ControlSocket` of `RUNWAY_CONFIG`'s Runway.plist, else of
+/// `Config/Runway.plist` when `Config` exists, else the default path for this user. Only Runway.plist is read
+/// (`ConfigLoader.loadDaemonSettings`); a bad one is an error naming the file and key (exit 78), never a silent
+/// fall back to the default socket.
 struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The daemon's control socket (overrides the configuration; default as `runway run --help` says).",
+            "The daemon's control socket (overrides --config, RUNWAY_SOCKET and RUNWAY_CONFIG; default as "
+                + "`runway run --help` says).",
             valueName: "path"
         )
     )
@@ -38,41 +40,60 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Read ControlSocket from DIR/Runway.plist (default Config, when it exists; a DIR given must exist).",
+            "Read ControlSocket from DIR/Runway.plist (default RUNWAY_CONFIG, else Config when it exists; a DIR "
+                + "given must exist).",
             valueName: "dir"
         )
     )
     var config: String?
 
-    /// The socket's path. Reads `Runway.plist` (only) unless `--socket` is given; the default directory `Config`
-    /// is read only when it exists.
+    /// Where the socket is and what chose it. Reads `Runway.plist` (only) when a configuration directory decides.
     ///
-    /// - Throws: `ExitCode(78)` after printing the configuration error (file, key, found, expected).
-    var socketPath: String {
+    /// - Throws: `ExitCode(78)` after printing the configuration error (file, key, found, expected, and the
+    ///   variable that named the directory).
+    var choice: ControlSocketChoice {
         get throws {
-            if let socket { return socket }
-            let directory = self.config ?? "Config"
-            if self.config == nil, !FileManager.default.fileExists(atPath: directory) {
-                return DaemonSettings.defaultControlSocketPath()
-            }
-            do throws(ConfigError) {
-                return try ConfigLoader.loadDaemonSettings(directory: directory).controlSocketPath
+            do throws(ControlSocketChoice.BadConfig) {
+                return try ControlSocketChoice.choose(
+                    socketFlag: self.socket,
+                    configFlag: self.config,
+                    environment: ProcessInfo.processInfo.environment
+                )
             } catch {
-                ErrorOutput.report(code: "badConfig", message: "\(error)")
+                ErrorOutput.report(code: "badConfig", message: error.message)
                 throw ExitCode(ControlExit.badConfig)
             }
         }
     }
 
+    /// The configuration directory for a command that reads the apps as well (`export-state --offline`):
+    /// `--config`, else `RUNWAY_CONFIG`, else `Config`.
+    var configDirectory: String {
+        let variable = ProcessInfo.processInfo.environment[ControlSocketChoice.configVariable] ?? ""
+        return self.config ?? (variable.isEmpty ? ControlSocketChoice.defaultConfig : variable)
+    }
+
+    /// The socket's path (`choice`).
+    var socketPath: String {
+        get throws { try self.choice.path }
+    }
+
     /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens), 77 (permission denied) or 78
-    /// (bad configuration).
+    /// (bad configuration). When nothing listens, or the socket refuses this user, the error says where the path
+    /// came from (`ControlSocketChoice.origin`); when nothing listens, also how to name another socket.
     ///
     /// - Parameter replyTimeoutSeconds: nil for a stream that may be silent for long (`events`).
     func connect(replyTimeoutSeconds: Int? = 30) throws -> ControlClient {
-        let path = try self.socketPath
+        let choice = try self.choice
         do throws(ControlClientError) {
-            return try ControlClient(path: path, replyTimeoutSeconds: replyTimeoutSeconds)
+            return try ControlClient(path: choice.path, replyTimeoutSeconds: replyTimeoutSeconds)
         } catch {
+            var error = error
+            switch error.kind {
+            case .unreachable: error.message += ". The path is \(choice.origin). \(ControlSocketChoice.hint)"
+            case .permissionDenied: error.message += ". The path is \(choice.origin)"
+            default: break
+            }
             throw clientFailure(error)
         }
     }

@@ -40,7 +40,8 @@ struct OfflineStoreOptions: ParsableArguments {
         _ target: AppTarget,
         _ work: (PreservedStateStore, String?) throws(PreservedStateError) -> T
     ) throws -> T {
-        let directory = target.connection.config ?? "Config"
+        let socket = try target.connection.socketPath
+        let directory = target.connection.configDirectory
         let configuration: RunwayConfiguration
         do throws(ConfigError) {
             configuration = try ConfigLoader.load(directory: directory)
@@ -52,7 +53,6 @@ struct OfflineStoreOptions: ParsableArguments {
             ErrorOutput.report(code: "unknownApp", message: "unknownApp: no app '\(target.app)' in \(directory)/Apps")
             throw ExitCode(1)
         }
-        let socket = target.connection.socket ?? configuration.daemon.controlSocketPath
         if (try? ControlClient(path: socket, replyTimeoutSeconds: 5)) != nil {
             ErrorOutput.report(
                 code: "daemonRunning",

@@ -15,7 +15,12 @@ struct RunwayCommand: AsyncParsableCommand {
             handlers and suspends or terminates the app when time runs out. See README.md and Docs/Commands.md.
 
             The daemon: `runway run --config DIR` in one terminal; `runway status`, `runway events`, the app \
-            commands and `runway reload` in another (they find the control socket through --config or --socket).
+            commands and `runway reload` in another. They find the control socket through the first of: --socket \
+            PATH; --config DIR (ControlSocket of DIR/Runway.plist); RUNWAY_SOCKET=PATH; RUNWAY_CONFIG=DIR \
+            (ControlSocket of DIR/Runway.plist); ./Config when it exists; the default (/run/runway/control.sock for \
+            root, else $XDG_RUNTIME_DIR/runway/control.sock, else /tmp/runway-<uid>/control.sock). A flag beats a \
+            variable, an empty variable is unset, and `runway run` reads neither. When no daemon answers, the error \
+            names the path tried and what chose it.
 
             Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
             bench, unknown app, illegal command, a launched program that could not be started); 64 bad usage \
@@ -23,8 +28,9 @@ struct RunwayCommand: AsyncParsableCommand {
             daemon); 75 a daemon answered the connection but its reply failed (closed without replying, timed \
             out, unreadable, or dropped a slow reader): try \
             again; 77 permission denied on the control socket, or the process listening on it runs as neither this \
-            user nor root (checked with SO_PEERCRED before anything is sent); 78 the configuration a command read \
-            to find the socket is bad (the error names the file and key). `runway status APP` exits 10 notRunning, \
+            user nor root (checked with SO_PEERCRED before anything is sent, whatever chose the path); 78 the \
+            configuration a command read to find the socket (--config, RUNWAY_CONFIG, ./Config) is bad (the error \
+            names the file and key). `runway status APP` exits 10 notRunning, \
             11 inactive, 12 active, 13 background, 14 suspended, 15 terminating.
 
             With --json, an error is one JSON line on standard output, {"error":{"code":...,"message":...},\

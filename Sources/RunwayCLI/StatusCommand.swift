@@ -7,28 +7,33 @@ import RunwayControl
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show every app (or one): state, pid, tasks, budget, deadline, time in state.",
+        abstract: "Show every app (or one): state, pid, restarts, age, time in state, budget, tasks.",
         discussion: """
-            The table has one row per app: state (with "terminating (reason)" while a termination runs, and a pending \
-            KeepAlive restart: "restart #N in 1.0s", "crash-looping" after CrashLoopThreshold failures, and \
-            "restored: purged" for a run that restored a preserved state, R2), pid, RESTARTS \
-            (KeepAlive restarts since the daemon started), AGE (time since the current run began) and suspension \
-            mechanism of process apps (freezer or signal; "freezer?" while a suspension is not yet confirmed by the \
-            kernel), time in state, background budget left ("unlimited" in the foreground and for background modes), \
-            the budget deadline on the daemon's clock, and the outstanding background tasks as #id name (age): the \
-            first 16 per app, then "+N more" (--tasks lists every one; an app may hold TaskLimitPerApp tasks with \
-            names it chose). With APP, a describe-style view instead: state, pid, whether a process app is contained \
-            (Docs/Security.md), restarts, the tasks, the pending restart, the wake-ups not completed and the next \
-            refresh (W6, W7), whether it keeps a preserved state and how its last run ended (R1-R6), and the last \
-            runs (RunHistoryLimit) \
-            with wall-clock start and end, reason and the last lines of output. Below the table, an app with \
-            background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 wake-up(s) not \
-            completed, next refresh at t=42.0s" (W4, W7). A STATE longer than \(StatusTable.stateWidth) characters (a \
-            long termination reason) is cut with "…"; --json prints the daemon's reply whole, history included \
-            (Docs/ControlProtocol.md). --watch redraws the table in place every --interval seconds, under a line with \
-            the time, until interrupted or the daemon stops (then it prints a line saying so and exits 0); with --json \
-            it prints one JSON line per redraw (JSON lines). It follows the daemon's events: each redraw asks again \
-            only for the apps that moved and advances the time columns of the others.
+            The table has one row per app: APP, STATE, PID, RESTARTS (KeepAlive restarts since the daemon \
+            started), AGE (time since the current run began), IN STATE (time in the state), BUDGET (background \
+            budget left; "unlimited" in the foreground and for background modes) and TASKS, the outstanding \
+            background tasks as #id name (age), then "+N more". STATE is the app's state, "terminating" while a \
+            termination runs, or "crash-looping" for an app waiting for a restart after CrashLoopThreshold failures; \
+            in parentheses after it: the termination's reason and the state it runs from, how the last run ended, \
+            "restored: purged" for a run that restored a preserved state (R2), a pending KeepAlive restart ("restart \
+            #N in 1.0s") and "unconfirmed" for a suspension the kernel has not confirmed yet. Below the table, an \
+            app with background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 \
+            wake-up(s) not completed, next refresh at t=42.0s" (W4, W7).
+
+            The table fits COLUMNS when it is set, else the terminal's width, else \(TerminalWidth.fallback) columns \
+            (a pipe, a file). A state word is never cut: the other columns are abbreviated first, TASKS (the tasks \
+            that fit, then "+N more"), then the detail after the state ("…"), then APP (its end kept: \
+            "…example.uploader"); times over a minute are written 4m05s, 3h07m, 2d04h. With APP, a describe-style \
+            view instead, every field whole: state, pid, whether a process app is contained (Docs/Security.md), the \
+            suspension mechanism (freezer or signal) and whether the kernel confirmed it, the budget left and its \
+            deadline on the daemon's clock, restarts, the tasks (the first 16; --tasks lists every one), the pending \
+            restart, the wake-ups not completed and the next refresh (W6, W7), whether it keeps a preserved state \
+            and how its last run ended (R1-R6), and the last runs (RunHistoryLimit) with wall-clock start and end, \
+            reason and the last lines of output. --json prints the daemon's reply whole, history included \
+            (Docs/ControlProtocol.md). --watch redraws the table in place every --interval seconds, under a line \
+            with the time, until interrupted or the daemon stops (then it prints a line saying so and exits 0); \
+            with --json it prints one JSON line per redraw (JSON lines). It follows the daemon's events: each \
+            redraw asks again only for the apps that moved and advances the time columns of the others.
 
             --state S and --app PATTERN (* any run, ? one character) list only the apps that match; the daemon \
             counts them all ("matched"). It lists at most \(StatusCommand.pageLimit) apps per reply \
@@ -58,7 +63,7 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the daemon's JSON reply.")
     var json = false
 
-    @Flag(help: "List every outstanding background task of each app, not only the first 16.")
+    @Flag(help: "List every outstanding background task of each app, not only the first 16 (--json, APP).")
     var tasks = false
 
     @Option(
@@ -161,77 +166,6 @@ struct StatusCommand: ParsableCommand {
 
     func jsonText(_ reply: ControlReply) -> String {
         String(decoding: ControlProtocol.encodedLine(reply).dropLast(), as: UTF8.self)
-    }
-}
-
-/// The status table.
-enum StatusTable {
-    /// The TASKS cell: `#id name (age)` of each task listed, then `+N more` when the daemon cut the list.
-    static func tasks(_ app: AppStatusPayload) -> String {
-        let more = max(0, (app.tasksTotal ?? app.tasks.count) - app.tasks.count)
-        var cells = app.tasks.map { "#\($0.id) \(terminalSafe($0.name)) (\(seconds($0.ageSeconds)))" }
-        if more > 0 { cells.append("+\(more) more") }
-        return cells.isEmpty ? "-" : cells.joined(separator: ", ")
-    }
-
-    static func render(_ reply: ControlReply) -> String {
-        var lines: [String] = []
-        if let daemon = reply.daemon {
-            lines.append(
-                "runway daemon pid \(daemon.pid), config \(daemon.config), up \(seconds(daemon.uptimeSeconds)), "
-                    + "socket \(daemon.socket)"
-            )
-        }
-        let header = [
-            "APP", "STATE", "PID", "RESTARTS", "AGE", "SUSPEND", "IN STATE", "BUDGET LEFT", "DEADLINE", "TASKS",
-        ]
-        var rows: [[String]] = [header]
-        for app in reply.apps ?? [] {
-            var state = app.state
-            if let reason = app.terminating { state += " (terminating: \(reason))" }
-            if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
-            // R2: a run that restored a preserved state says from which ending.
-            if let restored = app.restoredFrom, app.state != "notRunning" { state += " (restored: \(restored))" }
-            state += StatusDescribe.restartNote(app)
-            state = Self.cut(state, to: Self.stateWidth)
-            // "freezer?": suspended, but the kernel has not confirmed it (yet).
-            let unconfirmed = app.state == "suspended" && app.suspensionConfirmed != true
-            let suspension = app.suspension.map { $0 + (unconfirmed ? "?" : "") } ?? "-"
-            let budget: String
-            switch (app.budgetRemainingSeconds, app.state) {
-            case _ where app.terminating != nil: budget = "-"
-            case (_, "notRunning"), (_, "suspended"): budget = "-"
-            case (nil, _): budget = "unlimited"
-            case (let left?, _): budget = seconds(left)
-            }
-            let deadline = app.deadlineAtSeconds.map { "t=" + seconds($0) } ?? "-"
-            let tasks = Self.tasks(app)
-            rows.append([
-                app.app, state, app.pid.map(String.init) ?? "-", String(app.restarts ?? 0),
-                app.ageSeconds.map(seconds) ?? "-", suspension, seconds(app.timeInStateSeconds), budget, deadline,
-                tasks,
-            ])
-        }
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
-            let cells = row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
-            }
-            lines.append(cells.joined(separator: "  "))
-        }
-        // W4, W7: wake-ups not yet completed and pending scheduled refreshes, one line per app that has any.
-        for app in reply.apps ?? [] {
-            var notes: [String] = []
-            if let wakes = app.outstandingWakes { notes.append("\(wakes) wake-up(s) not completed") }
-            if let refresh = app.nextRefreshAtSeconds { notes.append("next refresh at t=" + seconds(refresh)) }
-            if !notes.isEmpty { lines.append("\(app.app): " + notes.joined(separator: ", ")) }
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// `12.3s`
-    static func seconds(_ value: Double) -> String {
-        String(format: "%.1fs", value)
     }
 }
 

@@ -27,6 +27,14 @@ enum StatusDescribe {
             field("Contained", contained ? "yes" : "no (\(app.notContainedReason ?? "no reason given"))")
         }
         field("PID", app.pid.map(String.init) ?? "-")
+        // Process apps: how the app is suspended, and whether the kernel confirmed the last suspend or resume.
+        if let mechanism = app.suspension {
+            field("Suspension", mechanism + (app.suspensionConfirmed == true ? " (confirmed)" : " (not confirmed)"))
+        }
+        if let left = app.budgetRemainingSeconds {
+            let deadline = app.deadlineAtSeconds.map { ", deadline t=" + StatusTable.seconds($0) } ?? ""
+            field("Budget", StatusTable.seconds(left) + " left" + deadline)
+        }
         field("In state", StatusTable.seconds(app.timeInStateSeconds))
         field("Age", app.ageSeconds.map(StatusTable.seconds) ?? "- (not running)")
         let failures = app.consecutiveFailures ?? 0

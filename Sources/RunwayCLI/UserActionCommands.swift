@@ -58,7 +58,7 @@ struct DeviceEventCommand<Verb: UserActionVerb>: ParsableCommand {
     func run() throws {
         if let app {
             let reply = try self.connection.request(ControlRequest(command: Verb.protocolCommand, app: app))
-            print("\(app): \(reply.state ?? "?")")
+            print("\(app): \(stateAfter(reply))")
             return
         }
         let reply = try self.connection.request(ControlRequest(command: Verb.protocolCommand))

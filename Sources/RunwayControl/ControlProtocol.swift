@@ -222,6 +222,9 @@ package struct ControlReply: Codable, Hashable, Sendable {
     package var summary: StatusSummaryPayload?
     /// App commands: the app's state once the command was accepted (messages are delivered afterwards).
     package var state: String?
+    /// App commands: the reason of the termination the app is in once the command was accepted (a `terminate`
+    /// that waits for the app to exit); absent when none runs. `state` is then the state it terminates from.
+    package var terminating: String?
     /// A device-wide user action (no `app`): the apps it reached, in registration order; empty when none.
     package var reached: [String]?
     /// `reload`: what changed (or, with `dryRun`, would change).

@@ -231,8 +231,11 @@ final class ControlService: @unchecked Sendable {
         }
         if let failure = self.spawnFailureReply(command, app: app, id: id) { return failure }
         var reply = ControlReply(id: id, ok: true)
-        // One lookup, O(1): a command at 10,000 apps costs the loop what it costs at one.
-        reply.state = app.flatMap { self.scheduler.state(of: $0) }?.rawValue
+        // One app's snapshot, O(1): a command at 10,000 apps costs the loop what it costs at one. Read after the
+        // command, so that the reply gives the state it left the app in, with the termination it began.
+        let status = app.flatMap { self.scheduler.status(of: $0) }
+        reply.state = status?.state.rawValue
+        reply.terminating = status?.terminating?.description
         return reply
     }
 

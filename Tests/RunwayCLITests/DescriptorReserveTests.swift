@@ -65,7 +65,7 @@ import Testing
         }
 
         // The control socket and the metrics endpoint answer.
-        let status = try daemon.cli("status")
+        let status = try daemon.cli("status", "--json")
         #expect(status.status == 0, "\(status)")
         #expect(status.stdout.contains(refused[0].app), "\(status)")
         let metrics = try httpGet(port: port)

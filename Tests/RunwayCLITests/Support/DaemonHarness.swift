@@ -56,7 +56,9 @@ final class DaemonProcess {
             plistXML(
                 settings
                     + "<key>MemoryPressureSource</key><string>\(memoryPressureSource)</string>"
-                    + "<key>TerminationGrace</key><real>1</real>"
+                    // 1 s unless the test sets its own.
+                    + (settings.contains("<key>TerminationGrace</key>")
+                        ? "" : "<key>TerminationGrace</key><real>1</real>")
                     + "<key>ControlSocket</key><string>\(self.socket)</string>"
             )
         )
