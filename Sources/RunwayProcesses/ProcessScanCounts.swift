@@ -9,6 +9,11 @@ struct ProcessScanCounts: Hashable, Sendable {
     var trackedPIDGathers = 0
     /// Full zombie sweeps (`sweepZombies`).
     var zombieSweeps = 0
+    /// Looks for an exited child to reap (`sweepZombiesIfAny`: a `waitid(P_ALL, WNOWAIT)`, which walks this process's
+    /// children up to the first exited one): at most one per loop turn, whatever the exits and SIGCHLDs in it.
+    var zombieLooks = 0
+    /// The most of those looks made in one loop turn.
+    var zombieLooksInOneTurnMost = 0
     /// `oom_score_adj` writes (`flushOOMScores`).
     var oomScoreWrites = 0
     /// Looks at the kernel for a pending suspension or resumption (`checkConfirmation`).

@@ -24,6 +24,10 @@ struct SupervisorBatchState {
     var ownOOMScore: (turn: Instant, value: Int?)?
     /// Children spawned in the loop turn `turn` (`spawnCounted`).
     var spawns: (turn: Instant, count: Int)?
+    /// A SIGCHLD or an app's exit came since the last look for an exited orphan (`zombieLookWanted`).
+    var zombieLookPending = false
+    /// Looks for an exited orphan made in the loop turn `turn` (`sweepZombiesIfAny`).
+    var zombieLooks: (turn: Instant, count: Int)?
 }
 
 extension ProcessSupervisor {

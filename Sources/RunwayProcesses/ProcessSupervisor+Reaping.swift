@@ -46,9 +46,10 @@ extension ProcessSupervisor {
         // or the zombie sweep.
         let orphansBefore = self.leftovers.count
         self.refreshTracking([app])
-        // What died before this exit was handled is a zombie no scan follows: reaped now, for its SIGCHLD
-        // may have been handled already, and the supervisor may close before another arrives.
-        if self.options.reapsOrphans { self.sweepZombiesIfAny() }
+        // What died before this exit was handled is a zombie no scan follows, and its SIGCHLD may have been handled
+        // already: looked for on the next loop turn, once for every exit of this one (the supervisor's close sweeps
+        // whatever is left).
+        if self.options.reapsOrphans { self.zombieLookWanted() }
         guard var managed = self.apps[app] else { return }
         // Only a cgroup this supervisor froze (or tried to: the last request was a suspension), or one someone else
         // froze, can be frozen now: `cgroup.events` says so, and whether processes are left.

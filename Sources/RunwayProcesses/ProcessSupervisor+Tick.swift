@@ -2,7 +2,8 @@ import CLibUV
 @_spi(Processes) import RunwayCore
 
 /// The housekeeping tick: one libuv timer that checks suspensions waiting for the app to read its channel
-/// (`+Draining`), pending confirmations (`+Suspending`) and reaps leftovers (`+Reaping`). When it runs is decided
+/// (`+Draining`), pending confirmations (`+Suspending`), looks for exited orphans (`+Zombies`) and reaps leftovers
+/// (`+Reaping`). When it runs is decided
 /// by `HousekeepingTickSchedule` (only while one of them is pending; on the next loop turn after a suspension, then
 /// every `options.confirmationPollMilliseconds`); this file performs the arming. Loop thread only.
 extension ProcessSupervisor {
@@ -50,6 +51,7 @@ extension ProcessSupervisor {
     private func tickFired() {
         self.tickSchedule.fired()
         self.resolvePendingIdentities()
+        self.zombieLookIfWanted()
         let now = self.loop.turnNow
         // Only the apps waiting for a tick, not every app: a tick every millisecond during a suspension must not
         // cost the loop O(apps).

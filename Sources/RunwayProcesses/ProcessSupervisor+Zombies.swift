@@ -32,7 +32,7 @@ extension ProcessSupervisor {
                 guard let data = handle?.pointee.data else { return }
                 let supervisor = Unmanaged<ProcessSupervisor>.fromOpaque(data).takeUnretainedValue()
                 supervisor.scanCounts.childSignals += 1
-                supervisor.sweepZombiesIfAny()
+                supervisor.zombieLookWanted()
             },
             SIGCHLD
         )
@@ -63,9 +63,31 @@ extension ProcessSupervisor {
     /// again (`child(_:exited:)`), so whatever exited beside it is reaped then. A full sweep reads
     /// the list of every child of this process; at each of N exits that made terminating N apps O(N²).
     func sweepZombiesIfAny() {
+        self.scanCounts.zombieLooks += 1
+        let now = self.loop.turnNow
+        let inTurn = self.batch.zombieLooks.map { $0.turn == now ? $0.count + 1 : 1 } ?? 1
+        self.batch.zombieLooks = (now, inTurn)
+        self.scanCounts.zombieLooksInOneTurnMost = max(self.scanCounts.zombieLooksInOneTurnMost, inTurn)
         let exited = runway_peek_exited_child()
         guard exited > 0, SpawnedChildren.owner(of: exited) != ObjectIdentifier(self) else { return }
         self.sweepZombies()
+    }
+
+    /// A SIGCHLD came, or an app's main process was reaped (an orphan that died before may now be the first exited
+    /// child the kernel shows): `sweepZombiesIfAny` runs on the next loop turn, once for every SIGCHLD and exit of
+    /// this one. Its look walks this process's children up to the first exited one, O(children), so one per SIGCHLD
+    /// and one per exit made the exits of N apps cost O(N²); in the next turn every exit of this one has been reaped
+    /// through its pidfd, and an orphan that dies after the look raises a SIGCHLD of its own.
+    func zombieLookWanted() {
+        self.batch.zombieLookPending = true
+        self.startTicking(soon: true)
+    }
+
+    /// The look `zombieLookWanted` asked for, if any (the housekeeping tick).
+    func zombieLookIfWanted() {
+        guard self.batch.zombieLookPending else { return }
+        self.batch.zombieLookPending = false
+        self.sweepZombiesIfAny()
     }
 
     /// Reaps every exited child of this process that is neither an app's main process nor in this process's
