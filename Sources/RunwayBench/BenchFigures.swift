@@ -15,6 +15,9 @@ package struct BenchFigure: Codable, Sendable, Equatable {
     package var median: Double
     package var min: Double
     package var max: Double
+    /// Every run's value, in run order: what a later `--baseline` comparison reads as this side's spread. Absent
+    /// from reports made before it was recorded.
+    package var values: [Double]?
 
     /// True when `--baseline` judges this figure: Runway's (`runway.`, and `processes.` of `runway bench --processes`;
     /// swift-nio's are the peer's, shown for context), and not
@@ -90,7 +93,8 @@ package struct BenchFigure: Codable, Sendable, Equatable {
                 runs: list.count,
                 median: Self.median(list),
                 min: low,
-                max: high
+                max: high,
+                values: list
             )
         }
     }
