@@ -58,7 +58,7 @@ extension BenchReport {
         guard let nio = run.nio else { return sentences }
         if nio.requestsAfterWarning > 0 {
             sentences.append(
-                "swift-nio: \(nio.requestsAfterWarning) finishers' cancel requests reached its loop after their "
+                "swift-nio: \(grouped(nio.requestsAfterWarning)) finishers' cancel requests reached its loop after their "
                     + "warning: swift-nio fell behind its own plan (its loop was busy), so its lateness is a backlog"
             )
         }
@@ -69,7 +69,7 @@ extension BenchReport {
             guard observed > 0, Double(beyond) > Double(observed) * LateBound.allowedShare else { continue }
             let share = Double(beyond) / Double(observed) * 100
             sentences.append(
-                "\(kind.side): \(beyond) of \(observed) \(kind.name) (\(Self.percent(share))) more than "
+                "\(kind.side): \(grouped(beyond)) of \(grouped(observed)) \(kind.name) (\(Self.percent(share))) more than "
                     + "\(bound / 1_000_000) ms late, the bound: \(kind.side) fell behind its own plan (more than "
                     + "\(Self.percent(LateBound.allowedShare * 100)) of a kind beyond the bound), so its lateness is "
                     + "a backlog"

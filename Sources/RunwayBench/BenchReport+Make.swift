@@ -50,6 +50,9 @@ extension BenchReport {
         if runs.contains(where: { $0.nio != nil }) {
             if self.passed {
                 self.ratios = Ratios(figures: self.figures)
+            } else if self.fellBehind.count == failures.count {
+                self.ratiosWithheld =
+                    "a side fell behind its own plan (see failures): a ratio would compare a backlog with a timer"
             } else {
                 self.ratiosWithheld =
                     "a run failed (see failures): ratios of lateness are meaningful only when both sides served "
