@@ -125,9 +125,13 @@ extension BenchTrustReport {
                 + "every baseline run (spreads apart)",
         ]
         let width = max(20, baseline.figures.map(\.figure.count).max() ?? 0)
+        // Right-aligned: the two spreads, the change, the verdict.
+        let widths = [27, 27, 10, 12]
         func row(_ cells: [String]) -> String {
             cells[0].padding(toLength: width, withPad: " ", startingAt: 0)
-                + cells.dropFirst().map { String(repeating: " ", count: max(1, 24 - $0.count)) + $0 }.joined()
+                + zip(cells.dropFirst(), widths).map { cell, cellWidth in
+                    String(repeating: " ", count: max(1, cellWidth - cell.count)) + cell
+                }.joined()
         }
         lines.append(row(["figure", "baseline median (min-max)", "now median (min-max)", "change", "verdict"]))
         for figure in baseline.figures {
