@@ -58,8 +58,9 @@ extension BenchReport {
         guard let nio = run.nio else { return sentences }
         if nio.requestsAfterWarning > 0 {
             sentences.append(
-                "swift-nio: \(grouped(nio.requestsAfterWarning)) finishers' cancel requests reached its loop after their "
-                    + "warning: swift-nio fell behind its own plan (its loop was busy), so its lateness is a backlog"
+                "swift-nio: \(grouped(nio.requestsAfterWarning)) finishers' cancel requests reached its loop after "
+                    + "their warning: swift-nio fell behind its own plan (its loop was busy), so its lateness is a "
+                    + "backlog"
             )
         }
         let bound = LateBound.boundNanoseconds
@@ -69,10 +70,10 @@ extension BenchReport {
             guard observed > 0, Double(beyond) > Double(observed) * LateBound.allowedShare else { continue }
             let share = Double(beyond) / Double(observed) * 100
             sentences.append(
-                "\(kind.side): \(grouped(beyond)) of \(grouped(observed)) \(kind.name) (\(Self.percent(share))) more than "
-                    + "\(bound / 1_000_000) ms late, the bound: \(kind.side) fell behind its own plan (more than "
-                    + "\(Self.percent(LateBound.allowedShare * 100)) of a kind beyond the bound), so its lateness is "
-                    + "a backlog"
+                "\(kind.side): \(grouped(beyond)) of \(grouped(observed)) \(kind.name) (\(Self.percent(share))) "
+                    + "more than \(bound / 1_000_000) ms late, the bound: \(kind.side) fell behind its own plan "
+                    + "(more than \(Self.percent(LateBound.allowedShare * 100)) of a kind beyond the bound), so its "
+                    + "lateness is a backlog"
             )
         }
         return sentences

@@ -10,7 +10,7 @@ extension BenchTrustTests {
     func aRerunOfTheSameBinaryAgainstItsOwnBaselinePasses() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        let workload = BenchCommandTests.tinyWorkload(seed: 16)
+        let workload = Self.judgedWorkload(seed: 16)
         let baseline = try RunwayBinary.run(workload + ["--runs", "5", "--json"])
         try #require(baseline.status == 0, "\(baseline)")
         let figures = try #require(try BenchCommandTests.report(baseline)["figures"] as? [[String: Any]])
@@ -19,8 +19,9 @@ extension BenchTrustTests {
         }
         try baseline.stdoutData.write(to: file)
 
-        // Back to back, the default threshold, and --runs left to its default with --baseline (5).
-        let rerun = try RunwayBinary.run(workload + ["--baseline", file.path])
+        // Back to back, with the threshold that called such a rerun a regression when one median was compared
+        // with another, and --runs left to its default with --baseline (5).
+        let rerun = try RunwayBinary.run(workload + ["--baseline", file.path, "--threshold", "15%"])
         #expect(rerun.status == 0, "\(rerun)")
         #expect(rerun.stdoutLines.contains { $0.hasPrefix("spread over 5 runs") }, "\(rerun)")
         let header = try #require(rerun.stdoutLines.first { $0.hasPrefix("figure ") && $0.contains("baseline median") })
@@ -67,6 +68,14 @@ extension BenchTrustTests {
         #expect(judged.baselineSpread == BenchReport.Spread(old))
     }
 
+    @Test(arguments: [("p50", 19, false), ("p50", 20, true), ("p90", 99, false), ("p99", 1_000, true)])
+    func aQuantileIsJudgedOnlyWithTenEventsBeyondIt(quantile: String, events: Int, judged: Bool) {
+        var figure = FigureRuns(median: 1, min: 1, max: 1).figure
+        figure.name = "runway.terminations.\(quantile)"
+        figure.events = events
+        #expect(figure.isCompared == judged)
+    }
+
     struct FigureRuns: Sendable, CustomTestStringConvertible {
         var median: Double
         var min: Double
@@ -81,7 +90,8 @@ extension BenchTrustTests {
                 median: self.median,
                 min: self.min,
                 max: self.max,
-                values: nil
+                values: nil,
+                events: 1_000
             )
         }
 

@@ -86,7 +86,10 @@ import Glibc
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let first = try RunwayBinary.run(Self.tinyWorkload(seed: 5) + ["--json", "--runs", "3"])
+        // 10 tasks a child: enough warnings a run for `--baseline` to judge their p50 (10 beyond it).
+        var workload = Self.tinyWorkload(seed: 5)
+        workload[try #require(workload.firstIndex(of: "--tasks-per-app")) + 1] = "10"
+        let first = try RunwayBinary.run(workload + ["--json", "--runs", "3"])
         try #require(first.status == 0, "\(first)")
         var report = try Self.report(first)
         #expect(report["runs"] as? Int == 3)
@@ -108,12 +111,12 @@ import Glibc
         }
         let impossible = folder.appendingPathComponent("impossible.json")
         try JSONSerialization.data(withJSONObject: report).write(to: impossible)
-        let regressed = try RunwayBinary.run(
-            Self.tinyWorkload(seed: 5) + ["--baseline", impossible.path, "--runs", "3"]
-        )
+        let regressed = try RunwayBinary.run(workload + ["--baseline", impossible.path, "--runs", "3"])
         #expect(regressed.status == 2, "\(regressed)")
         #expect(
-            regressed.stderr.contains("bench regressed against \(impossible.path): processes.kills.p50: "),
+            regressed.stderr.contains(
+                "bench regressed against \(impossible.path): processes.expirationWarnings.p50: "
+            ),
             "\(regressed)"
         )
         #expect(regressed.stdoutLines.contains { $0.hasPrefix("REGRESSED: processes.expirationWarnings.p50: ") })

@@ -102,10 +102,13 @@ enum BenchSchema {
         ],
         optional: ["nio", "ratios", "ratiosWithheld", "baseline", "lateBound"]
     )
-    static let figure: Field = .object([
-        "name": .string, "unit": .string, "lowerIsBetter": .boolean, "runs": .integer, "median": .number,
-        "min": .number, "max": .number, "values": .array(.number),
-    ])
+    static let figure: Field = .object(
+        [
+            "name": .string, "unit": .string, "lowerIsBetter": .boolean, "runs": .integer, "median": .number,
+            "min": .number, "max": .number, "values": .array(.number), "events": .integer,
+        ],
+        optional: ["events"]
+    )
     static let baseline: Field = .object([
         "file": .string, "commit": .string, "date": .string, "thresholdPercent": .number,
         "compared": .integer,
