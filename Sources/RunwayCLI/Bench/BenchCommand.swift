@@ -49,7 +49,8 @@ struct BenchCommand: AsyncParsableCommand {
             p90, p99), rate or bytes-per-task figure regresses only when its median is worse by more than \
             --threshold (default 10%) AND its spread lies wholly on the worse side of the baseline's (every run \
             worse than every baseline run); a worse median whose spreads overlap is noise, shown as \
-            `overlapping`. Both spreads are printed for every judged figure; each regression is named on \
+            `overlapping`. A quantile is judged only when at least 10 of a run's planned events lie beyond it (a \
+            p99 needs 1,000). Both spreads are printed for every judged figure; each regression is named on \
             standard error (swift-nio's figures are shown, not judged).
 
             With --compare nio, the ratios are printed only when every run of both sides served every planned \
