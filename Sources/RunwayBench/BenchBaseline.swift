@@ -26,6 +26,13 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
 
     package typealias Refusal = BenchBaselineRefusal
 
+    /// The fewest runs a baseline, and a run compared with one, may have: with fewer, a spread is one or two
+    /// values, and two runs of the same binary lie wholly apart by chance too often (Decision 278).
+    package static var minimumRuns: Int { 3 }
+    /// `--runs` when `--baseline` is given and `--runs` is not: two sets of 5 runs of the same binary lie wholly
+    /// apart, one way, with a chance of 1 in 252 per figure.
+    package static var defaultRuns: Int { 5 }
+
     /// Reads and checks `path`.
     package static func load(_ path: String) throws(Refusal) -> BenchBaseline {
         let data: Data
@@ -69,6 +76,13 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
                 message: "--baseline \(path): that run failed (`passed` is false): its figures are not the plan's"
             )
         }
+        guard file.runs >= Self.minimumRuns else {
+            throw Refusal(
+                message: "--baseline \(path): made with --runs \(file.runs); a comparison needs the spread of at "
+                    + "least \(Self.minimumRuns) runs on each side: make the baseline again with --runs "
+                    + "\(Self.defaultRuns) --json"
+            )
+        }
         return BenchBaseline(path: path, report: file)
     }
 
@@ -99,36 +113,58 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
         return nil
     }
 
-    /// Every compared figure (`BenchFigure.isCompared`) present in both, by median: a regression is a figure
-    /// worse than the baseline's by more than `thresholdPercent`.
+    /// Every compared figure (`BenchFigure.isCompared`) present in both, as distributions over the runs: a figure
+    /// regresses only when its median is worse than the baseline's by more than `thresholdPercent` and its spread
+    /// (minimum to maximum over the runs) lies wholly on the worse side of the baseline's. A worse median whose
+    /// spread overlaps the baseline's is noise: shown (`overlapping`), not judged.
     package func compare(_ figures: [BenchFigure], thresholdPercent: Double) -> BenchReport.BaselineComparison {
         let previous = Dictionary(self.report.figures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var compared = 0
-        var regressions: [BenchReport.Regression] = []
+        var compared: [BenchReport.ComparedFigure] = []
         for figure in figures where figure.isCompared {
             guard let old = previous[figure.name], old.median > 0 else { continue }
-            compared += 1
-            let change = (figure.median - old.median) / old.median * 100
-            let worse = figure.lowerIsBetter ? change : -change
-            if worse > thresholdPercent {
-                regressions.append(
-                    BenchReport.Regression(
-                        figure: figure.name,
-                        unit: figure.unit,
-                        baseline: old.median,
-                        current: figure.median,
-                        changePercent: change
-                    )
-                )
-            }
+            compared.append(Self.judge(figure, against: old, thresholdPercent: thresholdPercent))
+        }
+        let regressions = compared.filter { $0.verdict == .regressed }.map { compared in
+            BenchReport.Regression(
+                figure: compared.figure,
+                unit: compared.unit,
+                baseline: compared.baselineSpread.median,
+                current: compared.currentSpread.median,
+                changePercent: compared.changePercent,
+                baselineSpread: compared.baselineSpread,
+                currentSpread: compared.currentSpread
+            )
         }
         return BenchReport.BaselineComparison(
             file: self.path,
             commit: self.report.commit,
             date: self.report.date,
             thresholdPercent: thresholdPercent,
-            compared: compared,
+            compared: compared.count,
+            figures: compared,
             regressions: regressions
+        )
+    }
+
+    /// One figure against the baseline's: the change of the medians and whether the spreads overlap.
+    static func judge(
+        _ figure: BenchFigure,
+        against old: BenchFigure,
+        thresholdPercent: Double
+    ) -> BenchReport.ComparedFigure {
+        let change = (figure.median - old.median) / old.median * 100
+        let worse = figure.lowerIsBetter ? change : -change
+        // Wholly worse: every run now is worse than every run of the baseline.
+        let apart = figure.lowerIsBetter ? figure.min > old.max : figure.max < old.min
+        let verdict: BenchReport.ComparedFigure.Verdict =
+            worse <= thresholdPercent ? .within : apart ? .regressed : .overlapping
+        return BenchReport.ComparedFigure(
+            figure: figure.name,
+            unit: figure.unit,
+            baselineSpread: BenchReport.Spread(old),
+            currentSpread: BenchReport.Spread(figure),
+            changePercent: change,
+            verdict: verdict
         )
     }
 

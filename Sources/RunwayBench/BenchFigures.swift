@@ -15,15 +15,30 @@ package struct BenchFigure: Codable, Sendable, Equatable {
     package var median: Double
     package var min: Double
     package var max: Double
+    /// Every run's value, in run order: what a later `--baseline` comparison reads as this side's spread. Absent
+    /// from reports made before it was recorded.
+    package var values: [Double]?
+
+    /// For a lateness quantile: how many events of its kind each run expected (the plan's count); nil otherwise.
+    package var events: Int?
 
     /// True when `--baseline` judges this figure: Runway's (`runway.`, and `processes.` of `runway bench --processes`;
-    /// swift-nio's are the peer's, shown for context), and not
-    /// the p99.9 or the maximum, which rest on one or a few samples and swing by several times from run to run on a
-    /// shared machine.
+    /// swift-nio's are the peer's, shown for context), and not the p99.9 or the maximum, which rest on one or a few
+    /// samples and swing by several times from run to run on a shared machine. For the same reason a p50, p90 or p99
+    /// is judged only when at least 10 of a run's events lie beyond it (`tailEventsMinimum`): a p99 needs 1,000
+    /// events, a p50 20; a p99 of 20 events is their maximum.
     package var isCompared: Bool {
-        (self.name.hasPrefix("runway.") || self.name.hasPrefix("processes."))
-            && !self.name.hasSuffix(".p99_9") && !self.name.hasSuffix(".max")
+        guard self.name.hasPrefix("runway.") || self.name.hasPrefix("processes.") else { return false }
+        let quantile = self.name.split(separator: ".").last.map(String.init) ?? ""
+        if quantile == "p99_9" || quantile == "max" { return false }
+        guard let tail = Self.judgedQuantileTails[quantile], let events = self.events else { return true }
+        return Double(events) * tail >= Self.tailEventsMinimum
     }
+
+    /// The share of a run's events beyond each judged quantile.
+    static let judgedQuantileTails = ["p50": 0.5, "p90": 0.1, "p99": 0.01]
+    /// The fewest events beyond a quantile for `--baseline` to judge it.
+    static let tailEventsMinimum = 10.0
 
     /// One run's value of one figure.
     package struct Sample: Sendable {
@@ -31,6 +46,8 @@ package struct BenchFigure: Codable, Sendable, Equatable {
         package var unit: String
         package var lowerIsBetter: Bool
         package var value: Double
+        /// For a lateness quantile: the events of its kind the run expected.
+        package var events: Int? = nil
     }
 
     /// The figures of one run's sections, in report order.
@@ -40,7 +57,15 @@ package struct BenchFigure: Codable, Sendable, Equatable {
             guard let quantiles = events.latenessNanoseconds else { return }
             let names = ["p50", "p90", "p99", "p99_9", "max"]
             for (name, value) in zip(names, quantiles.values) {
-                samples.append(Sample(name: "\(prefix).\(name)", unit: "ns", lowerIsBetter: true, value: Double(value)))
+                samples.append(
+                    Sample(
+                        name: "\(prefix).\(name)",
+                        unit: "ns",
+                        lowerIsBetter: true,
+                        value: Double(value),
+                        events: events.expected
+                    )
+                )
             }
         }
         lateness("runway.expirationWarnings", runway.expirationWarnings)
@@ -90,7 +115,9 @@ package struct BenchFigure: Codable, Sendable, Equatable {
                 runs: list.count,
                 median: Self.median(list),
                 min: low,
-                max: high
+                max: high,
+                values: list,
+                events: sample.events
             )
         }
     }

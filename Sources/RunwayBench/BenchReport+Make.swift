@@ -11,7 +11,8 @@ package struct BenchRun: Sendable {
 
 extension BenchReport {
     /// The report of `runs` (at least one) of `plan`: the last run's sections, every figure's spread over the
-    /// runs, and the failures of every run, which make `runway bench` exit 1 and withhold the ratios.
+    /// runs, and the failures of every run, which make `runway bench` exit 1 (3 when a side only fell behind its
+    /// plan) and withhold the ratios.
     package init(plan: BenchPlan, runs: [BenchRun], environment: BenchEnvironment) {
         precondition(!runs.isEmpty, "a report needs at least one run")
         let configuration = plan.configuration
@@ -30,7 +31,12 @@ extension BenchReport {
         self.runs = runs.count
         let (figures, failures) = Self.gather(runs) { run in
             let samples = BenchFigure.samples(runway: RunwaySection(run.runway), nio: run.nio.map(NIOSection.init))
-            return (samples, Self.failures(of: run.runway) + (run.nio.map(Self.failures(ofNIO:)) ?? []))
+            let failures = Self.failures(of: run.runway) + (run.nio.map(Self.failures(ofNIO:)) ?? [])
+            return (samples, failures + Self.behindPlan(in: run))
+        }
+        self.fellBehind = runs.enumerated().flatMap { index, run in
+            let prefix = runs.count > 1 ? "run \(index + 1) of \(runs.count): " : ""
+            return Self.behindPlan(in: run).map { prefix + $0 }
         }
         let last = runs[runs.count - 1]
         self.runway = RunwaySection(last.runway)
@@ -38,9 +44,15 @@ extension BenchReport {
         self.figures = figures
         self.failures = failures
         self.passed = failures.isEmpty
+        if let nio = last.nio {
+            self.lateBound = LateBound(runway: last.runway, nio: nio)
+        }
         if runs.contains(where: { $0.nio != nil }) {
             if self.passed {
                 self.ratios = Ratios(figures: self.figures)
+            } else if self.fellBehind.count == failures.count {
+                self.ratiosWithheld =
+                    "a side fell behind its own plan (see failures): a ratio would compare a backlog with a timer"
             } else {
                 self.ratiosWithheld =
                     "a run failed (see failures): ratios of lateness are meaningful only when both sides served "
@@ -83,12 +95,6 @@ extension BenchReport {
         }
         if runway.tasksRefused > 0 { failures.append("\(runway.tasksRefused) beginBackgroundTask calls refused") }
         if runway.ends.errors > 0 { failures.append("\(runway.ends.errors) endBackgroundTask calls failed") }
-        if runway.ends.afterWarning > 0 {
-            failures.append(
-                "\(runway.ends.afterWarning) finishers' end requests reached the loop after their warning: "
-                    + "the bench fell behind its plan (machine too busy?), so its counts are not the plan's"
-            )
-        }
         if runway.homeErrors > 0 { failures.append("\(runway.homeErrors) home commands refused") }
         return failures
     }
@@ -163,6 +169,7 @@ extension BenchReport.NIOSection {
             cancelledTasks: nio.cancelled,
             deadlinePhaseSeconds: nio.deadlineSeconds,
             finished: nio.finished,
+            requestsAfterWarning: nio.requestsAfterWarning,
             loopPriority: "\(nio.loopPriority)"
         )
     }

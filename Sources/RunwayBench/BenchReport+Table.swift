@@ -68,6 +68,7 @@ extension BenchReport {
                 ])
             )
             lines.append("loop thread: \(nio.loopPriority)")
+            lines.append(contentsOf: self.lateBoundLines)
             lines.append("")
             if let ratios = self.ratios {
                 let over = self.runs > 1 ? ", medians over \(self.runs) runs" : ""
@@ -85,6 +86,28 @@ extension BenchReport {
             }
         }
         return lines
+    }
+
+    /// With `--compare nio`: the bound both sides are held to, and the last run's events beyond it.
+    var lateBoundLines: [String] {
+        guard let bound = self.lateBound else { return [] }
+        func beyond(_ side: String, _ kinds: [(String, String)]) -> String {
+            side + " " + kinds.map { "\(grouped(bound.beyond[$1] ?? 0)) \($0)" }.joined(separator: ", ")
+        }
+        let runway = beyond(
+            "Runway",
+            [
+                ("warnings", "runway.expirationWarnings"), ("suspensions", "runway.suspensions"),
+                ("terminations", "runway.terminations"),
+            ]
+        )
+        let nio = beyond("swift-nio", [("warnings", "nio.expirationWarnings"), ("terminations", "nio.terminations")])
+        return [
+            "late bound: \(bound.nanoseconds / 1_000_000) ms; a side with more than "
+                + "\(String(format: "%g", bound.allowedPercent))% of a kind later than it fell behind its own plan "
+                + "(a backlog, not its timers) and the ratios are withheld",
+            "beyond it: \(runway); \(nio)",
+        ]
     }
 
     package var passedClause: String { "no event early, lost or unexpected" }

@@ -15,6 +15,8 @@ package protocol BenchTrustReport {
     var baseline: BenchReport.BaselineComparison? { get }
     var passed: Bool { get }
     var failures: [String] { get }
+    /// The failures that say a side fell behind its own plan (exit 3 when they are all of them).
+    var fellBehind: [String] { get }
     /// Why the ratios with a peer were withheld; nil when none were asked or they were printed.
     var ratiosWithheld: String? { get }
     /// The workload's part of the table: its header, plan, event table and figures, before the build lines.
@@ -31,6 +33,8 @@ extension BenchReport: BenchTrustReport {}
 extension ProcessBenchReport: BenchTrustReport {
     /// No peer runs with `--processes`.
     package var ratiosWithheld: String? { nil }
+    /// Its failures (a child not ready, an event lost...) are all exit 1.
+    package var fellBehind: [String] { [] }
 }
 
 extension BenchTrustReport {
@@ -110,17 +114,37 @@ extension BenchTrustReport {
         return lines
     }
 
-    /// With `--baseline`: what was compared and every figure that regressed.
+    /// With `--baseline`: what was compared, every judged figure with both spreads, and every regression.
     package var baselineLines: [String] {
         guard let baseline = self.baseline else { return [] }
         let threshold = BenchThreshold.formatted(baseline.thresholdPercent)
         var lines = [
             "",
             "baseline: \(baseline.file) (commit \(baseline.commit), \(baseline.date)): \(baseline.compared) figures "
-                + "compared by median, threshold \(threshold)%",
+                + "compared; a regression is a median worse by more than \(threshold)% with every run worse than "
+                + "every baseline run (spreads apart)",
         ]
+        let width = max(20, baseline.figures.map(\.figure.count).max() ?? 0)
+        // Right-aligned: the two spreads, the change, the verdict.
+        let widths = [27, 27, 10, 12]
+        func row(_ cells: [String]) -> String {
+            cells[0].padding(toLength: width, withPad: " ", startingAt: 0)
+                + zip(cells.dropFirst(), widths).map { cell, cellWidth in
+                    String(repeating: " ", count: max(1, cellWidth - cell.count)) + cell
+                }.joined()
+        }
+        lines.append(row(["figure", "baseline median (min-max)", "now median (min-max)", "change", "verdict"]))
+        for figure in baseline.figures {
+            lines.append(
+                row([
+                    figure.figure, Self.describe(figure.baselineSpread, unit: figure.unit),
+                    Self.describe(figure.currentSpread, unit: figure.unit),
+                    String(format: "%+.1f%%", figure.changePercent), figure.verdict.rawValue,
+                ])
+            )
+        }
         if baseline.regressions.isEmpty {
-            lines.append("baseline: no figure worse by more than \(threshold)%")
+            lines.append("baseline: no figure regressed (worse by more than \(threshold)% with the spreads apart)")
         }
         for regression in baseline.regressions {
             lines.append("REGRESSED: \(Self.describe(regression))")
@@ -148,10 +172,10 @@ extension BenchTrustReport {
         return lines
     }
 
-    /// The exit status of `runway bench`: 1 when a run failed (on either side), else 2 when a figure regressed
-    /// against `--baseline`, else 0.
+    /// The exit status of `runway bench`: 1 when a run failed (on either side), 3 when it failed only because a
+    /// side fell behind its own plan, else 2 when a figure regressed against `--baseline`, else 0.
     package var exitStatus: Int32 {
-        if !self.passed { return 1 }
+        if !self.passed { return self.failures.count == self.fellBehind.count ? 3 : 1 }
         return self.baseline?.regressions.isEmpty == false ? 2 : 0
     }
 
@@ -171,12 +195,20 @@ extension BenchTrustReport {
         return lines
     }
 
-    /// `runway.expirationWarnings.p99: 812.3 us, baseline 0.0 us (+12.3%)`.
+    /// `runway.expirationWarnings.p99: 812.3 (790.0-850.2) us, baseline 700.1 (650.3-720.9) us (+16.0%)`: medians,
+    /// then minimum and maximum over the runs.
     package static func describe(_ regression: BenchReport.Regression) -> String {
         let unit = regression.unit == "ns" ? "us" : regression.unit
-        return "\(regression.figure): \(Self.formatFigure(regression.current, unit: regression.unit)) \(unit), "
-            + "baseline \(Self.formatFigure(regression.baseline, unit: regression.unit)) \(unit) "
+        return "\(regression.figure): \(Self.describe(regression.currentSpread, unit: regression.unit)) \(unit), "
+            + "baseline \(Self.describe(regression.baselineSpread, unit: regression.unit)) \(unit) "
             + "(\(String(format: "%+.1f", regression.changePercent))%)"
+    }
+
+    /// `812.3 (790.0-850.2)`: the median, then the minimum and maximum.
+    static func describe(_ spread: BenchReport.Spread, unit: String) -> String {
+        let (median, low, high) = (spread.median, spread.min, spread.max)
+        return "\(Self.formatFigure(median, unit: unit)) "
+            + "(\(Self.formatFigure(low, unit: unit))-\(Self.formatFigure(high, unit: unit)))"
     }
 
     /// Nanoseconds as microseconds with one decimal; rates and bytes as whole numbers.

@@ -33,8 +33,13 @@ package struct BenchReport: Codable, Sendable {
     package var figures: [BenchFigure]
     /// Only with `--baseline`.
     package var baseline: BaselineComparison?
+    /// Only with `--compare nio`: the lateness bound both sides are held to, and the last run's events beyond it.
+    package var lateBound: LateBound?
     package var passed: Bool
     package var failures: [String]
+    /// The sentences of `failures` that say a side fell behind its own plan; when they are all the failures, the
+    /// exit status is 3, not 1.
+    package var fellBehind: [String] = []
 
     /// The comparison with `--baseline FILE.json`: the figures worse than the baseline's by more than the threshold.
     package struct BaselineComparison: Codable, Sendable {
@@ -45,6 +50,9 @@ package struct BenchReport: Codable, Sendable {
         package var thresholdPercent: Double
         /// How many figures both reports had and were judged (`BenchFigure.isCompared`).
         package var compared: Int
+        /// Every judged figure, with both spreads.
+        package var figures: [ComparedFigure]
+        /// The figures whose verdict is `regressed`.
         package var regressions: [Regression]
     }
 
@@ -56,6 +64,43 @@ package struct BenchReport: Codable, Sendable {
         package var current: Double
         /// (current - baseline) / baseline, in percent: positive when the figure grew.
         package var changePercent: Double
+        package var baselineSpread: Spread
+        package var currentSpread: Spread
+    }
+
+    /// One figure over one side's runs: the median, minimum and maximum, and how many runs had it.
+    package struct Spread: Codable, Sendable, Equatable {
+        package var median: Double
+        package var min: Double
+        package var max: Double
+        package var runs: Int
+
+        package init(_ figure: BenchFigure) {
+            self.median = figure.median
+            self.min = figure.min
+            self.max = figure.max
+            self.runs = figure.runs
+        }
+    }
+
+    /// One figure judged against `--baseline`.
+    package struct ComparedFigure: Codable, Sendable {
+        package var figure: String
+        package var unit: String
+        package var baselineSpread: Spread
+        package var currentSpread: Spread
+        /// (current - baseline) / baseline of the medians, in percent.
+        package var changePercent: Double
+        package var verdict: Verdict
+
+        package enum Verdict: String, Codable, Sendable {
+            /// The median is better, or worse by at most the threshold.
+            case within
+            /// The median is worse by more than the threshold, but the spreads overlap: noise, not judged.
+            case overlapping
+            /// The median is worse by more than the threshold and every run is worse than every baseline run.
+            case regressed
+        }
     }
 
     package struct Configuration: Codable, Sendable, Equatable {
@@ -148,6 +193,8 @@ package struct BenchReport: Codable, Sendable {
         package var cancelledTasks: Int
         package var deadlinePhaseSeconds: Double
         package var finished: Bool
+        /// Finishers whose cancel request reached NIO's loop after their warning (must be 0).
+        package var requestsAfterWarning: Int
         /// NIO's loop thread's scheduling policy, or why the asked one was refused.
         package var loopPriority: String
     }

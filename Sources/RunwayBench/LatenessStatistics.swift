@@ -62,6 +62,12 @@ package struct LatenessStatistics: Sendable {
         return Double(self.count - 1) / (last - first).seconds
     }
 
+    /// Events observed more than `nanoseconds` late, at the histogram's precision (0.1%).
+    package func count(laterThan nanoseconds: UInt64) -> Int {
+        guard nanoseconds < Self.highestTrackableNanoseconds else { return 0 }
+        return Int(self.histogram.count(within: (nanoseconds + 1)...Self.highestTrackableNanoseconds))
+    }
+
     /// True when nothing was early, lost or unexpected.
     package var isClean: Bool { self.early == 0 && self.lost == 0 && self.unexpected == 0 }
 }

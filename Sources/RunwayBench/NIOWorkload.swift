@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 @_spi(Benchmarks) import Runway
@@ -11,6 +12,9 @@ package struct NIORunResult: Sendable {
     package var cancelled: Int
     package var deadlineSeconds: Double
     package var finished: Bool
+    /// Finishers whose cancel request reached NIO's loop at or after their expiration warning: the half fell
+    /// behind its plan (its loop was busy), as Runway's `requestsAfterWarning`.
+    package var requestsAfterWarning: Int
     /// What NIO's loop thread got for `--realtime-priority`, asked for the same way as Runway's.
     package var loopPriority: LoopThreadPriorityOutcome
 }
@@ -27,10 +31,14 @@ package struct NIORunResult: Sendable {
 package struct NIOWorkload {
     package let plan: BenchPlan
     package let progress: ProgressBar?
+    /// Blocks NIO's loop thread for `duration` from `offset` after the deadline phase starts; nil for none. A test
+    /// seam: a loop that really falls behind its plan, to check that the comparison says so.
+    package var stall: (offset: TimeSpan, duration: TimeSpan)?
 
-    package init(plan: BenchPlan, progress: ProgressBar?) {
+    package init(plan: BenchPlan, progress: ProgressBar?, stall: (offset: TimeSpan, duration: TimeSpan)? = nil) {
         self.plan = plan
         self.progress = progress
+        self.stall = stall
     }
 
     package func run() async throws -> NIORunResult {
@@ -72,6 +80,11 @@ package struct NIOWorkload {
         var timeline = BenchTimeline(now: Self.now)
         let start = Self.now() + .milliseconds(10)
         timeline.scheduleHomes(of: self.plan, from: start)
+        if let stall = self.stall {
+            loop.scheduleTask(deadline: Self.deadline(start + stall.offset)) {
+                Thread.sleep(forTimeInterval: stall.duration.seconds)
+            }
+        }
         var scheduled = 0
         var cancelled = 0
         let expected = plan.expectedWarnings + plan.expectedTerminations
@@ -105,11 +118,17 @@ package struct NIOWorkload {
                     guard let offset = plan.endOffset(of: app) else { return nil }
                     return (.end(app), entry + offset)
                 case .end(let app):
-                    // Like Runway's end request: one hop, not waited for.
+                    // Like Runway's end request: one hop, not waited for, and counted when it reaches the loop
+                    // at or after the app's warning.
                     cancelled += plan.configuration.tasksPerApp
+                    let warning = recorder.observations.withLock { $0.entered[app].map(plan.warning(after:)) }
                     loop.execute {
+                        let start = Self.now()
                         for task in pending.value[app] { task.cancel() }
                         pending.value[app] = []
+                        if let warning, start >= warning {
+                            recorder.observations.withLock { $0.ends.afterWarning += 1 }
+                        }
                     }
                     return nil
                 }
@@ -131,6 +150,7 @@ package struct NIOWorkload {
             cancelled: cancelled,
             deadlineSeconds: deadlineSeconds,
             finished: finished,
+            requestsAfterWarning: observations.ends.afterWarning,
             loopPriority: loopPriority
         )
     }

@@ -183,7 +183,13 @@ extension BenchFigure {
             guard let quantiles = events.latenessNanoseconds else { continue }
             for (name, value) in zip(["p50", "p90", "p99", "p99_9", "max"], quantiles.values) {
                 samples.append(
-                    Sample(name: "processes.\(key).\(name)", unit: "ns", lowerIsBetter: true, value: Double(value))
+                    Sample(
+                        name: "processes.\(key).\(name)",
+                        unit: "ns",
+                        lowerIsBetter: true,
+                        value: Double(value),
+                        events: events.expected
+                    )
                 )
             }
         }

@@ -36,15 +36,13 @@ enum BenchSchema {
             "runs": .integer,
             "figures": .array(figure),
             "ratiosWithheld": .string,
-            "baseline": .object([
-                "file": .string, "commit": .string, "date": .string, "thresholdPercent": .number,
-                "compared": .integer,
-                "regressions": .array(
-                    .object([
-                        "figure": .string, "unit": .string, "baseline": .number, "current": .number,
-                        "changePercent": .number,
-                    ])
-                ),
+            "baseline": baseline,
+            "lateBound": .object([
+                "nanoseconds": .integer, "allowedPercent": .number,
+                "beyond": .object([
+                    "runway.expirationWarnings": .integer, "runway.suspensions": .integer,
+                    "runway.terminations": .integer, "nio.expirationWarnings": .integer, "nio.terminations": .integer,
+                ]),
             ]),
             "configuration": .object(
                 [
@@ -95,18 +93,39 @@ enum BenchSchema {
             "nio": .object([
                 "expirationWarnings": events, "terminations": events, "scheduledTasks": .integer,
                 "cancelledTasks": .integer, "deadlinePhaseSeconds": .number, "finished": .boolean,
-                "loopPriority": .string,
+                "requestsAfterWarning": .integer, "loopPriority": .string,
             ]),
             "ratios": .object(["expirationWarnings": ratios, "terminations": ratios]),
             "passed": .boolean,
             "failures": .array(.string),
+            "fellBehind": .array(.string),
         ],
-        optional: ["nio", "ratios", "ratiosWithheld", "baseline"]
+        optional: ["nio", "ratios", "ratiosWithheld", "baseline", "lateBound"]
     )
-    static let figure: Field = .object([
-        "name": .string, "unit": .string, "lowerIsBetter": .boolean, "runs": .integer, "median": .number,
-        "min": .number, "max": .number,
+    static let figure: Field = .object(
+        [
+            "name": .string, "unit": .string, "lowerIsBetter": .boolean, "runs": .integer, "median": .number,
+            "min": .number, "max": .number, "values": .array(.number), "events": .integer,
+        ],
+        optional: ["events"]
+    )
+    static let baseline: Field = .object([
+        "file": .string, "commit": .string, "date": .string, "thresholdPercent": .number,
+        "compared": .integer,
+        "figures": .array(
+            .object([
+                "figure": .string, "unit": .string, "baselineSpread": spread, "currentSpread": spread,
+                "changePercent": .number, "verdict": .string,
+            ])
+        ),
+        "regressions": .array(
+            .object([
+                "figure": .string, "unit": .string, "baseline": .number, "current": .number,
+                "changePercent": .number, "baselineSpread": spread, "currentSpread": spread,
+            ])
+        ),
     ])
+    static let spread: Field = .object(["median": .number, "min": .number, "max": .number, "runs": .integer])
 
     /// Every key name of the schema.
     static var fieldNames: Set<String> {
@@ -130,7 +149,7 @@ enum BenchSchema {
     /// present (with `--compare nio`) or absent (without).
     static func problems(in report: [String: Any], comparing: Bool) -> [String] {
         var problems = self.problems(report, self.report, path: "")
-        for key in ["nio", "ratios"] where (report[key] != nil) != comparing {
+        for key in ["nio", "ratios", "lateBound"] where (report[key] != nil) != comparing {
             problems.append("\(key): expected \(comparing ? "present" : "absent")")
         }
         if report["schemaVersion"] as? Int != 1 { problems.append("schemaVersion: expected 1") }

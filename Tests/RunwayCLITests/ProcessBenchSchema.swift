@@ -16,16 +16,7 @@ enum ProcessBenchSchema {
             "host": .object(["cores": .integer, "kernel": .string, "cgroupMode": .string]),
             "runs": .integer,
             "figures": .array(BenchSchema.figure),
-            "baseline": .object([
-                "file": .string, "commit": .string, "date": .string, "thresholdPercent": .number,
-                "compared": .integer,
-                "regressions": .array(
-                    .object([
-                        "figure": .string, "unit": .string, "baseline": .number, "current": .number,
-                        "changePercent": .number,
-                    ])
-                ),
-            ]),
+            "baseline": BenchSchema.baseline,
             "configuration": .object([
                 "apps": .integer, "tasksPerApp": .integer, "budgetSeconds": .number, "warningLeadSeconds": .number,
                 "endFraction": .number, "durationSeconds": .number, "seed": .integer, "suspension": .string,

@@ -78,7 +78,7 @@ extension BenchCommand {
         }
         let progress = ProgressBar.forStandardError()
         var runs: [ProcessRunResult] = []
-        for _ in 0..<self.runs {
+        for _ in 0..<self.runCount {
             do {
                 runs.append(try await ProcessWorkload(plan: plan, executable: executable, progress: progress).run())
             } catch let error as ProcessBenchError {

@@ -43,20 +43,29 @@ struct BenchCommand: AsyncParsableCommand {
             representative (build with `swift build -c release`).
 
             --runs N repeats the whole workload N times and reports each figure's median, minimum and maximum \
-            over the runs; the sections show the last run. --baseline FILE.json compares Runway's medians with a \
-            previous --json report of the same workload and build type: a lateness quantile (p50, p90, p99), \
-            rate or bytes-per-task figure worse by more than --threshold (default 10%) is a regression, named \
-            on standard error (swift-nio's figures are shown, not judged).
+            over the runs (the spread); the sections show the last run. --baseline FILE.json compares Runway's \
+            figures with a previous --json report of the same workload and build type, made with --runs 3 or \
+            more (it records every run); --runs is then 5 unless given (at least 3). A lateness quantile (p50, \
+            p90, p99), rate or bytes-per-task figure regresses only when its median is worse by more than \
+            --threshold (default 10%) AND its spread lies wholly on the worse side of the baseline's (every run \
+            worse than every baseline run); a worse median whose spreads overlap is noise, shown as \
+            `overlapping`. A quantile is judged only when at least 10 of a run's planned events lie beyond it (a \
+            p99 needs 1,000). Both spreads are printed for every judged figure; each regression is named on \
+            standard error (swift-nio's figures are shown, not judged).
 
             With --compare nio, the ratios are printed only when every run of both sides served every planned \
-            event exactly once and none early; otherwise they are withheld and the run fails.
+            event exactly once and none early, and neither side fell behind its own plan: a finisher's end (or \
+            cancel) request reaching its loop after the app's warning, or more than 1% of one kind of event \
+            more than 100 ms late (the late bound, printed with the events beyond it: a deadline that late was \
+            held up by a backlog on a busy loop, not by its timer). Otherwise the ratios are withheld, the \
+            result is FAILED naming the side and why, and the run fails.
 
             --processes runs the same seeded plan on real child processes instead (see "Child processes" below).
 
             Exit codes: 0 passed; 1 an event fired early, was lost, repeated or not in the plan (on either side), \
-            a call failed, or the bench fell behind its plan; 2 a figure regressed against --baseline; 64 bad \
-            usage, or a --baseline file that cannot be compared. Timings depend on the machine; only the counts \
-            are reproducible.
+            or a call failed; 2 a figure regressed against --baseline; 3 a side fell behind its own plan (and \
+            nothing else failed); 64 bad usage, or a --baseline file that cannot be compared. Timings depend on \
+            the machine; only the counts are reproducible.
 
             Child processes (--processes): each app is a child process, `runway bench-child` (this executable), \
             that speaks the app protocol (Docs/AppProtocol.md), under OverrunPolicy suspend and a termination grace \
@@ -128,9 +137,12 @@ struct BenchCommand: AsyncParsableCommand {
     var wakeupSpin = 0
 
     @Option(
-        help: ArgumentHelp("Run the whole workload this many times and report the spread, 1 to 100.", valueName: "n")
+        help: ArgumentHelp(
+            "Run the whole workload this many times and report the spread, 1 to 100 (default 1; 5 with --baseline).",
+            valueName: "n"
+        )
     )
-    var runs = 1
+    var runs: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -167,6 +179,11 @@ struct BenchCommand: AsyncParsableCommand {
         )
     )
     var overrunners: BenchOverrunners?
+
+    /// `--runs`, or its default: 5 with `--baseline` (a distribution to compare), else 1.
+    var runCount: Int {
+        self.runs ?? (self.baseline != nil ? BenchBaseline<BenchReport.Configuration>.defaultRuns : 1)
+    }
 
     enum Peer: String, ExpressibleByArgument, CaseIterable {
         case nio
@@ -212,7 +229,13 @@ struct BenchCommand: AsyncParsableCommand {
         guard (0...maximumSpin).contains(Int64(self.wakeupSpin)) else {
             throw ValidationError("--wakeup-spin must be 0 to \(maximumSpin) microseconds")
         }
-        guard (1...100).contains(self.runs) else { throw ValidationError("--runs must be 1 to 100") }
+        guard (1...100).contains(self.runCount) else { throw ValidationError("--runs must be 1 to 100") }
+        if self.baseline != nil, self.runCount < BenchBaseline<BenchReport.Configuration>.minimumRuns {
+            throw ValidationError(
+                "--baseline needs --runs of at least \(BenchBaseline<BenchReport.Configuration>.minimumRuns): a "
+                    + "comparison needs the spread of several runs on each side"
+            )
+        }
         if self.baseline == nil, self.threshold != nil {
             throw ValidationError("--threshold needs --baseline FILE.json")
         }
@@ -244,7 +267,7 @@ struct BenchCommand: AsyncParsableCommand {
         )
         let progress = ProgressBar.forStandardError()
         var runs: [BenchRun] = []
-        for _ in 0..<self.runs {
+        for _ in 0..<self.runCount {
             let runway = try await RunwayWorkload(plan: plan, progress: progress).run()
             let nio = self.compare == .nio ? try await NIOWorkload(plan: plan, progress: progress).run() : nil
             runs.append(BenchRun(runway: runway, nio: nio))
