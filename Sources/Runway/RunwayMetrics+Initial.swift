@@ -1,5 +1,6 @@
 import CoreMetrics
 import RunwayCore
+import RunwayProcesses
 
 /// The series of fixed words that exist before their first event. A counter that appears only at its first
 /// increment has no earlier sample, so `increase()` and `rate()` miss that first event: an alert on
@@ -51,6 +52,13 @@ extension RunwayMetrics {
             _ = Counter(
                 label: "runway_background_tasks_refused_total",
                 dimensions: [("reason", reason)],
+                factory: self.factory
+            )
+        }
+        for stream in AppLogStream.allCases {
+            _ = Counter(
+                label: "runway_log_lines_refused_total",
+                dimensions: [("stream", stream.rawValue)],
                 factory: self.factory
             )
         }

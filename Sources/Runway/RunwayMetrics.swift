@@ -19,6 +19,7 @@ import RunwayProcesses
 /// | `runway_wakeup_lateness` | timer (ns) | |
 /// | `runway_app_restarts_total` | counter | `app` |
 /// | `runway_app_log_lines_refused_total` | counter | `app`, `stream` |
+/// | `runway_log_lines_refused_total` | counter | `stream` |
 ///
 /// Every series of fixed words is made at zero when the metrics are (`RunwayMetrics+Initial.swift`), so that a
 /// backend that exports what it was handed shows them before their first event.
@@ -155,6 +156,11 @@ struct RunwayMetrics: Sendable {
         Counter(
             label: "runway_app_log_lines_refused_total",
             dimensions: [("app", app.bundleIdentifier), ("stream", stream.rawValue)],
+            factory: self.factory
+        ).increment()
+        Counter(
+            label: "runway_log_lines_refused_total",
+            dimensions: [("stream", stream.rawValue)],
             factory: self.factory
         ).increment()
     }

@@ -120,11 +120,12 @@ import Testing
         try waitUntil("the daemon's error\n\(daemon.output)") { daemon.output.contains(error) }
         #expect(daemon.output.components(separatedBy: "cannot rotate").count == 2, "one error\n\(daemon.output)")
         // Every line past the limit is counted; the ring still has the last one.
-        let refused = sample(
-            try httpGet(port: port).body,
-            "runway_app_log_lines_refused_total{app=\"\(app)\",stream=\"stdout\"}"
-        )
+        let body = try httpGet(port: port).body
+        let refused = sample(body, "runway_app_log_lines_refused_total{app=\"\(app)\",stream=\"stdout\"}")
         #expect((refused ?? 0) > 2_000, "\(refused ?? -1)")
+        // The sum over apps counts the same lines; the stderr series is there at zero.
+        #expect(sample(body, "runway_log_lines_refused_total{stream=\"stdout\"}") == refused)
+        #expect(sample(body, "runway_log_lines_refused_total{stream=\"stderr\"}") == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: log + ".1") == ["inside"])
     }
 }

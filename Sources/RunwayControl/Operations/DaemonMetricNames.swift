@@ -11,6 +11,7 @@ enum DaemonMetricNames {
     static let expirationHandlers = "runway_expiration_handlers_called_total"
     static let deadlineLateness = "runway_deadline_lateness_seconds"
     static let appLogLinesRefused = "runway_app_log_lines_refused_total"
+    static let logLinesRefused = "runway_log_lines_refused_total"
     static let suspensionsUnconfirmed = "runway_suspensions_unconfirmed_total"
 
     // Recorded by the daemon: the per-app rows and their aggregates (AppMetricsTable, never registered) and
@@ -39,6 +40,8 @@ enum DaemonMetricNames {
         appLogLinesRefused: "Lines of the app's output not written to its StandardOutPath/StandardErrorPath file "
             + "(it could not be opened, a write failed, or it is at LogFileSizeLimit with rotation blocked), by "
             + "stream; runway logs still has them.",
+        logLinesRefused: "Lines of all apps' output not written to their output files, by stream (the sum of "
+            + "runway_app_log_lines_refused_total, present at zero from the start).",
         suspensionsUnconfirmed: "Suspensions of process apps the kernel did not show done within "
             + "SuspensionConfirmationTimeout.",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
