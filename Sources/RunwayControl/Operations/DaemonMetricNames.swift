@@ -43,7 +43,7 @@ enum DaemonMetricNames {
         logLinesRefused: "Lines of all apps' output not written to their output files, by stream (the sum of "
             + "runway_app_log_lines_refused_total, present at zero from the start).",
         suspensionsUnconfirmed: "Suspensions of process apps the kernel did not show done within "
-            + "SuspensionConfirmationTimeout.",
+            + "2 s (P1: frozen 1, or every process stopped).",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
         appState: "1 for the state each app is in now (notRunning, inactive, active, background, suspended); one "
             + "series per app.",
