@@ -86,6 +86,7 @@ extension LoopDriver {
         made.delegate = self
         made.logs.lineRefused = { [metrics = self.metrics] app, stream in metrics.appLogLineRefused(app, stream) }
         made.suspensionUnconfirmed = { [metrics = self.metrics] _ in metrics.suspensionUnconfirmed() }
+        made.signalRefusedByKernel = { [metrics = self.metrics] _, signal in metrics.signalRefused(signal) }
         self.supervisor = made
         self.runner.processHost = ProcessAppHost(supervisor: made, restoration: self.restoration)
         return made

@@ -13,25 +13,39 @@ import Musl
 /// thread only.
 extension ProcessSupervisor {
     /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4): its cgroup's, or its process group and
-    /// every other process tracked for it.
+    /// every other process tracked for it. A refused SIGTERM is logged and counted; the core's `.kill` follows at
+    /// the end of `TerminationGrace` as for an app that ignores SIGTERM.
     package func terminate(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         if managed.choice?.mechanism == .freezer, let pids = managed.cgroup?.processes, !pids.isEmpty {
-            for pid in pids { _ = runway_kill(pid, SIGTERM) }
+            for pid in pids {
+                let status = runway_kill(pid, SIGTERM)
+                if Self.isRefusal(status) { self.signalRefused(app, pid: pid, signal: SIGTERM, status: status) }
+            }
         } else {
             self.signalEveryProcess(app, SIGTERM)
         }
     }
 
     /// `.kill`: SIGKILL to every process of the app, frozen or stopped ones included, without thawing (P2).
+    /// `cgroup.kill` needs no permission to signal, so a SIGKILL the kernel refuses (the daemon without CAP_KILL,
+    /// the app another user) still ends an app with a cgroup; one without stays running and `terminating`, and
+    /// the log says so.
     package func kill(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
-        managed.cgroup?.killAll()
+        let viaCgroup = managed.cgroup?.killAll() ?? false
         // What is already known dies first, so the /proc scan is not on the kill's path (B6: the budget is a
-        // wall); the scan then finds what forked or escaped since the last one, and that is killed too.
-        self.signalEveryProcess(app, SIGKILL, rescanning: false)
+        // wall); the scan then finds what forked or escaped since the last one, and that is killed too. A
+        // process refused twice is reported once.
+        let delivered = self.signalEveryProcess(app, SIGKILL, rescanning: false, quietRefusals: viaCgroup)
         _ = runway_kill(child.pid, SIGKILL)
-        self.signalEveryProcess(app, SIGKILL)
+        let rescanDelivered = self.signalEveryProcess(app, SIGKILL, quietRefusals: viaCgroup || !delivered)
+        if !viaCgroup && !(delivered && rescanDelivered) {
+            self.logger.error(
+                "cannot kill the app: SIGKILL refused and no cgroup.kill; it is left running and terminating",
+                metadata: ["app": "\(app)", "pid": .stringConvertible(child.pid)]
+            )
+        }
     }
 
     /// `ChildProcessDelegate`: the main process exited and its pidfd reaped it. Kills what it left behind, records

@@ -12,6 +12,7 @@ enum DaemonMetricNames {
     static let deadlineLateness = "runway_deadline_lateness_seconds"
     static let appLogLinesRefused = "runway_app_log_lines_refused_total"
     static let suspensionsUnconfirmed = "runway_suspensions_unconfirmed_total"
+    static let signalsRefused = "runway_signals_refused_total"
 
     // Recorded by the daemon: the per-app rows and their aggregates (AppMetricsTable, never registered) and
     // the daemon's own counters (DaemonMetrics.swift).
@@ -41,6 +42,8 @@ enum DaemonMetricNames {
             + "stream; runway logs still has them.",
         suspensionsUnconfirmed: "Suspensions of process apps the kernel did not show done within "
             + "SuspensionConfirmationTimeout.",
+        signalsRefused: "Signals to process apps' processes the kernel refused (EPERM: the daemon lacks CAP_KILL and "
+            + "the app runs as another user), by signal; the daemon's log names the app, pid and errno.",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
         appState: "1 for the state each app is in now (notRunning, inactive, active, background, suspended); one "
             + "series per app.",
