@@ -178,3 +178,21 @@ extension LoopDriver: ProcessSupervisorDelegate {
         }
     }
 }
+
+extension LoopDriver {
+    /// P4's stop may complete: every app is notRunning, or the rest are process apps the kernel would not let the
+    /// supervisor kill (SIGKILL refused, no `cgroup.kill`; logged there), which no wait would end. Those are left
+    /// running, and logged. Loop thread only; O(apps) while stopping.
+    var appsStoppedOrUnkillable: Bool {
+        let core = self.runner.core
+        if core.allAppsStopped { return true }
+        guard let supervisor = self.supervisor else { return false }
+        let left = core.appIDs.filter { core.state(of: $0) != .notRunning }
+        guard left.allSatisfy({ supervisor.isKillRefused($0) }) else { return false }
+        self.logger.warning(
+            "stopping with apps the daemon could not kill; they are left running",
+            metadata: ["apps": .array(left.map { .string("\($0)") })]
+        )
+        return true
+    }
+}

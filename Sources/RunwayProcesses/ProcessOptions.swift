@@ -172,6 +172,9 @@ public struct ProcessStatus: Hashable, Sendable {
     public var suspensionConfirmed: Bool
     /// The app's cgroup directory when it uses the freezer.
     public var cgroupPath: String?
+    /// True while the app runs although it was sent SIGKILL: the kernel refused the signal and it has no cgroup
+    /// to kill through (P2).
+    public var killRefused = false
     /// How the last run ended.
     public var lastExit: ProcessExit?
     /// Whether the app is contained (the user it runs as, its cgroup); Docs/Security.md.

@@ -28,15 +28,22 @@ extension ProcessSupervisor {
             "errno": .stringConvertible(-status), "error": "\(String(cString: strerror(-status)))",
         ]
         if status == -EPERM {
-            // kill(2) checks the sender's capability and user, nothing else: both are the daemon's deployment.
+            // kill(2) refuses a sender without CAP_KILL whose user is not the target's (a security module may
+            // refuse as well): the daemon's deployment.
             metadata["cause"] = "the daemon lacks CAP_KILL and the process runs as another user"
         }
         if quiet {
             self.logger.debug("signal refused; the app's cgroup.kill reached the process", metadata: metadata)
             return
         }
-        self.logger.error("signal refused by the kernel", metadata: metadata)
+        self.logger.warning("signal refused by the kernel", metadata: metadata)
         self.signalRefusedByKernel(app, Self.signalName(signal))
+    }
+
+    /// True while `app` runs although its SIGKILL was refused and no `cgroup.kill` reached it (`kill`).
+    package func isKillRefused(_ app: AppID) -> Bool {
+        guard let managed = self.apps[app], managed.killRefused, let child = managed.child else { return false }
+        return !child.hasExited
     }
 
     /// `SIGSTOP`, `SIGCONT`, `SIGTERM`, `SIGKILL` (the signals sent to apps), else `signal N`.

@@ -32,7 +32,7 @@ extension ProcessSupervisor {
             let status = managed.cgroup?.setFrozen(suspended, keeping: managed.cgroupFiles) ?? ENOENT
             if status != 0 {
                 delivered = false
-                self.logger.error(
+                self.logger.warning(
                     "cgroup.freeze write failed",
                     metadata: ["app": "\(app)", "errno": .stringConvertible(status)]
                 )
@@ -47,7 +47,7 @@ extension ProcessSupervisor {
             // P1: what the kernel refused is not waited for; the status says unconfirmed from now on.
             managed.confirmation?.signalRefused()
             if suspended { self.suspensionUnconfirmed(app) }
-            self.logger.error(
+            self.logger.warning(
                 suspended ? "suspension not confirmed" : "resumption not confirmed",
                 metadata: [
                     "app": "\(app)", "mechanism": "\(managed.choice?.mechanism.rawValue ?? "-")",

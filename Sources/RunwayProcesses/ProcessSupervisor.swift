@@ -208,6 +208,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
             lastExit: managed.lastExit
         )
         status.containment = self.containment(of: managed)
+        status.killRefused = managed.killRefused && status.pid != nil
         return status
     }
 

@@ -81,7 +81,10 @@ struct RefusedSignalDaemonTests {
         #expect(daemon.output.contains("SIGTERM"), "\(daemon.output)")
         let status = try daemon.status(Self.app)
         #expect(status.terminating != nil && status.state != "notRunning", "\(status)")
+        #expect(status.killRefused == true, "\(status)")
         #expect(PidFiles.isAlive(pid))
+        let described = try daemon.cli("status", Self.app).stdout
+        #expect(described.contains("(terminating: requested; kill refused, still running)"), "\(described)")
         let text = try httpGet(port: port).body
         #expect((sample(text, "runway_signals_refused_total{signal=\"SIGTERM\"}") ?? 0) >= 1, "\(text)")
         #expect((sample(text, "runway_signals_refused_total{signal=\"SIGKILL\"}") ?? 0) >= 1, "\(text)")
@@ -90,6 +93,20 @@ struct RefusedSignalDaemonTests {
         try waitUntil("the app to be notRunning\n\(daemon.output)") {
             try daemon.status(Self.app).state == "notRunning"
         }
+    }
+
+    /// P4 is bounded: the stop does not wait for an app no wait would end; it says that it leaves it running.
+    @Test(.enabled(if: canSwitchUser, "needs root and setpriv"))
+    func P4_daemonStopDoesNotWaitForAnAppItCannotKill() throws {
+        let daemon = try Self.daemon(mechanism: "signal")
+        defer { daemon.close() }
+        #expect(try daemon.cli("launch", Self.app).status == 0)
+        let pid = try #require(try daemon.status(Self.app).pid)
+        defer { kill(-pid, SIGKILL) }
+        #expect(try daemon.stop() == 0, "\(daemon.output)")
+        #expect(daemon.output.contains("cannot kill the app"), "\(daemon.output)")
+        #expect(daemon.output.contains("stopping with apps the daemon could not kill"), "\(daemon.output)")
+        #expect(PidFiles.isAlive(pid))
     }
 
     @Test(.enabled(if: canSwitchUser && ContainedDaemonTests.cgroupDirectory != nil, "needs root and cgroup v2"))
