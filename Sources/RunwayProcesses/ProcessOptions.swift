@@ -167,8 +167,8 @@ public struct ProcessStatus: Hashable, Sendable {
     public var mechanism: ResolvedSuspensionMechanism?
     /// Why the freezer is not used, when `SuspensionMechanism` is `auto` and it fell back to signals.
     public var freezerUnavailableReason: String?
-    /// True once the last suspend (or resume) was confirmed by the kernel; false while pending or when the
-    /// confirmation timed out.
+    /// True once the last suspend (or resume) was confirmed by the kernel; false while pending, when the
+    /// confirmation timed out, or when the kernel refused the signal.
     public var suspensionConfirmed: Bool
     /// The app's cgroup directory when it uses the freezer.
     public var cgroupPath: String?
