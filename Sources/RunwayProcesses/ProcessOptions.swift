@@ -172,6 +172,9 @@ public struct ProcessStatus: Hashable, Sendable {
     public var suspensionConfirmed: Bool
     /// The app's cgroup directory when it uses the freezer.
     public var cgroupPath: String?
+    /// True when the kernel refused the last suspend's or resume's signal (or `cgroup.freeze` write): it will not
+    /// be confirmed (P1).
+    public var suspensionRefused = false
     /// True while the app runs although it was sent SIGKILL: the kernel refused the signal and it has no cgroup
     /// to kill through (P2).
     public var killRefused = false

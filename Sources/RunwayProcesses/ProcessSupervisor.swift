@@ -209,6 +209,7 @@ package final class ProcessSupervisor: ChildProcessDelegate {
         )
         status.containment = self.containment(of: managed)
         status.killRefused = managed.killRefused && status.pid != nil
+        status.suspensionRefused = managed.confirmation?.status == .refused
         return status
     }
 

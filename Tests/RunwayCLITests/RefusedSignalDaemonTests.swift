@@ -47,7 +47,9 @@ struct RefusedSignalDaemonTests {
         #expect(try daemon.cli("launch", Self.app).status == 0)
         let pid = try #require(try daemon.status(Self.app).pid)
         defer { kill(-pid, SIGKILL) }
-        #expect(try daemon.cli("home", Self.app).status == 0)
+        let home = try daemon.cli("home", Self.app)
+        #expect(home.status == 0)
+        #expect(home.stdout.contains("suspended (unconfirmed: the kernel refused the signal"), "\(home)")
         try waitUntil("the refused SIGSTOP in the log\n\(daemon.output)") {
             daemon.output.contains("signal refused by the kernel")
         }
