@@ -40,6 +40,15 @@ extension ProcessSupervisor {
         self.signalRefusedByKernel(app, Self.signalName(signal))
     }
 
+    /// SIGSTOP to `processes` of `app` found since its suspension's signal; a refusal is reported (the
+    /// confirmation then times out, as the process runs on).
+    func stop(_ processes: Set<ProcessIdentity>, of app: AppID) {
+        for process in processes {
+            let status = process.send(SIGSTOP)
+            if Self.isRefusal(status) { self.signalRefused(app, pid: process.pid, signal: SIGSTOP, status: status) }
+        }
+    }
+
     /// True while `app` runs although its SIGKILL was refused and no `cgroup.kill` reached it (`kill`).
     package func isKillRefused(_ app: AppID) -> Bool {
         guard let managed = self.apps[app], managed.killRefused, let child = managed.child else { return false }

@@ -140,10 +140,7 @@ extension ProcessSupervisor {
             let before = managed.tracked
             self.refreshTracking([app], known: known)
             guard let tracked = self.apps[app]?.tracked, !tracked.isEmpty else { return false }
-            for process in tracked.subtracting(before) {
-                let status = process.send(SIGSTOP)
-                if Self.isRefusal(status) { self.signalRefused(app, pid: process.pid, signal: SIGSTOP, status: status) }
-            }
+            self.stop(tracked.subtracting(before), of: app)
             return Self.showsStopped(Self.states(of: tracked, known: known))
         }
     }

@@ -229,7 +229,7 @@ extension ProcessSupervisor {
                 // An app asked to stop (signal mode) stops what it is given here: this look may be another app's,
                 // or the light scan, and the app's own look stops only what that look found new.
                 if managed.confirmation?.suspending == true, managed.choice?.mechanism != .freezer {
-                    for process in found.subtracting(managed.tracked) { process.send(SIGSTOP) }
+                    self.stop(found.subtracting(managed.tracked), of: app)
                 }
                 managed.tracked.formUnion(found)
                 self.apps[app] = managed
