@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -190,4 +191,24 @@ long long runway_file_system_type(int fd) {
     struct statfs info;
     if (fstatfs(fd, &info) != 0) return -(long long)errno;
     return (long long)info.f_type;
+}
+
+/// Opens `/proc/PID/environ` as the process's owner: the kernel lets a reader whose file-system uid and gid are
+/// the process's (real, effective and saved alike) read it without CAP_SYS_PTRACE. This thread's file-system ids
+/// are set to the owner of `/proc/PID` for the `open` and restored before returning (setfsuid and setfsgid change
+/// the calling thread only; setting them needs CAP_SETUID and CAP_SETGID, without which they stay as they were
+/// and the open is made as the caller). Returns the descriptor or -errno. Any thread.
+int runway_open_environ_as_owner(int pid) {
+    char path[48];
+    snprintf(path, sizeof path, "/proc/%d", pid);
+    struct stat owner;
+    if (stat(path, &owner) != 0) return -errno;
+    snprintf(path, sizeof path, "/proc/%d/environ", pid);
+    int previous_gid = setfsgid(owner.st_gid);
+    int previous_uid = setfsuid(owner.st_uid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int error = fd < 0 ? errno : 0;
+    setfsuid((uid_t)previous_uid);
+    setfsgid((gid_t)previous_gid);
+    return fd < 0 ? -error : fd;
 }

@@ -86,6 +86,7 @@ extension LoopDriver {
         made.delegate = self
         made.logs.lineRefused = { [metrics = self.metrics] app, stream in metrics.appLogLineRefused(app, stream) }
         made.suspensionUnconfirmed = { [metrics = self.metrics] _ in metrics.suspensionUnconfirmed() }
+        made.signalRefusedByKernel = { [metrics = self.metrics] _, signal in metrics.signalRefused(signal) }
         self.supervisor = made
         self.runner.processHost = ProcessAppHost(supervisor: made, restoration: self.restoration)
         return made
@@ -175,5 +176,23 @@ extension LoopDriver: ProcessSupervisorDelegate {
         case .discardState(let request):
             self.stateDiscardRequested(app: app, request: request, reply: reply)
         }
+    }
+}
+
+extension LoopDriver {
+    /// P4's stop may complete: every app is notRunning, or the rest are process apps the kernel would not let the
+    /// supervisor kill (SIGKILL refused, no `cgroup.kill`; logged there), which no wait would end. Those are left
+    /// running, and logged. Loop thread only; O(apps) while stopping.
+    var appsStoppedOrUnkillable: Bool {
+        let core = self.runner.core
+        if core.allAppsStopped { return true }
+        guard let supervisor = self.supervisor else { return false }
+        let left = core.appIDs.filter { core.state(of: $0) != .notRunning }
+        guard left.allSatisfy({ supervisor.isKillRefused($0) }) else { return false }
+        self.logger.warning(
+            "stopping with apps the daemon could not kill; they are left running",
+            metadata: ["apps": .array(left.map { .string("\($0)") })]
+        )
+        return true
     }
 }

@@ -288,7 +288,7 @@ package final class LoopDriver: @unchecked Sendable {
     }
 
     private func resumeStopWaitersIfDone() {
-        guard self.stopping, self.runner.core.allAppsStopped, !self.stopWaiters.isEmpty else { return }
+        guard self.stopping, self.appsStoppedOrUnkillable, !self.stopWaiters.isEmpty else { return }
         let waiters = self.stopWaiters
         self.stopWaiters = []
         let resume = { for waiter in waiters { waiter.resume() } }

@@ -39,6 +39,9 @@ extension RunwayMetrics {
         "tooManyTasks", "nameTooLong",
     ]
 
+    /// The signals sent to process apps, which `runway_signals_refused_total` counts by name.
+    static let refusableSignals = ["SIGSTOP", "SIGCONT", "SIGTERM", "SIGKILL"]
+
     /// Makes every series of fixed words at zero: O(1), a few dozen series whatever the apps.
     func makeInitialSeries() {
         self.makeCounters(transitions: Self.lifecycleTransitions, terminations: Self.terminationReasons)
@@ -61,6 +64,9 @@ extension RunwayMetrics {
                 dimensions: [("stream", stream.rawValue)],
                 factory: self.factory
             )
+        }
+        for signal in Self.refusableSignals {
+            _ = Counter(label: "runway_signals_refused_total", dimensions: [("signal", signal)], factory: self.factory)
         }
         _ = Timer(label: "runway_wakeup_lateness", factory: self.factory)
     }

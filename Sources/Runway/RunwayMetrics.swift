@@ -16,6 +16,7 @@ import RunwayProcesses
 /// | `runway_background_tasks_refused_total` | counter | `reason` |
 /// | `runway_expiration_handlers_called_total` | counter | |
 /// | `runway_suspensions_unconfirmed_total` | counter | |
+/// | `runway_signals_refused_total` | counter | `signal` |
 /// | `runway_wakeup_lateness` | timer (ns) | |
 /// | `runway_app_restarts_total` | counter | `app` |
 /// | `runway_app_log_lines_refused_total` | counter | `app`, `stream` |
@@ -138,6 +139,13 @@ struct RunwayMetrics: Sendable {
     /// follows.
     func suspensionUnconfirmed() {
         Counter(label: "runway_suspensions_unconfirmed_total", factory: self.factory).increment()
+    }
+
+    /// A signal to a process app's process that the kernel refused (any error but ESRCH), by `signal`
+    /// (`SIGSTOP`, `SIGCONT`, `SIGTERM`, `SIGKILL`); the daemon's log names the app, pid and errno.
+    func signalRefused(_ signal: String) {
+        Counter(label: "runway_signals_refused_total", dimensions: [("signal", signal)], factory: self.factory)
+            .increment()
     }
 
     /// A restart of `app` after an exit Runway did not cause (KeepAlive): for the restart logic to call when it

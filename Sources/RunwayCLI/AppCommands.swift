@@ -11,9 +11,13 @@ protocol AppVerb {
 
 /// What an app command prints after `APP: `: the state the command left the app in, once the daemon accepted it
 /// (its messages are delivered afterwards). While a termination runs, which waits for the app to exit (or the
-/// process apps' TerminationGrace), `terminating (REASON, from STATE); notRunning once it has exited`.
+/// process apps' TerminationGrace), `terminating (REASON, from STATE); notRunning once it has exited`. A suspension
+/// or resumption whose signal the kernel refused (P1) is followed by `(unconfirmed: ...)`.
 func stateAfter(_ reply: ControlReply) -> String {
-    let state = reply.state ?? "?"
+    var state = reply.state ?? "?"
+    if reply.suspensionRefused == true {
+        state += " (unconfirmed: the kernel refused the signal; see the daemon's log)"
+    }
     guard let reason = reply.terminating else { return state }
     return "terminating (\(reason), from \(state)); notRunning once it has exited"
 }

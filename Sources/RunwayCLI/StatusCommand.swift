@@ -16,7 +16,8 @@ struct StatusCommand: ParsableCommand {
             termination runs, or "crash-looping" for an app waiting for a restart after CrashLoopThreshold failures; \
             in parentheses after it: the termination's reason and the state it runs from, how the last run ended, \
             "restored: purged" for a run that restored a preserved state (R2), a pending KeepAlive restart ("restart \
-            #N in 1.0s") and "unconfirmed" for a suspension the kernel has not confirmed yet. Below the table, an \
+            #N in 1.0s"), "unconfirmed" for a suspension the kernel has not confirmed yet, and "kill refused, \
+            still running" for an app the kernel would not let the daemon kill (P2). Below the table, an \
             app with background wake-ups not yet completed or a scheduled refresh pending gets a line: "APP: 1 \
             wake-up(s) not completed, next refresh at t=42.0s" (W4, W7).
 

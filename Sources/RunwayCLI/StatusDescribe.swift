@@ -11,7 +11,10 @@ enum StatusDescribe {
             lines.append("  " + (name + ":").padding(toLength: 15, withPad: " ", startingAt: 0) + value)
         }
         var state = app.state
-        if let reason = app.terminating { state += " (terminating: \(reason))" }
+        if let reason = app.terminating {
+            // P2: the kernel refused SIGKILL and no cgroup.kill reached the app.
+            state += " (terminating: \(reason)" + (app.killRefused == true ? "; kill refused, still running)" : ")")
+        }
         if app.state == "notRunning", let last = app.lastTermination { state += " (last: \(last))" }
         field("State", state)
         if let restored = app.restoredFrom, app.state != "notRunning" {

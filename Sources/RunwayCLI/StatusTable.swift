@@ -114,6 +114,9 @@ enum StatusTable {
         if app.state == "suspended", app.suspension != nil, app.suspensionConfirmed != true {
             details.append("unconfirmed")
         }
+        // P2: the kernel refused SIGKILL and no cgroup.kill reached the app: it still runs. First, so that a
+        // narrow table keeps it.
+        if app.killRefused == true { details.insert("kill refused, still running", at: 0) }
         return .state(head, detail: details.isEmpty ? nil : details.joined(separator: ", "))
     }
 

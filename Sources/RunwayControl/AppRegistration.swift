@@ -108,6 +108,7 @@ func processRows(of scheduler: RunwayScheduler, apps: [AppID]? = nil) -> [AppID:
             pid: $0.pid,
             mechanism: $0.mechanism?.rawValue,
             suspensionConfirmed: $0.suspensionConfirmed,
+            killRefused: $0.killRefused,
             containment: $0.containment
         )
     }

@@ -30,6 +30,8 @@ package struct AppStatusPayload: Codable, Hashable, Sendable {
     package var suspension: String?
     /// True when the suspension was confirmed (cgroup.events `frozen 1`, or state `T`).
     package var suspensionConfirmed: Bool?
+    /// Process apps: true while the app runs although it was sent SIGKILL, which the kernel refused (P2).
+    package var killRefused: Bool?
     /// Process apps: true when the app is contained (a cgroup of its own and a user other than root and the
     /// daemon's: Docs/Security.md), false with `notContainedReason` otherwise.
     package var contained: Bool?
@@ -104,6 +106,7 @@ extension AppStatusPayload {
         self.pid = process?.pid
         self.suspension = process?.mechanism
         self.suspensionConfirmed = process?.suspensionConfirmed
+        self.killRefused = process?.killRefused == true ? true : nil
         self.contained = process?.containment.isContained
         self.notContainedReason = process?.containment.reason
         self.timeInStateSeconds = seconds(status.timeInState)
@@ -136,5 +139,6 @@ struct ProcessRow: Hashable, Sendable {
     var pid: Int32?
     var mechanism: String?
     var suspensionConfirmed: Bool
+    var killRefused = false
     var containment: AppContainment = .notContained("not known")
 }

@@ -225,6 +225,9 @@ package struct ControlReply: Codable, Hashable, Sendable {
     /// App commands: the reason of the termination the app is in once the command was accepted (a `terminate`
     /// that waits for the app to exit); absent when none runs. `state` is then the state it terminates from.
     package var terminating: String?
+    /// App commands: true when the kernel refused the signal of the suspension or resumption the command caused
+    /// (P1: the daemon lacks CAP_KILL and the app runs as another user); absent otherwise.
+    package var suspensionRefused: Bool?
     /// A device-wide user action (no `app`): the apps it reached, in registration order; empty when none.
     package var reached: [String]?
     /// `reload`: what changed (or, with `dryRun`, would change).

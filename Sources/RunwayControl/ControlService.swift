@@ -236,6 +236,10 @@ final class ControlService: @unchecked Sendable {
         let status = app.flatMap { self.scheduler.status(of: $0) }
         reply.state = status?.state.rawValue
         reply.terminating = status?.terminating?.description
+        // P1: a suspension or resumption the kernel refused is said so at once, not left for `status` to show.
+        if let app, status?.isProcess == true, self.scheduler.processes(of: [app])[app]?.suspensionRefused == true {
+            reply.suspensionRefused = true
+        }
         return reply
     }
 

@@ -202,12 +202,17 @@ struct AppCgroup: Hashable {
     }
 
     /// SIGKILLs everything in the cgroup, frozen or not: `cgroup.kill` (Linux 5.14+), else each pid.
-    func killAll() {
+    ///
+    /// - Returns: True when `cgroup.kill` was written: the kernel kills every process in the cgroup whatever
+    ///   the daemon's capabilities (a `kill` of each pid needs CAP_KILL for another user's).
+    @discardableResult
+    func killAll() -> Bool {
         if self.write("1", "cgroup.kill") != 0 {
             for pid in self.processes { _ = kill(pid, SIGKILL) }
-        } else {
-            KilledCgroups.killed(self.path)
+            return false
         }
+        KilledCgroups.killed(self.path)
+        return true
     }
 
     /// Removes the directory; fails (returns the errno) while it is populated.

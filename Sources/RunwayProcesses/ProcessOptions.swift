@@ -167,11 +167,17 @@ public struct ProcessStatus: Hashable, Sendable {
     public var mechanism: ResolvedSuspensionMechanism?
     /// Why the freezer is not used, when `SuspensionMechanism` is `auto` and it fell back to signals.
     public var freezerUnavailableReason: String?
-    /// True once the last suspend (or resume) was confirmed by the kernel; false while pending or when the
-    /// confirmation timed out.
+    /// True once the last suspend (or resume) was confirmed by the kernel; false while pending, when the
+    /// confirmation timed out, or when the kernel refused the signal.
     public var suspensionConfirmed: Bool
     /// The app's cgroup directory when it uses the freezer.
     public var cgroupPath: String?
+    /// True when the kernel refused the last suspend's or resume's signal (or `cgroup.freeze` write): it will not
+    /// be confirmed (P1).
+    public var suspensionRefused = false
+    /// True while the app runs although it was sent SIGKILL: the kernel refused the signal and it has no cgroup
+    /// to kill through (P2).
+    public var killRefused = false
     /// How the last run ended.
     public var lastExit: ProcessExit?
     /// Whether the app is contained (the user it runs as, its cgroup); Docs/Security.md.

@@ -21,6 +21,8 @@ extension ProcessSupervisor {
         /// The loop turn of the last line written to the app's channel.
         var lastWrite: Instant?
         var lastExit: ProcessExit?
+        /// The run's SIGKILL was refused and no `cgroup.kill` reached it (`kill`); reset at each launch.
+        var killRefused = false
         /// Polices the current run's protocol channel; replaced at each launch.
         var policer: ProtocolPolicer
         /// Bytes of a restored state's lines allowed beyond the unread-bytes limit until the app acknowledges the
@@ -54,6 +56,7 @@ extension ProcessSupervisor {
         /// A new child was launched: what the last run confirmed, drained, scanned and policed is dropped.
         mutating func launched(_ child: ChildProcess, policer: ProtocolPolicer) {
             self.child = child
+            self.killRefused = false
             self.confirmation = nil
             self.drain = nil
             self.policer = policer

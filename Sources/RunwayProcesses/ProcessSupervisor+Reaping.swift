@@ -13,25 +13,40 @@ import Musl
 /// thread only.
 extension ProcessSupervisor {
     /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4): its cgroup's, or its process group and
-    /// every other process tracked for it.
+    /// every other process tracked for it. A refused SIGTERM is logged and counted; the core's `.kill` follows at
+    /// the end of `TerminationGrace` as for an app that ignores SIGTERM.
     package func terminate(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
         if managed.choice?.mechanism == .freezer, let pids = managed.cgroup?.processes, !pids.isEmpty {
-            for pid in pids { _ = runway_kill(pid, SIGTERM) }
+            for pid in pids {
+                let status = runway_kill(pid, SIGTERM)
+                if Self.isRefusal(status) { self.signalRefused(app, pid: pid, signal: SIGTERM, status: status) }
+            }
         } else {
             self.signalEveryProcess(app, SIGTERM)
         }
     }
 
     /// `.kill`: SIGKILL to every process of the app, frozen or stopped ones included, without thawing (P2).
+    /// `cgroup.kill` needs no permission to signal, so a SIGKILL the kernel refuses (the daemon without CAP_KILL,
+    /// the app another user) still ends an app with a cgroup; one without stays running and `terminating`, and
+    /// the log says so.
     package func kill(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
-        managed.cgroup?.killAll()
+        let viaCgroup = managed.cgroup?.killAll() ?? false
         // What is already known dies first, so the /proc scan is not on the kill's path (B6: the budget is a
-        // wall); the scan then finds what forked or escaped since the last one, and that is killed too.
-        self.signalEveryProcess(app, SIGKILL, rescanning: false)
+        // wall); the scan then finds what forked or escaped since the last one, and that is killed too. A
+        // process refused twice is reported once.
+        let delivered = self.signalEveryProcess(app, SIGKILL, rescanning: false, quietRefusals: viaCgroup)
         _ = runway_kill(child.pid, SIGKILL)
-        self.signalEveryProcess(app, SIGKILL)
+        let rescanDelivered = self.signalEveryProcess(app, SIGKILL, quietRefusals: viaCgroup || !delivered)
+        if !viaCgroup && !(delivered && rescanDelivered) {
+            self.apps[app]?.killRefused = true
+            self.logger.warning(
+                "cannot kill the app: SIGKILL refused and no cgroup.kill; it is left running and terminating",
+                metadata: ["app": "\(app)", "pid": .stringConvertible(child.pid)]
+            )
+        }
     }
 
     /// `ChildProcessDelegate`: the main process exited and its pidfd reaped it. Kills what it left behind, records
@@ -56,10 +71,12 @@ extension ProcessSupervisor {
         let mayBeFrozen = managed.exited(exit)
         self.descriptorsReleased(&managed)
         let now = self.loop.turnNow
-        // A scan of the group only when it still has members (kill(-pgid, 0) succeeds): most apps leave none.
-        let groupHasMembers = runway_kill(-child.pid, 0) == 0
+        // A scan of the group only when it still has members (kill(-pgid, 0) finds one; EPERM: members the
+        // daemon may not signal): most apps leave none.
+        let groupHasMembers = runway_kill(-child.pid, 0) != -ESRCH
         var leftovers = groupHasMembers ? Set(ProcFS.members(ofProcessGroup: child.pid)) : []
         leftovers.subtract(self.leftovers.pids)
+        var killedViaCgroup = false
         if let cgroup = managed.cgroup {
             // One read of `cgroup.events` instead of `cgroup.procs` for an empty cgroup: it also shows a freeze
             // this supervisor did not ask for (an operator's), which left in place would freeze the next spawn's
@@ -68,7 +85,7 @@ extension ProcessSupervisor {
             let remaining = flags?.populated == false ? [] : cgroup.processes
             if !remaining.isEmpty {
                 leftovers.formUnion(remaining)
-                cgroup.killAll()
+                killedViaCgroup = cgroup.killAll()
             }
             // The cgroups the app made below its own (an app of the daemon's user can): emptied by the kill
             // above (it reaches every descendant); one whose processes are still dying goes at the daemon's stop.
@@ -82,7 +99,10 @@ extension ProcessSupervisor {
         // An empty group gains no member (nothing is left in it to fork one): no SIGKILL to send then.
         if groupHasMembers { _ = runway_kill(-child.pid, SIGKILL) }
         for pid in leftovers where pid != child.pid {
-            _ = runway_kill(pid, SIGKILL)
+            let status = runway_kill(pid, SIGKILL)
+            if Self.isRefusal(status) {
+                self.signalRefused(app, pid: pid, signal: SIGKILL, status: status, quiet: killedViaCgroup)
+            }
             self.leftovers.left(Orphan(pid: pid, app: app, since: now, startTime: ProcFS.stat(pid)?.startTime))
         }
         child.closeChannel()
@@ -106,8 +126,13 @@ extension ProcessSupervisor {
     func leaveBehind(_ app: AppID) {
         guard var managed = self.apps[app], managed.child?.hasExited == true, !managed.tracked.isEmpty else { return }
         let now = self.loop.turnNow
+        // The processes of an app with a cgroup get the exit's `cgroup.kill` as well: a refusal is not reported.
+        let quiet = managed.cgroup != nil
         for process in managed.tracked where process.pid != managed.child?.pid {
-            process.send(SIGKILL)
+            let status = process.send(SIGKILL)
+            if Self.isRefusal(status) {
+                self.signalRefused(app, pid: process.pid, signal: SIGKILL, status: status, quiet: quiet)
+            }
             self.leftovers.left(Orphan(pid: process.pid, app: app, since: now, startTime: process.startTime))
         }
         managed.tracked = []

@@ -26,21 +26,35 @@ extension ProcessSupervisor {
 
     func setSuspended(_ suspended: Bool, _ app: AppID) {
         guard var managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
+        var delivered = true
         switch managed.choice?.mechanism {
         case .freezer:
             let status = managed.cgroup?.setFrozen(suspended, keeping: managed.cgroupFiles) ?? ENOENT
             if status != 0 {
-                self.logger.info(
+                delivered = false
+                self.logger.warning(
                     "cgroup.freeze write failed",
                     metadata: ["app": "\(app)", "errno": .stringConvertible(status)]
                 )
             }
         case .signal, nil:
-            self.signalEveryProcess(app, suspended ? SIGSTOP : SIGCONT, rescanning: false)
+            delivered = self.signalEveryProcess(app, suspended ? SIGSTOP : SIGCONT, rescanning: false)
             managed = self.apps[app] ?? managed
         }
         let now = self.loop.turnNow
         managed.signalled(suspending: suspended, now: now, timeout: self.options.confirmationTimeout)
+        if !delivered {
+            // P1: what the kernel refused is not waited for; the status says unconfirmed from now on.
+            managed.confirmation?.signalRefused()
+            if suspended { self.suspensionUnconfirmed(app) }
+            self.logger.warning(
+                suspended ? "suspension not confirmed" : "resumption not confirmed",
+                metadata: [
+                    "app": "\(app)", "mechanism": "\(managed.choice?.mechanism.rawValue ?? "-")",
+                    "reason": "the kernel refused the request",
+                ]
+            )
+        }
         self.apps[app] = managed
         // A resumption is looked at now (SIGCONT and a thaw take effect in the kernel before the
         // call returns); a suspension on the next loop turn, as the kernel has not stopped the app yet right
@@ -77,6 +91,8 @@ extension ProcessSupervisor {
                 metadata: ["app": "\(app)", "mechanism": "\(mechanism)", "after": "\(after)"]
             )
             self.delegate?.processSuspensionConfirmed(app, suspended: confirmation.suspending)
+        case .refused:
+            break  // Logged when refused, by `setSuspended`.
         case .timedOut(let waited):
             if confirmation.suspending { self.suspensionUnconfirmed(app) }
             self.logger.info(
@@ -124,7 +140,7 @@ extension ProcessSupervisor {
             let before = managed.tracked
             self.refreshTracking([app], known: known)
             guard let tracked = self.apps[app]?.tracked, !tracked.isEmpty else { return false }
-            for process in tracked.subtracting(before) { process.send(SIGSTOP) }
+            self.stop(tracked.subtracting(before), of: app)
             return Self.showsStopped(Self.states(of: tracked, known: known))
         }
     }

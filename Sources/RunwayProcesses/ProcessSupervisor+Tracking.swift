@@ -152,11 +152,33 @@ extension ProcessSupervisor {
     /// cost a read of the app's tree on the path of every suspension): a process forked since the last scan is in the
     /// group, or is found and stopped by the confirmation's scan on the next loop turn, and nothing of the app forks
     /// while it is stopped.
-    func signalEveryProcess(_ app: AppID, _ signal: Int32, rescanning: Bool = true) {
+    ///
+    /// - Parameter quietRefusals: A refusal does not matter (the app's `cgroup.kill` reached its processes): it is
+    ///   logged at debug and not counted (`signalRefused`).
+    /// - Returns: False when the kernel refused the signal to one of the processes (logged and counted).
+    @discardableResult
+    func signalEveryProcess(
+        _ app: AppID,
+        _ signal: Int32,
+        rescanning: Bool = true,
+        quietRefusals: Bool = false
+    ) -> Bool {
         if rescanning { self.refreshTracking([app]) }
-        guard let child = self.apps[app]?.child, !child.hasExited else { return }
-        child.signalGroup(signal)
-        for identity in self.trackedOutsideGroup(app) { identity.send(signal) }
+        guard let child = self.apps[app]?.child, !child.hasExited else { return true }
+        var delivered = true
+        let status = child.signalGroup(signal)
+        if Self.isRefusal(status) {
+            delivered = false
+            self.signalRefused(app, pid: child.pid, signal: signal, status: status, quiet: quietRefusals)
+        }
+        for identity in self.trackedOutsideGroup(app) {
+            let status = identity.send(signal)
+            if Self.isRefusal(status) {
+                delivered = false
+                self.signalRefused(app, pid: identity.pid, signal: signal, status: status, quiet: quietRefusals)
+            }
+        }
+        return delivered
     }
 
     /// The tree under `roots`, bounded by `options.trackedProcessLimit`; logs once per app when cut.
@@ -207,7 +229,7 @@ extension ProcessSupervisor {
                 // An app asked to stop (signal mode) stops what it is given here: this look may be another app's,
                 // or the light scan, and the app's own look stops only what that look found new.
                 if managed.confirmation?.suspending == true, managed.choice?.mechanism != .freezer {
-                    for process in found.subtracting(managed.tracked) { process.send(SIGSTOP) }
+                    self.stop(found.subtracting(managed.tracked), of: app)
                 }
                 managed.tracked.formUnion(found)
                 self.apps[app] = managed

@@ -68,6 +68,9 @@ package final class ProcessSupervisor: ChildProcessDelegate {
     package weak var delegate: (any ProcessSupervisorDelegate)?
     /// Called when a suspension was not confirmed within `confirmationTimeout` (P1), for the metrics.
     package var suspensionUnconfirmed: (AppID) -> Void = { _ in }
+    /// Called with the signal's name (`SIGSTOP`, ...) when the kernel refused a signal to one of the app's
+    /// processes (`+SignalRefusals`), for the metrics.
+    package var signalRefusedByKernel: (AppID, String) -> Void = { _, _ in }
 
     /// Every registered app. Written only by the supervisor's own files.
     var apps: [AppID: Managed] = [:]
@@ -205,6 +208,8 @@ package final class ProcessSupervisor: ChildProcessDelegate {
             lastExit: managed.lastExit
         )
         status.containment = self.containment(of: managed)
+        status.killRefused = managed.killRefused && status.pid != nil
+        status.suspensionRefused = managed.confirmation?.status == .refused
         return status
     }
 

@@ -105,11 +105,17 @@ extension ProcFS {
     /// (up to the kernel's argument limit, megabytes), and the loop thread reads it.
     static let environmentReadLimit = 64 << 10
 
-    /// The value of `key` in the environment the process was started with (`/proc/PID/environ`, readable for
-    /// the same user or root), or nil. A process can overwrite that memory, so this is a hint, not a proof. Only
-    /// the first `limitBytes` are read: a variable beyond them, or cut by them, is not found.
+    /// The value of `key` in the environment the process was started with (`/proc/PID/environ`), or nil. A
+    /// process can overwrite that memory, so this is a hint, not a proof. Only the first `limitBytes` are read: a
+    /// variable beyond them, or cut by them, is not found.
+    ///
+    /// The kernel lets the process's own user read the file, or a holder of CAP_SYS_PTRACE (which a daemon is
+    /// not given: it would let it trace any process). The file is opened as the owner of `/proc/PID` instead
+    /// (this thread's file-system ids, which CAP_SETUID and CAP_SETGID allow), so that an app running as another
+    /// user is read as well (`runway_open_environ_as_owner`).
     static func environmentValue(_ pid: Int32, _ key: String, limitBytes: Int = environmentReadLimit) -> String? {
-        guard let text = SystemFiles.read("/proc/\(pid)/environ", limitBytes: limitBytes) else { return nil }
+        let fd = runway_open_environ_as_owner(pid)
+        guard fd >= 0, let text = SystemFiles.read(descriptor: fd, limitBytes: limitBytes) else { return nil }
         var entries = text.split(separator: "\0", omittingEmptySubsequences: false)
         // Every entry ends with a NUL: the last one, when the read stopped inside it, is not whole.
         if !text.hasSuffix("\0") { entries.removeLast() }

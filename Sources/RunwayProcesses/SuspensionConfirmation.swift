@@ -1,7 +1,8 @@
 import RunwayCore
 
 /// One suspend or resume waiting for the kernel to show it (P1): pending until the kernel shows the app in the
-/// requested state (confirmed) or until `timeout` has passed since the request (timed out). Both are final.
+/// requested state (confirmed), until `timeout` has passed since the request (timed out), or until the kernel refused
+/// its signal (refused). All three are final.
 ///
 /// Pure: the caller reads the kernel (`cgroup.events`, `/proc/PID/stat`) and the loop's clock and passes what it
 /// saw and `now`; this value only keeps the request and decides the outcome. A confirmation that times out only
@@ -15,6 +16,8 @@ struct SuspensionConfirmation: Hashable, Sendable {
         case confirmed(after: TimeSpan)
         /// The kernel did not show it within `timeout`; `waited` is how long it had when that was noticed.
         case timedOut(waited: TimeSpan)
+        /// The kernel refused the signal to one of the app's processes: it cannot show the requested state.
+        case refused
     }
 
     /// True for a suspend (freeze, SIGSTOP), false for a resume (thaw, SIGCONT).
@@ -49,6 +52,12 @@ struct SuspensionConfirmation: Hashable, Sendable {
     /// so the rule is on the instant, not on who calls.
     func mayLook(now: Instant) -> Bool {
         !(self.suspending && self.since == now)
+    }
+
+    /// The kernel refused the request's signal to one of the app's processes: not confirmed, and final (a
+    /// process that did not get SIGSTOP is not stopped by waiting). Does nothing once confirmed or timed out.
+    mutating func signalRefused() {
+        if self.status == .pending { self.status = .refused }
     }
 
     /// The kernel was read at `now`: `showsRequestedState` is true when it shows the app suspended (for a

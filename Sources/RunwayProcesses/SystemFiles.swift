@@ -16,6 +16,11 @@ package enum SystemFiles {
     ) -> String? {
         let fd = openat(directory, path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
+        return self.read(descriptor: fd, limitBytes: limitBytes)
+    }
+
+    /// The whole of the open `fd` (up to `limitBytes`), or nil when it cannot be read. Closes `fd`.
+    static func read(descriptor fd: Int32, limitBytes: Int) -> String? {
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)

@@ -226,6 +226,11 @@ int runway_proc_stat(int pid, const char *path, struct runway_proc_stat *out);
 /// Any thread.
 int runway_proc_thread_count(int pid);
 
+/// Opens `/proc/PID/environ` read-only with this thread's file-system uid and gid set to the process's owner for
+/// the `open` (no CAP_SYS_PTRACE needed for another user's process; CAP_SETUID and CAP_SETGID are). The descriptor,
+/// or -errno. Any thread.
+int runway_open_environ_as_owner(int pid);
+
 /// The `f_type` of the file system holding the open `fd` (`fstatfs`; linux/magic.h names them), or -errno.
 long long runway_file_system_type(int fd);
 

@@ -13,6 +13,7 @@ enum DaemonMetricNames {
     static let appLogLinesRefused = "runway_app_log_lines_refused_total"
     static let logLinesRefused = "runway_log_lines_refused_total"
     static let suspensionsUnconfirmed = "runway_suspensions_unconfirmed_total"
+    static let signalsRefused = "runway_signals_refused_total"
 
     // Recorded by the daemon: the per-app rows and their aggregates (AppMetricsTable, never registered) and
     // the daemon's own counters (DaemonMetrics.swift).
@@ -44,6 +45,8 @@ enum DaemonMetricNames {
             + "runway_app_log_lines_refused_total, present at zero from the start).",
         suspensionsUnconfirmed: "Suspensions of process apps the kernel did not show done within "
             + "2 s (P1: frozen 1, or every process stopped).",
+        signalsRefused: "Signals to process apps' processes the kernel refused (EPERM: the daemon lacks CAP_KILL and "
+            + "the app runs as another user), by signal; the daemon's log names the app, pid and errno.",
         deadlineLateness: "How late the loop served a deadline after the instant it was armed for, in seconds.",
         appState: "1 for the state each app is in now (notRunning, inactive, active, background, suspended); one "
             + "series per app.",

@@ -33,6 +33,8 @@ final class DaemonProcess {
     let arguments: [String]
     /// Variables set for the daemon on top of the test's environment (for example `NOTIFY_SOCKET`).
     var environment: [String: String] = [:]
+    /// A program and its arguments that run `runway` (`setpriv` dropping capabilities); empty runs it directly.
+    var launcher: [String] = []
 
     /// The daemon's process state directory, inside the configuration directory (removed with it).
     var stateDirectory: String { self.config.path + "/state" }
@@ -45,9 +47,11 @@ final class DaemonProcess {
             "<key>BackgroundTimeBudget</key><real>30</real><key>ExpirationWarningLead</key><real>5</real>",
         arguments: [String] = [],
         environment: [String: String] = [:],
-        memoryPressureSource: String = "off"
+        memoryPressureSource: String = "off",
+        launcher: [String] = []
     ) throws {
         self.environment = environment
+        self.launcher = launcher
         self.config = try TemporaryConfig()
         // Short, so that it fits sun_path (107 bytes) whatever TMPDIR is.
         self.socket = "/tmp/runway-test-\(UUID().uuidString.prefix(8)).sock"
@@ -86,8 +90,11 @@ final class DaemonProcess {
     private func start() throws {
         try Data().write(to: self.outputURL)
         let output = try FileHandle(forWritingTo: self.outputURL)
-        self.process.executableURL = try RunwayBinary.executable()
-        self.process.arguments = ["run", "--config", self.config.path] + self.arguments
+        let runway = try RunwayBinary.executable()
+        self.process.executableURL = self.launcher.first.map { URL(fileURLWithPath: $0) } ?? runway
+        self.process.arguments =
+            self.launcher.dropFirst() + (self.launcher.isEmpty ? [] : [runway.path])
+            + ["run", "--config", self.config.path] + self.arguments
         if !self.environment.isEmpty {
             self.process.environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }
         }

@@ -54,6 +54,21 @@ struct SuspensionConfirmationTests {
         #expect(!timedOut.isConfirmed)
     }
 
+    @Test("P1: a signal the kernel refused makes the request final and unconfirmed at once, whatever is seen later")
+    func P1_refusedSignalIsFinalAndUnconfirmed() {
+        var confirmation = SuspensionConfirmation(suspending: true, since: Self.t0, timeout: .seconds(2))
+        confirmation.signalRefused()
+        #expect(!confirmation.isPending)
+        #expect(!confirmation.isConfirmed)
+        #expect(confirmation.kernelObserved(showsRequestedState: true, now: Self.t0 + .milliseconds(1)) == .refused)
+
+        // Once confirmed, a refusal noticed later (a process found after the stop) changes nothing.
+        var confirmed = SuspensionConfirmation(suspending: true, since: Self.t0, timeout: .seconds(2))
+        _ = confirmed.kernelObserved(showsRequestedState: true, now: Self.t0 + .milliseconds(1))
+        confirmed.signalRefused()
+        #expect(confirmed.isConfirmed)
+    }
+
     @Test("P1: a zero timeout gives up at the first look that does not confirm")
     func P1_zeroTimeout() {
         var confirmation = SuspensionConfirmation(suspending: true, since: Self.t0, timeout: .zero)
