@@ -21,11 +21,13 @@ extension Daemon {
     }
 }
 
-/// Standard output, unbuffered: daemon lines interleave in order with the timeline's.
+/// Standard output, through the same queue as the timeline's lines: they interleave in order, and a reader that
+/// stops reading does not block the daemon (DaemonOutputStream).
 func printOut(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    DaemonOutputStream.standardOutput.write(line + "\n")
 }
 
+/// Standard error, through the same queue as the log's lines (DaemonOutputStream).
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    DaemonOutputStream.standardError.write(line + "\n")
 }

@@ -81,6 +81,8 @@ package enum DaemonExit {
 package enum Daemon {
     /// Runs the daemon until SIGINT/SIGTERM (or the scenario's end); returns the exit status.
     package static func run(_ options: DaemonOptions) async -> Int32 {
+        // What is queued is written before the process exits, unless its reader stopped reading.
+        defer { DaemonOutputStream.flushAll() }
         let configuration: RunwayConfiguration
         do {
             configuration = try ConfigLoader.load(directory: options.config)

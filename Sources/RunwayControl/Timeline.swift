@@ -9,7 +9,7 @@ import Runway
 /// the daemon's log has each of them too, at info. Notes (daemon events, scenario steps) are printed always: the
 /// log does not have them.
 ///
-/// Thread-safe: each line is written with one `FileHandle.write`.
+/// Thread-safe: each line is queued whole on `DaemonOutputStream.standardOutput`, which never blocks the caller.
 struct Timeline: Sendable {
     let scheduler: RunwayScheduler
     /// Width of the app column (the longest bundle identifier).
@@ -47,7 +47,7 @@ struct Timeline: Sendable {
         let name = app?.bundleIdentifier ?? ""
         let wall = WallClock(scheduler: self.scheduler).timeOfDay(at: at)
         let line = "\(wall) \(at.description.padded(to: 10)) \(name.padded(to: self.appWidth))  \(text)\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        DaemonOutputStream.standardOutput.write(line)
     }
 }
 

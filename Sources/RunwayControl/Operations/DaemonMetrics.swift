@@ -83,6 +83,7 @@ final class DaemonMetrics: Sendable {
         let table = self.table.withLock { $0 }
         table.render(into: &body, perApp: self.perApp, details: details)
         ProcessMetrics.read()?.render(into: &body)
+        DaemonOutputStream.renderDropped(into: &body)
         return body
     }
 

@@ -35,7 +35,9 @@ final class DaemonOperations: Sendable {
         let format = options.logFormat ?? operations.logFormat
         var logger =
             switch format {
-            case .text: Logger(label: "runway", factory: { StreamLogHandler.standardError(label: $0) })
+            // swift-log's text format, on the same non-blocking queue as the JSON lines.
+            case .text:
+                Logger(label: "runway") { StreamLogHandler(label: $0, stream: DaemonOutputStream.standardError) }
             case .json: Logger(label: "runway", factory: { JSONLogHandler(label: $0) })
             }
         logger.logLevel =

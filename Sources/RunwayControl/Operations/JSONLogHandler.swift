@@ -13,7 +13,8 @@ import RunwayProcesses
 /// that an aggregator can filter on `pid > 0` or index into `messages` without parsing a string a second time.
 /// (swift-log's `StreamLogHandler` writes text only.)
 ///
-/// Threading: any thread; each line is handed to `write` whole, in one call. Time: the wall clock
+/// Threading: any thread; each line is handed to `write` whole, in one call, which does not block on the
+/// reader. Time: the wall clock
 /// (`CLOCK_REALTIME`), UTC, microseconds.
 struct JSONLogHandler: LogHandler {
     let label: String
@@ -22,7 +23,7 @@ struct JSONLogHandler: LogHandler {
     var metadataProvider: Logger.MetadataProvider?
     private let write: @Sendable (String) -> Void
 
-    /// - Parameter write: Receives each line, with its newline; default standard error in one `write(2)`.
+    /// - Parameter write: Receives each line, with its newline; default standard error's queue (DaemonOutputStream).
     init(label: String, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError) {
         self.label = label
         self.write = write
@@ -48,7 +49,7 @@ struct JSONLogHandler: LogHandler {
     }
 
     static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data(line.utf8))
+        DaemonOutputStream.standardError.write(line)
     }
 
     /// `2026-11-23T12:00:00.123456Z`.
