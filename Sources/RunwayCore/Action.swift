@@ -25,6 +25,10 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
     /// 1000 suspended, so that the kernel's OOM killer follows the purge order. Follows the `publish` of the
     /// transition; the driver may decline to write it (`ProcessOptions.adjustsOOMScore`).
     case setOOMScoreAdjust(AppID, Int)
+    /// Call the expiration handler the driver holds for this task of a plain process (B4), which is told nothing
+    /// (A4): the task was begun on its behalf, by an operator or the embedder. Nothing is reported back, and a task
+    /// begun without a handler has nothing to call.
+    case callExpirationHandler(AppID, BackgroundTaskID)
     /// These tasks were ended by the scheduler, not the app (overrun suspension, termination): drop their
     /// expiration handlers.
     case endTasks(AppID, [BackgroundTaskID])
@@ -51,6 +55,7 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
         case .sendTerminateSignal(let app): return "sendTerminateSignal(\(app))"
         case .kill(let app): return "kill(\(app))"
         case .setOOMScoreAdjust(let app, let value): return "setOOMScoreAdjust(\(app), \(value))"
+        case .callExpirationHandler(let app, let id): return "callExpirationHandler(\(app), \(id))"
         case .endTasks(let app, let ids): return "endTasks(\(app), \(ids))"
         case .armWakeup(let instant): return "armWakeup(\(instant))"
         case .cancelWakeup: return "cancelWakeup"

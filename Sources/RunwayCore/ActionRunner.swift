@@ -12,7 +12,8 @@
 ///
 /// Expiration handlers: a task begun with a handler (`beginTask(name:app:handler:)`) has its
 /// `backgroundTaskWillExpire` served here by calling the handler and returning the message at once; other
-/// expiration messages go to the app's host like any message.
+/// expiration messages go to the app's host like any message. A plain process's task has its handler called here
+/// (`callExpirationHandler`), the process being told nothing.
 ///
 /// - Note: Not thread-safe: one thread (the loop thread) owns it, its hosts and every closure it calls.
 @_spi(Driver)
@@ -222,6 +223,12 @@ public final class ActionRunner {
             self.onHandlerCalled()
             self.handlers[id]?(id)
             self.messageReturned(token, from: app)
+        case .callExpirationHandler(_, let id):
+            // B4 for a plain process: the handler, if the task has one; the process is told nothing (A4).
+            if !self.handlers.isEmpty, let handler = self.handlers[id] {
+                self.onHandlerCalled()
+                handler(id)
+            }
         case .deliver(let app, let message, let token):
             self.onMessage(app, message, self.now())
             self.host(for: app).deliver(message, token: token, to: app)

@@ -43,8 +43,12 @@ extension Scheduler {
                 return
             }
         } else {
-            // A plain process is never waited for (L2, A4): its messages complete when "sent".
+            // A plain process is never waited for (L2, A4): its messages complete when "sent". It is told nothing,
+            // but the handler of each of its tasks (begun on its behalf) is called all the same (B4).
             while let message = self.nextMessage(index) {
+                if case .backgroundTaskWillExpire(let id) = message {
+                    self.actions.append(.callExpirationHandler(self.apps[index].id, id))
+                }
                 self.messageCompleted(index, message)
             }
         }

@@ -19,7 +19,8 @@ package enum DemoTimeline {
         case .action(let action):
             switch action {
             case .deliver(let app, _, _), .spawn(let app), .suspend(let app), .resume(let app), .stop(let app),
-                .sendTerminateSignal(let app), .kill(let app), .endTasks(let app, _), .setOOMScoreAdjust(let app, _):
+                .sendTerminateSignal(let app), .kill(let app), .endTasks(let app, _), .setOOMScoreAdjust(let app, _),
+                .callExpirationHandler(let app, _):
                 return app.bundleIdentifier
             case .publish(let event): return event.app.bundleIdentifier
             case .armWakeup, .cancelWakeup: return nil
@@ -34,7 +35,7 @@ package enum DemoTimeline {
         switch what {
         case .action(.publish(let event)):
             return TimelineText.transition(event)
-        case .action(.deliver(_, .backgroundTaskWillExpire(let id), _)):
+        case .action(.deliver(_, .backgroundTaskWillExpire(let id), _)), .action(.callExpirationHandler(_, let id)):
             return "expiration handler called for \(id)"
         case .action(.spawn): return "spawned"
         case .action(.suspend): return "suspend"

@@ -126,6 +126,29 @@ import Testing
         #expect(self.embedded.calls.last == "deliver \(mail) backgroundTaskWillExpire(\(grant.id))")
     }
 
+    @Test func B4_aHandlerHeldForAPlainProcessTaskIsCalledAtTheWarningAndTheProcessIsToldNothing() throws {
+        try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.launch, for: maps, now: now)
+        }
+        var handled: [BackgroundTaskID] = []
+        var counted = 0
+        self.runner.onHandlerCalled = { counted += 1 }
+        let grant = self.runner.beginTask(name: "export", app: maps) { handled.append($0) }
+        let bare = self.runner.beginTask(name: "bare", app: maps, handler: nil)
+        try self.runner.attempt { core, now throws(SchedulerError) in
+            try core.commandReceived(.enterBackground, for: maps, now: now)
+        }
+        // The warning is due at 30 - 5 = 25 s: the one handler held, once; the task without one has none to call.
+        self.clock.now = at(25)
+        self.runner.run { core, now in core.clockAdvanced(to: now) }
+        #expect(handled == [grant.id])
+        #expect(counted == 1)
+        #expect(bare.refusal == nil && bare.id != grant.id)
+        #expect(!self.processes.calls.contains { $0.hasPrefix("deliver") }, "\(self.processes.calls)")
+        #expect(self.runner.wakeup == at(30))
+        self.runner.core.checkInvariants()
+    }
+
     /// Records deliveries so the test can return them, and kills; every other action is ignored.
     final class DeliveringHost: AppHost {
         var tokens: [(app: AppID, message: Message, token: MessageToken)] = []
