@@ -14,6 +14,7 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
     /// The part of a report the comparison reads.
     package struct File: Decodable, Sendable {
         package var schemaVersion: Int
+        package var version: String
         package var configuration: Configuration
         package var commit: String
         package var buildType: String
@@ -26,21 +27,16 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
 
     package typealias Refusal = BenchBaselineRefusal
 
-    /// The fewest runs a baseline, and a run compared with one, may have: with fewer, a spread is one or two
-    /// values, and two runs of the same binary lie wholly apart by chance too often (Decision 278).
-    package static var minimumRuns: Int { 3 }
-    /// `--runs` when `--baseline` is given and `--runs` is not: two sets of 5 runs of the same binary lie wholly
-    /// apart, one way, with a chance of 1 in 252 per figure.
+    /// The fewest runs a baseline, and a run compared with one, may have: two sets of 5 runs of the same binary
+    /// lie wholly apart, one way, with a chance of 1 in 252 per figure, at most 4% over the 10 figures the default
+    /// plan judges; 3 and 3 is 1 in 20 per figure, and 2 of 7 same-binary comparisons failed (Decision 289).
+    package static var minimumRuns: Int { 5 }
+    /// `--runs` when `--baseline` is given and `--runs` is not.
     package static var defaultRuns: Int { 5 }
 
     /// Reads and checks `path`.
     package static func load(_ path: String) throws(Refusal) -> BenchBaseline {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw Refusal(message: "--baseline \(path): cannot read the file (\(error.localizedDescription))")
-        }
+        let data = try Self.readReport(path)
         guard let version = try? JSONDecoder().decode(BenchReportKind.self, from: data) else {
             throw Refusal(
                 message: "--baseline \(path): not a `runway bench --json` report (expected a JSON object with "
@@ -99,6 +95,16 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
         return baseline
     }
 
+    /// A warning when another version of runway made this baseline: the comparison goes on (comparing builds is a
+    /// baseline's purpose, and the schema, workload and build type were checked equal), but a change in what a
+    /// figure measures shows as a regression, so both versions are named.
+    package func versionWarning(current: String) -> String? {
+        guard self.report.version != current else { return nil }
+        return "warning: --baseline \(self.path) was made by runway \(self.report.version) (commit "
+            + "\(self.report.commit)) and this is runway \(current): comparing across versions; a figure whose "
+            + "meaning changed between them shows as a change"
+    }
+
     /// Why this baseline cannot be compared with a run of `configuration` by a `buildType` build, or nil.
     package func mismatch(configuration: Configuration, buildType: String) -> String? {
         if self.report.buildType != buildType {
@@ -117,7 +123,15 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
     /// regresses only when its median is worse than the baseline's by more than `thresholdPercent` and its spread
     /// (minimum to maximum over the runs) lies wholly on the worse side of the baseline's. A worse median whose
     /// spread overlaps the baseline's is noise: shown (`overlapping`), not judged.
-    package func compare(_ figures: [BenchFigure], thresholdPercent: Double) -> BenchReport.BaselineComparison {
+    /// - Parameters:
+    ///   - figures: this run's.
+    ///   - runs: this run's `--runs`, for the chance of a false alarm (`falseAlarmPercent`).
+    ///   - thresholdPercent: `--threshold`.
+    package func compare(
+        _ figures: [BenchFigure],
+        runs: Int,
+        thresholdPercent: Double
+    ) -> BenchReport.BaselineComparison {
         let previous = Dictionary(self.report.figures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var compared: [BenchReport.ComparedFigure] = []
         for figure in figures where figure.isCompared {
@@ -137,10 +151,17 @@ package struct BenchBaseline<Configuration: BenchBaselineConfiguration>: Sendabl
         }
         return BenchReport.BaselineComparison(
             file: self.path,
+            version: self.report.version,
             commit: self.report.commit,
             date: self.report.date,
+            runs: self.report.runs,
             thresholdPercent: thresholdPercent,
             compared: compared.count,
+            falseAlarmPercent: Self.falseAlarmPercent(
+                baselineRuns: self.report.runs,
+                currentRuns: runs,
+                figures: compared.count
+            ),
             figures: compared,
             regressions: regressions
         )

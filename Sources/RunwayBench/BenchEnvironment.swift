@@ -13,11 +13,12 @@ import Darwin
 /// without them: a debug build is several times slower than a release build, and a shared 2-core VM is not a
 /// quiet 16-core server.
 ///
-/// Threading: a value; `current()` reads files and runs `git` once, on the calling thread (before the run).
+/// Threading: a value; `current(commit:)` reads files once, on the calling thread (before the run).
 package struct BenchEnvironment: Codable, Sendable, Equatable {
     /// `RunwayVersion.string`.
     package var version: String
-    /// The commit of the checkout the binary sits in (see `commit(nearExecutable:)`), or `unknown`.
+    /// The commit this `runway` was built from, as `runway --version` prints it (`RunwayBuildInfo`, written at build
+    /// time): 12 hexadecimal digits, `-dirty` for uncommitted changes, or `unknown` for a build without git.
     package var commit: String
     /// `debug` or `release`: the build configuration of this `runway` (`#if DEBUG`).
     package var buildType: String
@@ -48,10 +49,13 @@ package struct BenchEnvironment: Codable, Sendable, Equatable {
     package var isDebugBuild: Bool { self.buildType == "debug" }
 
     /// The environment of this process, now.
-    package static func current(date: Date = Date()) -> BenchEnvironment {
+    /// - Parameters:
+    ///   - commit: the build's commit (`RunwayBuildInfo.current.commit`), which the caller's module knows.
+    ///   - date: when the run starts.
+    package static func current(commit: String, date: Date = Date()) -> BenchEnvironment {
         BenchEnvironment(
             version: RunwayVersion.string,
-            commit: Self.commit(nearExecutable: Self.executablePath()),
+            commit: commit,
             buildType: Self.buildType,
             date: date.ISO8601Format(),
             host: Host(
@@ -68,26 +72,6 @@ package struct BenchEnvironment: Codable, Sendable, Equatable {
     package static let debugWarning =
         "WARNING: this runway is a DEBUG build: its timings are several times worse than a release build's and "
         + "say nothing about Runway's performance. Build with `swift build -c release` and run .build/release/runway."
-
-    /// The commit of the git checkout that holds `executable` (the nearest parent folder with a `.git`), read
-    /// with `git rev-parse HEAD` at run time, with `-dirty` when tracked files differ from it; `unknown` when the
-    /// binary is not inside a checkout or git cannot answer. SwiftPM has no build-time hook to embed it, and the
-    /// binary a developer benchmarks is nearly always `.build/release/runway` inside the clone it was built from.
-    package static func commit(nearExecutable executable: String?) -> String {
-        guard let executable else { return "unknown" }
-        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        while folder.path != "/" {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".git").path) {
-                guard let head = Self.git(["rev-parse", "HEAD"], in: folder.path), !head.isEmpty else {
-                    return "unknown"
-                }
-                let changes = Self.git(["status", "--porcelain", "--untracked-files=no"], in: folder.path)
-                return changes.map { $0.isEmpty ? head : head + "-dirty" } ?? head
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-        return "unknown"
-    }
 
     /// `v2`, `v1`, `hybrid` or `none` from the text of `/proc/self/mountinfo`: the file system type is the first
     /// field after the ` - ` separator.
@@ -107,11 +91,6 @@ package struct BenchEnvironment: Codable, Sendable, Equatable {
         }
     }
 
-    private static func executablePath() -> String? {
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
-        return Bundle.main.executablePath
-    }
-
     private static func kernel() -> String {
         var name = utsname()
         guard uname(&name) == 0 else { return "unknown" }
@@ -121,20 +100,5 @@ package struct BenchEnvironment: Codable, Sendable, Equatable {
             }
         }
         return "\(text(name.sysname)) \(text(name.release))"
-    }
-
-    /// Standard output of `git ARGUMENTS` run in `folder`, trimmed; nil when git is missing or fails.
-    private static func git(_ arguments: [String], in folder: String) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", folder] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

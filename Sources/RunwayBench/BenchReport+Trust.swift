@@ -120,9 +120,11 @@ extension BenchTrustReport {
         let threshold = BenchThreshold.formatted(baseline.thresholdPercent)
         var lines = [
             "",
-            "baseline: \(baseline.file) (commit \(baseline.commit), \(baseline.date)): \(baseline.compared) figures "
-                + "compared; a regression is a median worse by more than \(threshold)% with every run worse than "
-                + "every baseline run (spreads apart)",
+            "baseline: \(baseline.file) (runway \(baseline.version), commit \(baseline.commit), \(baseline.date), "
+                + "\(baseline.runs) runs); this run: runway \(self.version), commit \(self.commit), \(self.runs) runs",
+            "baseline: \(baseline.compared) figures compared; a regression is a median worse by more than "
+                + "\(threshold)% with every run worse than every baseline run (spreads apart); chance that a rerun of "
+                + "the same binary shows one: at most \(String(format: "%.1f", baseline.falseAlarmPercent))%",
         ]
         let width = max(20, baseline.figures.map(\.figure.count).max() ?? 0)
         // Right-aligned: the two spreads, the change, the verdict.

@@ -8,8 +8,7 @@ package struct BenchReport: Codable, Sendable {
     package var schemaVersion = BenchReport.currentSchemaVersion
     /// The `runway` that made the report (`RunwayVersion.string`, as `runway --version` prints it).
     package var version = RunwayVersion.string
-    /// The commit of the checkout the binary ran from, `-dirty` when tracked files differed, or `unknown`
-    /// (`BenchEnvironment.commit(nearExecutable:)`).
+    /// The commit the binary was built from (`BenchEnvironment.commit`).
     package var commit: String
     /// `debug` or `release`. A debug build's timings are not representative.
     package var buildType: String
@@ -44,12 +43,17 @@ package struct BenchReport: Codable, Sendable {
     /// The comparison with `--baseline FILE.json`: the figures worse than the baseline's by more than the threshold.
     package struct BaselineComparison: Codable, Sendable {
         package var file: String
-        /// The baseline's `commit` and `date`.
+        /// The baseline's `version`, `commit`, `date` and `runs`.
+        package var version: String
         package var commit: String
         package var date: String
+        package var runs: Int
         package var thresholdPercent: Double
         /// How many figures both reports had and were judged (`BenchFigure.isCompared`).
         package var compared: Int
+        /// At most this chance, in percent, that a rerun of the baseline's binary shows a regression by chance
+        /// (`BenchBaseline.falseAlarmPercent`).
+        package var falseAlarmPercent: Double
         /// Every judged figure, with both spreads.
         package var figures: [ComparedFigure]
         /// The figures whose verdict is `regressed`.

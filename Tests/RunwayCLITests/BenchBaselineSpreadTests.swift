@@ -34,16 +34,16 @@ extension BenchTrustTests {
         #expect(rerun.stdoutLines.last == "result: passed (no event early, lost or unexpected)", "\(rerun)")
     }
 
-    @Test func aBaselineOfFewerThanThreeRunsIsRefusedBeforeTheRun() throws {
+    @Test func aBaselineOfFewerThanFiveRunsIsRefusedBeforeTheRun() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         let workload = BenchCommandTests.tinyWorkload(seed: 17)
-        let single = try RunwayBinary.run(workload + ["--json"])
+        let single = try RunwayBinary.run(workload + ["--json", "--runs", "4"])
         try #require(single.status == 0, "\(single)")
         try single.stdoutData.write(to: file)
         let refused = try RunwayBinary.run(workload + ["--baseline", file.path])
         #expect(refused.status == 64, "\(refused)")
-        #expect(refused.stderr.contains("made with --runs 1; a comparison needs the spread of at least 3"))
+        #expect(refused.stderr.contains("made with --runs 4; a comparison needs the spread of at least 5"))
         #expect(refused.stdout.isEmpty, "refused before the run: \(refused)")
     }
 

@@ -35,7 +35,7 @@ extension BenchTrustTests {
         let report = BenchReport(
             plan: plan,
             runs: [BenchRun(runway: runway, nio: stalled)],
-            environment: BenchEnvironment.current()
+            environment: BenchEnvironment.current(commit: "unknown")
         )
         #expect(!report.passed)
         #expect(report.ratios == nil && report.ratiosWithheld != nil)
@@ -71,7 +71,7 @@ extension BenchTrustTests {
         let report = BenchReport(
             plan: plan,
             runs: [BenchRun(runway: runway, nio: stalled)],
-            environment: BenchEnvironment.current()
+            environment: BenchEnvironment.current(commit: "unknown")
         )
         #expect(!report.passed && report.ratios == nil)
         #expect(

@@ -110,8 +110,8 @@ enum BenchSchema {
         optional: ["events"]
     )
     static let baseline: Field = .object([
-        "file": .string, "commit": .string, "date": .string, "thresholdPercent": .number,
-        "compared": .integer,
+        "file": .string, "version": .string, "commit": .string, "date": .string, "runs": .integer,
+        "thresholdPercent": .number, "compared": .integer, "falseAlarmPercent": .number,
         "figures": .array(
             .object([
                 "figure": .string, "unit": .string, "baselineSpread": spread, "currentSpread": spread,

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayBuildInfo
 import RunwayCore
 import Testing
 
@@ -45,10 +46,8 @@ import Testing
         #expect(result.stderr == Self.debugBuildStandardError, "\(result)")
         #expect(result.stderr.contains("WARNING: this runway is a DEBUG build") == Self.isDebugBuild)
 
-        // The test runs from a git checkout, where the binary was built: the commit is a full hash.
-        let commit = try #require(report["commit"] as? String)
-        let hash = commit.hasSuffix("-dirty") ? String(commit.dropLast(6)) : commit
-        #expect(hash.count == 40 && hash.allSatisfy(\.isHexDigit), "commit \(commit)")
+        // The commit the build wrote in, as `runway --version` prints it.
+        #expect(report["commit"] as? String == RunwayBuildInfo.current.commit)
         let host = try #require(report["host"] as? [String: Any])
         #expect((host["cores"] as? Int ?? 0) >= 1)
         #expect((host["kernel"] as? String)?.hasPrefix("Linux ") == true, "\(host)")
@@ -95,7 +94,7 @@ import Testing
         )
         let runway = try await RunwayWorkload(plan: plan, progress: nil).run()
         let nio = try await NIOWorkload(plan: plan, progress: nil).run()
-        let environment = BenchEnvironment.current()
+        let environment = BenchEnvironment.current(commit: "unknown")
 
         let clean = BenchReport(plan: plan, runs: [BenchRun(runway: runway, nio: nio)], environment: environment)
         try #require(clean.passed, "the real run itself failed: \(clean.failures)")
@@ -142,7 +141,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let workload = Self.judgedWorkload(seed: 14) + ["--runs", "3"]
+        let workload = Self.judgedWorkload(seed: 14) + ["--runs", "5"]
         let first = try RunwayBinary.run(workload + ["--json"])
         try #require(first.status == 0, "\(first)")
         let same = folder.appendingPathComponent("same.json")
@@ -160,9 +159,11 @@ import Testing
             var figure = figure
             let value = figure["lowerIsBetter"] as? Bool == true ? 1.0 : 1e15
             for key in ["median", "min", "max"] { figure[key] = value }
-            figure["values"] = [value, value, value]
+            figure["values"] = [value, value, value, value, value]
             return figure
         }
+        // Made by another version: compared, with a warning naming both.
+        report["version"] = "0.1.0"
         let impossible = folder.appendingPathComponent("impossible.json")
         try JSONSerialization.data(withJSONObject: report).write(to: impossible)
         let regressed = try RunwayBinary.run(workload + ["--json", "--baseline", impossible.path])
@@ -183,6 +184,20 @@ import Testing
         #expect(table.status == 2, "\(table)")
         #expect(table.stdoutLines.contains { $0.hasPrefix("REGRESSED: runway.expirationWarnings.p50: ") }, "\(table)")
         #expect(table.stdoutLines.last?.hasPrefix("result: REGRESSED (") == true, "\(table)")
+        #expect(
+            table.stderr.contains(
+                "warning: --baseline \(impossible.path) was made by runway 0.1.0 (commit "
+                    + "\(RunwayBuildInfo.current.commit)) and this is runway \(RunwayVersion.string)"
+            ),
+            "\(table)"
+        )
+        #expect(
+            table.stdoutLines.contains {
+                $0.hasPrefix("baseline: \(impossible.path) (runway 0.1.0, commit \(RunwayBuildInfo.current.commit), ")
+                    && $0.contains("5 runs); this run: runway \(RunwayVersion.string), commit ")
+            },
+            "\(table)"
+        )
     }
 
     @Test func aBaselineOfAnotherWorkloadOrAnOlderRunwayIsRefusedBeforeTheRun() throws {
@@ -204,7 +219,10 @@ import Testing
     @Test(arguments: [
         (["--threshold", "10%"], "--threshold"), (["--baseline", "x.json", "--threshold", "0"], "--threshold"),
         (["--runs", "0"], "--runs"),
-        (["--baseline", "x.json", "--runs", "2"], "--baseline needs --runs of at least 3"),
+        (["--baseline", "x.json", "--runs", "4"], "--baseline needs --runs of at least 5"),
+        (["--baseline", "x.json", "--threshold", "-5"], "'--threshold <percent>': expected a percentage more than 0"),
+        (["--baseline", "x.json", "--threshold", "1001"], "expected a percentage more than 0 and at most 1000"),
+        (["--plot", "/nonexistent/x.svg"], "--plot /nonexistent/x.svg: the folder /nonexistent does not exist"),
     ])
     func refusesBadTrustOptions(arguments: [String], named: String) throws {
         let result = try RunwayBinary.run(["bench"] + arguments)

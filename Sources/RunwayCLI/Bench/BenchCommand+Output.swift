@@ -12,11 +12,13 @@ extension BenchCommand {
     ) throws -> BenchBaseline<Configuration>? {
         guard let path = self.baseline else { return nil }
         do {
-            return try BenchBaseline<Configuration>.load(
+            let baseline = try BenchBaseline<Configuration>.load(
                 path,
                 matching: configuration,
                 buildType: environment.buildType
             )
+            if let warning = baseline.versionWarning(current: environment.version) { printError(warning) }
+            return baseline
         } catch {
             ErrorOutput.report(code: "usage", message: error.message)
             throw ExitCode.validationFailure

@@ -1,13 +1,23 @@
 import ArgumentParser
 import Foundation
 import RunwayBench
+import RunwayBuildInfo
 @_spi(Processes) import RunwayCore
 
 extension BenchSuspension: ExpressibleByArgument {}
 extension BenchOverrunners: ExpressibleByArgument {}
 
-/// `--threshold`: `10%` or `10`.
-extension BenchThreshold: ExpressibleByArgument {}
+extension BenchThreshold {
+    /// `--threshold`'s value, or an error that ArgumentParser prints after the value and the option's name.
+    static func parse(_ argument: String) throws -> BenchThreshold {
+        guard let threshold = BenchThreshold(argument: argument) else { throw Invalid() }
+        return threshold
+    }
+
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String { "expected a percentage more than 0 and at most 1000, as 10% or 10" }
+    }
+}
 
 extension BenchCommand {
     /// `--processes`: the most child processes (`--apps`) and tasks per child (`--tasks-per-app`), and the defaults.
@@ -69,7 +79,7 @@ extension BenchCommand {
             suspension: self.suspension ?? .auto,
             overrunners: self.overrunners ?? .mixed
         )
-        let environment = BenchEnvironment.current()
+        let environment = BenchEnvironment.current(commit: RunwayBuildInfo.current.commit)
         if environment.isDebugBuild { printError(BenchEnvironment.debugWarning) }
         let baseline = try self.loadBaseline(matching: ProcessBenchReport.Configuration(plan), environment: environment)
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
@@ -90,6 +100,7 @@ extension BenchCommand {
         var report = ProcessBenchReport(plan: plan, runs: runs, environment: environment)
         report.baseline = baseline?.compare(
             report.figures,
+            runs: report.runs,
             thresholdPercent: (self.threshold ?? Self.defaultThreshold).percent
         )
         try self.printReport(report, table: report.table)

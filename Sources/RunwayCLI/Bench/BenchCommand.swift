@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RunwayBench
+import RunwayBuildInfo
 @_spi(Driver) @_spi(Processes) @_spi(Benchmarks) import RunwayCore
 @_spi(Benchmarks) import RunwayLoop
 @_spi(Processes) import RunwayProcesses
@@ -37,15 +38,20 @@ struct BenchCommand: AsyncParsableCommand {
             clock for the rest: deadlines are served about that much less late, for up to that much CPU per \
             wake-up. swift-nio has no equivalent; its half is unchanged.
 
-            Every report names the version, the commit (of the checkout the binary runs from, read with git at \
-            run time; `unknown` outside one), the build type, the host (cores, kernel, cgroup mode) and the date. \
+            Every report names the version, the commit (the one this runway was built from, as `runway \
+            --version` prints it; `unknown` for a build without git), the build type, the host (cores, kernel, \
+            cgroup mode) and the date. \
             A debug build prints a warning on standard error and in the report: its timings are not \
             representative (build with `swift build -c release`).
 
             --runs N repeats the whole workload N times and reports each figure's median, minimum and maximum \
             over the runs (the spread); the sections show the last run. --baseline FILE.json compares Runway's \
-            figures with a previous --json report of the same workload and build type, made with --runs 3 or \
-            more (it records every run); --runs is then 5 unless given (at least 3). A lateness quantile (p50, \
+            figures with a previous --json report of the same workload and build type, made with --runs 5 or \
+            more (it records every run; a regular file of at most 16 MiB); --runs is then 5 unless given (at \
+            least 5: two sets of 5 runs of the same binary lie wholly apart by chance 1 in 252 per figure, so a \
+            rerun of the same binary regresses by chance at most 4% over the 10 figures the default plan judges; \
+            the report prints this bound). A baseline made by another version of runway is compared, with a \
+            warning naming both. A lateness quantile (p50, \
             p90, p99), rate or bytes-per-task figure regresses only when its median is worse by more than \
             --threshold (default 10%) AND its spread lies wholly on the worse side of the baseline's (every run \
             worse than every baseline run); a worse median whose spreads overlap is noise, shown as \
@@ -152,11 +158,14 @@ struct BenchCommand: AsyncParsableCommand {
     )
     var baseline: String?
 
+    // Unconditional: `-5` is the option's value (refused with the range), not a missing value and an unknown option.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "With --baseline: how much worse a figure may be before it regresses (default 10%).",
+            "With --baseline: how much worse a figure may be before it regresses, more than 0 to 1000% (default 10%).",
             valueName: "percent"
-        )
+        ),
+        transform: BenchThreshold.parse
     )
     var threshold: BenchThreshold?
 
@@ -232,15 +241,19 @@ struct BenchCommand: AsyncParsableCommand {
         guard (1...100).contains(self.runCount) else { throw ValidationError("--runs must be 1 to 100") }
         if self.baseline != nil, self.runCount < BenchBaseline<BenchReport.Configuration>.minimumRuns {
             throw ValidationError(
-                "--baseline needs --runs of at least \(BenchBaseline<BenchReport.Configuration>.minimumRuns): a "
-                    + "comparison needs the spread of several runs on each side"
+                "--baseline needs --runs of at least \(BenchBaseline<BenchReport.Configuration>.minimumRuns): with "
+                    + "fewer, two sets of runs of the same binary lie wholly apart by chance too often (1 in 20 per "
+                    + "figure for 3 and 3)"
             )
         }
         if self.baseline == nil, self.threshold != nil {
             throw ValidationError("--threshold needs --baseline FILE.json")
         }
-        if let plot = self.plot, !plot.lowercased().hasSuffix(".svg") {
-            throw ValidationError("--plot writes SVG: the file name must end in .svg")
+        if let plot = self.plot {
+            guard plot.lowercased().hasSuffix(".svg") else {
+                throw ValidationError("--plot writes SVG: the file name must end in .svg")
+            }
+            if let problem = Self.plotDestinationProblem(plot) { throw ValidationError(problem) }
         }
     }
 
@@ -259,7 +272,7 @@ struct BenchCommand: AsyncParsableCommand {
                 wakeupSpinMicroseconds: self.wakeupSpin
             )
         )
-        let environment = BenchEnvironment.current()
+        let environment = BenchEnvironment.current(commit: RunwayBuildInfo.current.commit)
         if environment.isDebugBuild { printError(BenchEnvironment.debugWarning) }
         let baseline = try self.loadBaseline(
             matching: BenchReport.Configuration(plan.configuration),
@@ -275,6 +288,7 @@ struct BenchCommand: AsyncParsableCommand {
         var report = BenchReport(plan: plan, runs: runs, environment: environment)
         report.baseline = baseline?.compare(
             report.figures,
+            runs: report.runs,
             thresholdPercent: (self.threshold ?? Self.defaultThreshold).percent
         )
         try self.printReport(report, table: report.table)
