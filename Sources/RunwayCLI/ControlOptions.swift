@@ -78,9 +78,10 @@ struct ConnectionOptions: ParsableArguments {
         get throws { try self.choice.path }
     }
 
-    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens), 77 (permission denied) or 78
-    /// (bad configuration). When nothing listens, or the socket refuses this user, the error says where the path
-    /// came from (`ControlSocketChoice.origin`); when nothing listens, also how to name another socket.
+    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens), 75 (a daemon listens but
+    /// accepted no connection within the reply's timeout), 77 (permission denied) or 78 (bad configuration). When
+    /// nothing listens, it does not accept, or the socket refuses this user, the error says where the path came
+    /// from (`ControlSocketChoice.origin`); when nothing listens, also how to name another socket.
     ///
     /// - Parameter replyTimeoutSeconds: nil for a stream that may be silent for long (`events`).
     func connect(replyTimeoutSeconds: Int? = 30) throws -> ControlClient {
@@ -91,7 +92,7 @@ struct ConnectionOptions: ParsableArguments {
             var error = error
             switch error.kind {
             case .unreachable: error.message += ". The path is \(choice.origin). \(ControlSocketChoice.hint)"
-            case .permissionDenied: error.message += ". The path is \(choice.origin)"
+            case .permissionDenied, .noReply: error.message += ". The path is \(choice.origin)"
             default: break
             }
             throw clientFailure(error)

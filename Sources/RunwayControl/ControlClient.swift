@@ -21,17 +21,20 @@ package final class ControlClient {
     /// the default limits, so this admits 160 apps that all hold every task they may with the worst names
     /// (Docs/Decisions/0064-a-status-reply-is-one-line-bounded-by-the-limits.md).
     package static let maxReplyBytes = 256 << 20
+    /// How long connecting waits for a daemon whose queue of connections is full when the reply has no bound.
+    package static let connectTimeoutSecondsDefault = 30
 
     /// Connects to the daemon's socket.
     ///
-    /// - Throws: `ControlClientError`: `unreachable` when no daemon listens, `permissionDenied` when the socket is
-    ///   not ours or the process listening runs as another user (nothing was sent), `badPath` when the path cannot
-    ///   be a socket address.
+    /// - Throws: `ControlClientError`: `unreachable` when no daemon listens, `noReply` when one listens but did not
+    ///   accept in time, `permissionDenied` when the socket is not ours or the process listening runs as another
+    ///   user (nothing was sent), `badPath` when the path cannot be a socket address.
     ///
     /// - Parameters:
     ///   - path: The daemon's control socket.
-    ///   - replyTimeoutSeconds: How long `readLine` waits for data before it throws; nil waits for ever (the
-    ///     `events` stream). Default 30 s, so that a daemon that never answers cannot hang a command.
+    ///   - replyTimeoutSeconds: How long connecting waits for the daemon to accept, and `readLine` for data,
+    ///     before they throw `noReply`; nil lets `readLine` wait for ever (the `events` stream) and connecting
+    ///     `connectTimeoutSecondsDefault`. Default 30 s, so that a daemon that never answers cannot hang a command.
     package init(path: String, replyTimeoutSeconds: Int? = 30) throws(ControlClientError) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else {
@@ -52,15 +55,32 @@ package final class ControlClient {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
         }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        // A daemon whose listen backlog is full (busy, or stopped with SIGSTOP) makes a blocking connect wait until
+        // it accepts: for ever. A Unix socket's connect waits at most SO_SNDTIMEO, then fails with EAGAIN, so the
+        // wait gets the reply's bound (30 s when the reply has none). Sends after it wait as before, unbounded.
+        let connectTimeoutSeconds = replyTimeoutSeconds ?? Self.connectTimeoutSecondsDefault
+        var connectTimeout = timeval(tv_sec: connectTimeoutSeconds, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &connectTimeout, socklen_t(MemoryLayout<timeval>.size))
+        var status: Int32
+        repeat {
+            status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
-        }
+        } while status != 0 && errno == EINTR
+        var unbounded = timeval(tv_sec: 0, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &unbounded, socklen_t(MemoryLayout<timeval>.size))
         guard status == 0 else {
             let error = errno
             _ = close(fd)
             switch error {
+            case EAGAIN:
+                throw ControlClientError(
+                    .noReply,
+                    "the daemon on \(path) accepted no connection within \(connectTimeoutSeconds) s (its queue of "
+                        + "connections is full: it is busy or stopped)"
+                )
             case ENOENT, ECONNREFUSED:
                 throw ControlClientError(
                     .unreachable,
