@@ -12,7 +12,10 @@ import Glibc
 /// so that another user who took the path first can neither read its commands nor forge its replies.
 package final class ControlClient {
     private let fd: Int32
+    private let path: String
     private let replyTimeoutSeconds: Int?
+    /// Where `path` came from (a flag, a variable, a configuration file), named with the path when no reply came.
+    package var pathOrigin: String?
     private var buffered: [UInt8] = []
     /// How many bytes at the start of `buffered` are known to hold no newline.
     private var scanned = 0
@@ -82,15 +85,9 @@ package final class ControlClient {
                         + "connections is full: it is busy or stopped)"
                 )
             case ENOENT, ECONNREFUSED:
-                throw ControlClientError(
-                    .unreachable,
-                    "no daemon is listening on \(path) (start one with `runway run`)"
-                )
+                throw ControlClientError(.unreachable, Self.nothingListening(at: path))
             case EACCES, EPERM:
-                throw ControlClientError(
-                    .permissionDenied,
-                    "permission denied on \(path): the socket is mode 0600, for the daemon's user and root only"
-                )
+                throw ControlClientError(.permissionDenied, Self.permissionDenied(at: path))
             default:
                 throw ControlClientError(.unreachable, "cannot connect to \(path): \(String(cString: strerror(error)))")
             }
@@ -100,6 +97,7 @@ package final class ControlClient {
             throw refusal
         }
         self.fd = fd
+        self.path = path
     }
 
     /// Why the process at the other end of `fd` must not be talked to, or nil when it runs as this process's
@@ -187,7 +185,8 @@ package final class ControlClient {
                 if errno == EAGAIN || errno == EWOULDBLOCK {
                     throw ControlClientError(
                         .noReply,
-                        "no reply from the daemon within \(self.replyTimeoutSeconds ?? 0) s"
+                        "no reply from the daemon on \(self.path) within \(self.replyTimeoutSeconds ?? 0) s"
+                            + (self.pathOrigin.map { ". The path is \($0)" } ?? "")
                     )
                 }
                 if errno == ECONNRESET { return nil }

@@ -96,4 +96,26 @@ import Testing
         #expect(error?.message.contains(path) == true, "\(String(describing: error))")
         #expect(error?.message.contains("within 1 s") == true, "\(String(describing: error))")
     }
+
+    @Test func aReplyThatDoesNotComeFailsAfterTheTimeoutNamingThePathAndItsOrigin() throws {
+        let path = "/tmp/runway-silent-\(UUID().uuidString.prefix(8)).sock"
+        let listener = try Self.listener(at: path)
+        defer {
+            _ = close(listener)
+            unlink(path)
+        }
+        // The connection waits in the listener's queue: connected, never answered.
+        let client = try ControlClient(path: path, replyTimeoutSeconds: 1)
+        client.pathOrigin = "from RUNWAY_SOCKET"
+        do throws(ControlClientError) {
+            _ = try client.request(ControlRequest(command: "status"))
+            Issue.record("a reply came from a listener that accepts nothing")
+        } catch {
+            #expect(error.kind == .noReply, "\(error)")
+            #expect(
+                error.message == "no reply from the daemon on \(path) within 1 s. The path is from RUNWAY_SOCKET",
+                "\(error)"
+            )
+        }
+    }
 }
