@@ -6,7 +6,7 @@ import Testing
 /// DaemonSet's least privilege, its freezer variant, and the Containerfile its image is built from.
 @Suite(.serialized) struct KubernetesManifestTests {
     static let directory = RunwayBinary.repositoryRoot().appendingPathComponent("Deploy/kubernetes")
-    static let manifests = ["runway.yaml", "runway-freezer.yaml"]
+    static let manifests = ["runway.yaml", "runway-freezer.yaml", "runway-networkpolicy.yaml"]
     /// The capabilities the unprivileged DaemonSet adds (after dropping all), each with its reason in the manifest
     /// and in Docs/Deployment.md.
     static let capabilities: Set = ["SETUID", "SETGID", "KILL", "SYS_RESOURCE", "DAC_OVERRIDE"]
@@ -58,9 +58,32 @@ import Testing
         let arguments = prefix + ["--strict", "--kubernetes-version", version] + files
         let result = try DeploymentTests.shell(program, arguments)
         #expect(result.status == 0, "\(result.output)")
-        // One line per resource: a Namespace, a PriorityClass, a ConfigMap and two DaemonSets.
+        // One line per resource: a Namespace, a PriorityClass, a ConfigMap, two DaemonSets and a NetworkPolicy.
         let passed = result.output.split(separator: "\n").filter { $0.contains(" passed for resource ") }
-        #expect(passed.count == 5, "\(result.output)")
+        #expect(passed.count == 6, "\(result.output)")
+    }
+
+    @Test func theNetworkPolicyAdmitsOnlyTheMonitoringNamespaceOnTheMetricsPort() throws {
+        let policy = try #require(
+            try Self.documents("runway-networkpolicy.yaml").first { $0["kind"] as? String == "NetworkPolicy" }
+        )
+        let daemonSet = try Self.daemonSet("runway.yaml")
+        let podLabels = try #require(Self.at(daemonSet, "spec", "template", "metadata", "labels") as? [String: String])
+        let selected = try #require(Self.at(policy, "spec", "podSelector", "matchLabels") as? [String: String])
+        #expect(!selected.isEmpty && selected.allSatisfy { podLabels[$0.key] == $0.value }, "it selects the pods")
+        let namespaceOf = { (object: Any) in Self.at(object, "metadata", "namespace") as? String }
+        #expect(namespaceOf(policy) != nil && namespaceOf(policy) == namespaceOf(daemonSet))
+        #expect(Self.at(policy, "spec", "policyTypes") as? [String] == ["Ingress"])
+        let rules = try #require(Self.at(policy, "spec", "ingress") as? [[String: Any]])
+        #expect(rules.count == 1)
+        let sources = try #require(rules.first?["from"] as? [[String: Any]])
+        #expect(sources.count == 1 && sources.first?.keys.sorted() == ["namespaceSelector"], "\(sources)")
+        let namespace = Self.at(sources.first, "namespaceSelector", "matchLabels") as? [String: String]
+        #expect(namespace == ["kubernetes.io/metadata.name": "monitoring"])
+        let ports = try #require(rules.first?["ports"] as? [[String: Any]])
+        #expect(ports.count == 1 && ports.first?["port"] as? String == "metrics", "\(ports)")
+        let named = (Self.at(try Self.container(daemonSet), "ports") as? [[String: Any]])?.map { $0["name"] as? String }
+        #expect(named?.contains("metrics") == true, "the DaemonSet's container names its port metrics")
     }
 
     @Test func theDaemonSetRunsUnprivilegedWithExactlyTheCapabilitiesRunwayNeeds() throws {
