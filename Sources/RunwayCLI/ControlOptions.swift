@@ -53,8 +53,9 @@ struct ConnectionOptions: ParsableArguments {
     ///   variable that named the directory).
     var choice: ControlSocketChoice {
         get throws {
+            let choice: ControlSocketChoice
             do throws(ControlSocketChoice.BadConfig) {
-                return try ControlSocketChoice.choose(
+                choice = try ControlSocketChoice.choose(
                     socketFlag: self.socket,
                     configFlag: self.config,
                     environment: ProcessInfo.processInfo.environment
@@ -63,6 +64,17 @@ struct ConnectionOptions: ParsableArguments {
                 ErrorOutput.report(code: "badConfig", message: error.message)
                 throw ExitCode(ControlExit.badConfig)
             }
+            // A relative path would name a different socket in each working directory; ControlSocket must be
+            // absolute for the same reason.
+            if choice.source == .socketVariable, !choice.path.hasPrefix("/") {
+                ErrorOutput.report(
+                    code: "usage",
+                    message: "\(ControlSocketChoice.socketVariable)=\(choice.path) is not an absolute path: "
+                        + "the control socket's path must start with /, as ControlSocket's does"
+                )
+                throw ExitCode(ControlExit.usage)
+            }
+            return choice
         }
     }
 
@@ -78,21 +90,24 @@ struct ConnectionOptions: ParsableArguments {
         get throws { try self.choice.path }
     }
 
-    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens), 77 (permission denied) or 78
-    /// (bad configuration). When nothing listens, or the socket refuses this user, the error says where the path
-    /// came from (`ControlSocketChoice.origin`); when nothing listens, also how to name another socket.
+    /// Connects, or prints why not and exits 64 (bad path), 69 (nothing listens), 75 (a daemon listens but
+    /// accepted no connection within the reply's timeout), 77 (permission denied) or 78 (bad configuration). When
+    /// nothing listens, it does not accept, or the socket refuses this user, the error says where the path came
+    /// from (`ControlSocketChoice.origin`); when nothing listens, also how to name another socket.
     ///
     /// - Parameter replyTimeoutSeconds: nil for a stream that may be silent for long (`events`).
     func connect(replyTimeoutSeconds: Int? = 30) throws -> ControlClient {
         let choice = try self.choice
         do throws(ControlClientError) {
-            return try ControlClient(path: choice.path, replyTimeoutSeconds: replyTimeoutSeconds)
+            let client = try ControlClient(path: choice.path, replyTimeoutSeconds: replyTimeoutSeconds)
+            client.pathOrigin = choice.origin
+            return client
         } catch {
             var error = error
             switch error.kind {
             case .unreachable: error.message += ". The path is \(choice.origin). \(ControlSocketChoice.hint)"
-            case .permissionDenied: error.message += ". The path is \(choice.origin)"
-            default: break
+            case .permissionDenied, .noReply, .badPath: error.message += ". The path is \(choice.origin)"
+            case .closed, .badReply: break
             }
             throw clientFailure(error)
         }

@@ -24,9 +24,10 @@ struct RunwayCommand: AsyncParsableCommand {
 
             Exit codes: 0 success; 1 a check failed or the daemon refused the request (bad config, demo outcome, \
             bench, unknown app, illegal command, a launched program that could not be started); 64 bad usage \
-            (including a socket path too long to be an address); 69 nothing listens on the control socket (no \
-            daemon); 75 a daemon answered the connection but its reply failed (closed without replying, timed \
-            out, unreadable, or dropped a slow reader): try \
+            (including a socket path too long to be an address, and a relative RUNWAY_SOCKET); 69 nothing \
+            listens on the control socket (no daemon); 75 a daemon accepted no connection within 30 s, or \
+            answered the connection but its reply failed (closed without replying, timed out, unreadable, or \
+            dropped a slow reader): try \
             again; 77 permission denied on the control socket, or the process listening on it runs as neither this \
             user nor root (checked with SO_PEERCRED before anything is sent, whatever chose the path); 78 the \
             configuration a command read to find the socket (--config, RUNWAY_CONFIG, ./Config) is bad (the error \

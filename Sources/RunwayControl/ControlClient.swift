@@ -12,7 +12,10 @@ import Glibc
 /// so that another user who took the path first can neither read its commands nor forge its replies.
 package final class ControlClient {
     private let fd: Int32
+    private let path: String
     private let replyTimeoutSeconds: Int?
+    /// Where `path` came from (a flag, a variable, a configuration file), named with the path when no reply came.
+    package var pathOrigin: String?
     private var buffered: [UInt8] = []
     /// How many bytes at the start of `buffered` are known to hold no newline.
     private var scanned = 0
@@ -21,17 +24,20 @@ package final class ControlClient {
     /// the default limits, so this admits 160 apps that all hold every task they may with the worst names
     /// (Docs/Decisions/0064-a-status-reply-is-one-line-bounded-by-the-limits.md).
     package static let maxReplyBytes = 256 << 20
+    /// How long connecting waits for a daemon whose queue of connections is full when the reply has no bound.
+    package static let connectTimeoutSecondsDefault = 30
 
     /// Connects to the daemon's socket.
     ///
-    /// - Throws: `ControlClientError`: `unreachable` when no daemon listens, `permissionDenied` when the socket is
-    ///   not ours or the process listening runs as another user (nothing was sent), `badPath` when the path cannot
-    ///   be a socket address.
+    /// - Throws: `ControlClientError`: `unreachable` when no daemon listens, `noReply` when one listens but did not
+    ///   accept in time, `permissionDenied` when the socket is not ours or the process listening runs as another
+    ///   user (nothing was sent), `badPath` when the path cannot be a socket address.
     ///
     /// - Parameters:
     ///   - path: The daemon's control socket.
-    ///   - replyTimeoutSeconds: How long `readLine` waits for data before it throws; nil waits for ever (the
-    ///     `events` stream). Default 30 s, so that a daemon that never answers cannot hang a command.
+    ///   - replyTimeoutSeconds: How long connecting waits for the daemon to accept, and `readLine` for data,
+    ///     before they throw `noReply`; nil lets `readLine` wait for ever (the `events` stream) and connecting
+    ///     `connectTimeoutSecondsDefault`. Default 30 s, so that a daemon that never answers cannot hang a command.
     package init(path: String, replyTimeoutSeconds: Int? = 30) throws(ControlClientError) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else {
@@ -52,25 +58,36 @@ package final class ControlClient {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
         }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        // A daemon whose listen backlog is full (busy, or stopped with SIGSTOP) makes a blocking connect wait until
+        // it accepts: for ever. A Unix socket's connect waits at most SO_SNDTIMEO, then fails with EAGAIN, so the
+        // wait gets the reply's bound (30 s when the reply has none). Sends after it wait as before, unbounded.
+        let connectTimeoutSeconds = replyTimeoutSeconds ?? Self.connectTimeoutSecondsDefault
+        var connectTimeout = timeval(tv_sec: connectTimeoutSeconds, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &connectTimeout, socklen_t(MemoryLayout<timeval>.size))
+        var status: Int32
+        repeat {
+            status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
-        }
+        } while status != 0 && errno == EINTR
+        var unbounded = timeval(tv_sec: 0, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &unbounded, socklen_t(MemoryLayout<timeval>.size))
         guard status == 0 else {
             let error = errno
             _ = close(fd)
             switch error {
+            case EAGAIN:
+                throw ControlClientError(
+                    .noReply,
+                    "the daemon on \(path) accepted no connection within \(connectTimeoutSeconds) s (its queue of "
+                        + "connections is full: it is busy or stopped)"
+                )
             case ENOENT, ECONNREFUSED:
-                throw ControlClientError(
-                    .unreachable,
-                    "no daemon is listening on \(path) (start one with `runway run`)"
-                )
+                throw ControlClientError(.unreachable, Self.nothingListening(at: path))
             case EACCES, EPERM:
-                throw ControlClientError(
-                    .permissionDenied,
-                    "permission denied on \(path): the socket is mode 0600, for the daemon's user and root only"
-                )
+                throw ControlClientError(.permissionDenied, Self.permissionDenied(at: path))
             default:
                 throw ControlClientError(.unreachable, "cannot connect to \(path): \(String(cString: strerror(error)))")
             }
@@ -80,6 +97,7 @@ package final class ControlClient {
             throw refusal
         }
         self.fd = fd
+        self.path = path
     }
 
     /// Why the process at the other end of `fd` must not be talked to, or nil when it runs as this process's
@@ -167,7 +185,8 @@ package final class ControlClient {
                 if errno == EAGAIN || errno == EWOULDBLOCK {
                     throw ControlClientError(
                         .noReply,
-                        "no reply from the daemon within \(self.replyTimeoutSeconds ?? 0) s"
+                        "no reply from the daemon on \(self.path) within \(self.replyTimeoutSeconds ?? 0) s"
+                            + (self.pathOrigin.map { ". The path is \($0)" } ?? "")
                     )
                 }
                 if errno == ECONNRESET { return nil }

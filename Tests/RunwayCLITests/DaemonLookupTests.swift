@@ -46,7 +46,8 @@ import Testing
         #expect(variable.status == 69, "\(variable)")
         #expect(
             variable.stderr.hasPrefix(
-                "error: no daemon is listening on \(missing) (start one with `runway run`). The path is from "
+                "error: no daemon is listening on \(missing): nothing is there (start one with `runway run`). The "
+                    + "path is from "
                     + "RUNWAY_SOCKET. \(hint)"
             ),
             "\(variable)"

@@ -32,6 +32,27 @@ import Testing
         }
     }
 
+    @Test func theBlocksReachTheScratchDaemonWhateverRunwaySocketOrRunwayConfigTheCallerHas() throws {
+        let daemon = try DocScratchDaemon()
+        defer { daemon.close() }
+        // A developer's shell that points the CLI at a daemon of its own (here none: the paths do not exist).
+        var caller = ProcessInfo.processInfo.environment
+        caller["RUNWAY_SOCKET"] = "/nonexistent/runway-developer.sock"
+        caller["RUNWAY_CONFIG"] = "/nonexistent/runway-developer-config"
+        let markdown = """
+            ```sh
+            runway status >/dev/null
+            ```
+            ```sh
+            test -z "${RUNWAY_SOCKET-}${RUNWAY_CONFIG-}"
+            ```
+            """
+        let blocks = DocCommandBlocks.parse(markdown, file: "T.md")
+        try #require(blocks.count == 2)
+        #expect(try daemon.run(blocks[0], environment: caller) == nil, "the commands reach the scratch daemon")
+        #expect(try daemon.run(blocks[1], environment: caller) == nil, "the blocks see neither variable")
+    }
+
     @Test func aBlockFailsTheCheckWhenItExitsNonZeroOrIsNeitherRunNorMarked() throws {
         let markdown = """
             <!-- illustrative: needs systemd -->

@@ -29,7 +29,13 @@ import Testing
             port: port,
             "POST /readyz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         )
-        #expect(answer.status == 405 && answer.headers.contains("Allow: GET"), "\(answer)")
+        #expect(answer.status == 405 && answer.headers.contains("Allow: GET, HEAD"), "\(answer)")
+        // HEAD is answered as GET without the body (RFC 9110): the same status and Content-Length.
+        for (path, length) in [("/readyz", 6), ("/healthz", 3)] {
+            answer = try httpExchange(port: port, "HEAD \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(answer.status == 200 && answer.body.isEmpty, "\(path)\n\(answer)")
+            #expect(answer.headers.contains("Content-Length: \(length)"), "\(path)\n\(answer)")
+        }
 
         // Probes are not scrapes: twenty of each between two scrapes leave the counter at 1, then 2.
         #expect(sample(try httpGet(port: port).body, "runway_metrics_scrapes_total") == 1)

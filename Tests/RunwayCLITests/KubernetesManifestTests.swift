@@ -6,7 +6,7 @@ import Testing
 /// DaemonSet's least privilege, its freezer variant, and the Containerfile its image is built from.
 @Suite(.serialized) struct KubernetesManifestTests {
     static let directory = RunwayBinary.repositoryRoot().appendingPathComponent("Deploy/kubernetes")
-    static let manifests = ["runway.yaml", "runway-freezer.yaml"]
+    static let manifests = ["runway.yaml", "runway-freezer.yaml", "runway-networkpolicy.yaml"]
     /// The capabilities the unprivileged DaemonSet adds (after dropping all), each with its reason in the manifest
     /// and in Docs/Deployment.md.
     static let capabilities: Set = ["SETUID", "SETGID", "KILL", "SYS_RESOURCE", "DAC_OVERRIDE"]
@@ -58,9 +58,32 @@ import Testing
         let arguments = prefix + ["--strict", "--kubernetes-version", version] + files
         let result = try DeploymentTests.shell(program, arguments)
         #expect(result.status == 0, "\(result.output)")
-        // One line per resource: a Namespace, a PriorityClass, a ConfigMap and two DaemonSets.
+        // One line per resource: a Namespace, a PriorityClass, a ConfigMap, two DaemonSets and a NetworkPolicy.
         let passed = result.output.split(separator: "\n").filter { $0.contains(" passed for resource ") }
-        #expect(passed.count == 5, "\(result.output)")
+        #expect(passed.count == 6, "\(result.output)")
+    }
+
+    @Test func theNetworkPolicyAdmitsOnlyTheMonitoringNamespaceOnTheMetricsPort() throws {
+        let policy = try #require(
+            try Self.documents("runway-networkpolicy.yaml").first { $0["kind"] as? String == "NetworkPolicy" }
+        )
+        let daemonSet = try Self.daemonSet("runway.yaml")
+        let podLabels = try #require(Self.at(daemonSet, "spec", "template", "metadata", "labels") as? [String: String])
+        let selected = try #require(Self.at(policy, "spec", "podSelector", "matchLabels") as? [String: String])
+        #expect(!selected.isEmpty && selected.allSatisfy { podLabels[$0.key] == $0.value }, "it selects the pods")
+        let namespaceOf = { (object: Any) in Self.at(object, "metadata", "namespace") as? String }
+        #expect(namespaceOf(policy) != nil && namespaceOf(policy) == namespaceOf(daemonSet))
+        #expect(Self.at(policy, "spec", "policyTypes") as? [String] == ["Ingress"])
+        let rules = try #require(Self.at(policy, "spec", "ingress") as? [[String: Any]])
+        #expect(rules.count == 1)
+        let sources = try #require(rules.first?["from"] as? [[String: Any]])
+        #expect(sources.count == 1 && sources.first?.keys.sorted() == ["namespaceSelector"], "\(sources)")
+        let namespace = Self.at(sources.first, "namespaceSelector", "matchLabels") as? [String: String]
+        #expect(namespace == ["kubernetes.io/metadata.name": "monitoring"])
+        let ports = try #require(rules.first?["ports"] as? [[String: Any]])
+        #expect(ports.count == 1 && ports.first?["port"] as? String == "metrics", "\(ports)")
+        let named = (Self.at(try Self.container(daemonSet), "ports") as? [[String: Any]])?.map { $0["name"] as? String }
+        #expect(named?.contains("metrics") == true, "the DaemonSet's container names its port metrics")
     }
 
     @Test func theDaemonSetRunsUnprivilegedWithExactlyTheCapabilitiesRunwayNeeds() throws {
@@ -135,7 +158,24 @@ import Testing
         #expect(try encode(plain) == encode(freezer), "the freezer variant has drifted from runway.yaml")
     }
 
-    @Test func theContainerfileCopiesPathsThatExistAndRunsTheDaemonSetsCommand() throws {
+    /// The paths git tracks in the repository, relative to its root.
+    static func trackedPaths() throws -> [String] {
+        let listed = try DeploymentTests.shell("git", ["ls-files", "-z"])
+        try #require(listed.status == 0, "git ls-files in the repository\n\(listed.output)")
+        return listed.output.split(separator: "\0").map(String.init)
+    }
+
+    /// Whether a .dockerignore pattern leaves out `path`: the pattern matches it or one of its parent directories.
+    static func ignores(_ pattern: String, _ path: String) -> Bool {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += prefix.isEmpty ? String(component) : "/" + component
+            if fnmatch(pattern, prefix, FNM_PATHNAME) == 0 { return true }
+        }
+        return false
+    }
+
+    @Test func theContainerfileCopiesTrackedPathsWithGitAndRunsTheDaemonSetsCommand() throws {
         let root = RunwayBinary.repositoryRoot()
         let text = try String(contentsOf: Self.directory.appendingPathComponent("Containerfile"), encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
@@ -145,21 +185,39 @@ import Testing
         #expect(images.first?.hasSuffix("-bookworm") == true && images.last?.hasSuffix("-bookworm-slim") == true)
         #expect(text.contains("libuv1-dev") && text.contains("install -y --no-install-recommends libuv1 "))
 
-        // Every source of a COPY from the build context exists, and every directory Package.swift puts a target in
-        // is copied.
+        // Every source of a COPY from the build context is tracked by git (a fresh clone has it; an ignored file
+        // such as Package.resolved does not), and what is copied holds every directory Package.swift puts a
+        // target or plugin in, the commit script, and .git.
+        let tracked = try Self.trackedPaths()
+        #expect(tracked.contains("Scripts/build-commit.sh") && tracked.contains("Package.swift"))
         var copied: [String] = []
         for line in lines where line.hasPrefix("COPY ") && !line.contains("--from=") {
             let words = line.split(separator: " ").dropFirst().map(String.init)
             for source in words.dropLast() {
-                #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(source).path), "\(source)")
+                let inGit = source == "." || tracked.contains { $0 == source || $0.hasPrefix(source + "/") }
+                #expect(inGit, "\(source) is copied but not tracked by git")
                 copied.append(source)
             }
         }
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let paths = manifest.matches(of: #/path: "([^"\\]+)"/#).map { String($0.1) }
         #expect(!paths.isEmpty)
-        for path in paths + ["Sources", "Tests", "Package.resolved"] {
-            #expect(copied.contains { path == $0 || path.hasPrefix($0 + "/") }, "\(path) is not copied")
+        let needed = paths + ["Package.swift", "Sources", "Tests", "Plugins", "Scripts/build-commit.sh", ".git"]
+        for path in needed {
+            #expect(copied.contains { $0 == "." || path == $0 || path.hasPrefix($0 + "/") }, "\(path) is not copied")
+        }
+
+        // .dockerignore keeps the build directories out and leaves out no tracked file (git would call the
+        // image's commit dirty) and not .git.
+        let ignore = try String(contentsOf: root.appendingPathComponent(".dockerignore"), encoding: .utf8)
+        let patterns = ignore.split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        for path in [".build", ".build-example", ".swiftpm", "Package.resolved"] {
+            #expect(patterns.contains { Self.ignores($0, path) }, ".dockerignore leaves \(path) in the context")
+        }
+        for path in tracked + [".git", ".git/HEAD"] {
+            for pattern in patterns where Self.ignores(pattern, path) {
+                Issue.record(".dockerignore's \(pattern) leaves out \(path), which the build needs")
+            }
         }
 
         // The entrypoint and its arguments are the DaemonSet's command and args.

@@ -139,7 +139,10 @@ import Testing
             "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         )
         #expect(answer.status == 405, "\(answer)")
-        #expect(answer.headers.contains("Allow: GET"), "\(answer)")
+        #expect(answer.headers.contains("Allow: GET, HEAD"), "\(answer)")
+        answer = try httpExchange(port: port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(answer.status == 200 && answer.body.isEmpty, "HEAD is GET without the body\n\(answer)")
+        #expect(answer.headers.contains("Content-Type: text/plain; version=0.0.4"), "\(answer)")
         answer = try httpExchange(port: port, "this is not HTTP\r\n\r\n")
         #expect(answer.status == 400, "NIO's decoder rejects it\n\(answer)")
 

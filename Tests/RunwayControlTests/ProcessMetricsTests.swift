@@ -54,6 +54,24 @@ import Glibc
         #expect(ProcessMetrics.parseTableSize("Name:\trunway\nFDSize:\t256\nGroups:\n") == 256)
     }
 
+    @Test func openPathDescriptorsCountAsOpen() throws {
+        // `poll` answers POLLNVAL for an O_PATH descriptor as for an empty slot.
+        var opened: [Int32] = []
+        // O_PATH, Linux's value (Glibc's module shows it only under _GNU_SOURCE), as LogDirectory opens with.
+        let openPath: Int32 = 0o10_000_000
+        for _ in 0..<40 { opened.append(open("/", openPath | O_CLOEXEC)) }
+        defer { for fd in opened { close(fd) } }
+        try #require(opened.allSatisfy { $0 >= 0 })
+        let status = try #require(try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))
+        let tableSize = try #require(ProcessMetrics.parseTableSize(status))
+        let agree = Self.atSomeQuietMoment {
+            let counted = ProcessMetrics.openDescriptorCount(tableSize: tableSize, limit: 1 << 20)
+            let listed = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count).map { $0 - 1 }
+            return counted != nil && counted == listed
+        }
+        #expect(agree, "the count equals /proc/self/fd's listing with 40 O_PATH descriptors open")
+    }
+
     /// True once `condition` holds, tried up to 50 times (other tests' descriptors come and go in this process).
     static func atSomeQuietMoment(_ condition: () -> Bool) -> Bool {
         (0..<50).contains { _ in condition() }

@@ -3,7 +3,8 @@ import NIOHTTP1
 
 /// Answers the requests NIO's HTTP/1 decoder hands it: `GET /metrics` (a query string is ignored) with the
 /// exposition text, `GET /healthz` and `GET /readyz` with the daemon's probes (`DaemonProbes`; no metrics are
-/// rendered for them), 404 for any other path, 405 (`Allow: GET`) for another method on those paths. A probe's
+/// rendered for them), 404 for any other path, 405 (`Allow: GET, HEAD`) for another method on those paths. `HEAD`
+/// is answered as `GET` without the body (RFC 9110, 9.3.2: the same status and headers). A probe's
 /// answer waits for the scheduler's loop (at most `DaemonProbes.loopAnswerTimeout`) without blocking this thread;
 /// a request that arrives behind it on the same connection is not answered, and the connection is closed after
 /// the probe's answer. It also
@@ -124,13 +125,14 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         // A client that lets responses pile up unread is closed after this one (the write buffer's high mark).
         let keepAlive = head.isKeepAlive && context.channel.isWritable
+        let bodyless = head.method == .HEAD
         guard path == "/metrics" || path == "/healthz" || path == "/readyz" else {
             let body = Array("not found: GET /metrics, /healthz and /readyz are served here\n".utf8)
-            self.respond(context, .notFound, body, version: head.version, keepAlive: keepAlive)
+            self.respond(context, .notFound, body, version: head.version, keepAlive: keepAlive, bodyless: bodyless)
             return
         }
-        guard head.method == .GET else {
-            let body = Array("method not allowed: \(path) answers GET only\n".utf8)
+        guard head.method == .GET || bodyless else {
+            let body = Array("method not allowed: \(path) answers GET and HEAD only\n".utf8)
             self.respond(context, .methodNotAllowed, body, version: head.version, keepAlive: keepAlive, allow: true)
             return
         }
@@ -144,7 +146,8 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             self.render(),
             version: head.version,
             keepAlive: keepAlive,
-            contentType: Self.contentType
+            contentType: Self.contentType,
+            bodyless: bodyless
         )
     }
 
@@ -160,7 +163,15 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
                 }
             if let refusal {
                 let body = Array(refusal.utf8)
-                self.respond(context, .serviceUnavailable, body, version: head.version, keepAlive: keepAlive)
+                let bodyless = head.method == .HEAD
+                self.respond(
+                    context,
+                    .serviceUnavailable,
+                    body,
+                    version: head.version,
+                    keepAlive: keepAlive,
+                    bodyless: bodyless
+                )
                 return
             }
         }
@@ -209,7 +220,8 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             case .stopped: (.serviceUnavailable, "the event loop has stopped\n")
             }
         let keepAlive = head.isKeepAlive && context.channel.isWritable && !self.closeAfterProbe
-        self.respond(context, status, Array(text.utf8), version: head.version, keepAlive: keepAlive)
+        let bodyless = head.method == .HEAD
+        self.respond(context, status, Array(text.utf8), version: head.version, keepAlive: keepAlive, bodyless: bodyless)
         if serial != nil, !self.closing { self.armDeadline(context) }
     }
 
@@ -220,18 +232,22 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         version: HTTPVersion,
         keepAlive: Bool,
         allow: Bool = false,
-        contentType: String = "text/plain; charset=utf-8"
+        contentType: String = "text/plain; charset=utf-8",
+        bodyless: Bool = false
     ) {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(body.count))
-        if allow { headers.add(name: "Allow", value: "GET") }
+        if allow { headers.add(name: "Allow", value: "GET, HEAD") }
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))))
             .whenFailure { _ in }
-        var buffer = context.channel.allocator.buffer(capacity: body.count)
-        buffer.writeBytes(body)
-        context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer)))).whenFailure { _ in }
+        // A HEAD answer has the GET's headers, Content-Length included, and no body.
+        if !bodyless {
+            var buffer = context.channel.allocator.buffer(capacity: body.count)
+            buffer.writeBytes(body)
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(buffer)))).whenFailure { _ in }
+        }
         let written = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
         let channel = context.channel
         written.whenComplete { [table = self.table] _ in table.setAnswering(channel, false) }

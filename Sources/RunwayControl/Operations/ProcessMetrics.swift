@@ -86,8 +86,10 @@ struct ProcessMetrics: Equatable {
     /// size is `FDSize` of `/proc/self/status`), counting those not answered `POLLNVAL`. Listing `/proc/self/fd`,
     /// as other exporters do, makes the kernel build a directory entry per descriptor: 25 to 110 ms for 20,000
     /// descriptors (a daemon of some 6,000 running process apps), against 0.6 to 1.9 ms for this poll (Decision
-    /// 274). With a zero timeout, `poll` registers no wait and changes nothing. Slots at or above the soft
-    /// `RLIMIT_NOFILE` are not looked at (`poll` takes no more).
+    /// 274). With a zero timeout, `poll` registers no wait and changes nothing. `poll` also answers `POLLNVAL` for
+    /// an `O_PATH` descriptor (one per app with a `StandardOutPath`: its log directory), so each slot answered
+    /// `POLLNVAL` is asked `fcntl(F_GETFD)`, which an open `O_PATH` descriptor answers and an empty slot fails with
+    /// EBADF. Slots at or above the soft `RLIMIT_NOFILE` are not looked at (`poll` takes no more).
     static func openDescriptorCount(tableSize: Int, limit: Int) -> Int? {
         let slots = min(tableSize, limit)
         guard slots > 0 else { return nil }
@@ -98,7 +100,7 @@ struct ProcessMetrics: Equatable {
             answered = table.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
         } while answered < 0 && errno == EINTR
         guard answered >= 0 else { return nil }
-        return table.count(where: { $0.revents & Int16(POLLNVAL) == 0 })
+        return table.count(where: { $0.revents & Int16(POLLNVAL) == 0 || fcntl($0.fd, F_GETFD) != -1 })
     }
 
     /// `FDSize` of `/proc/self/status`: the slots of this process's descriptor table.

@@ -41,6 +41,9 @@ final class DocScratchDaemon {
         self.process.executableURL = URL(fileURLWithPath: binary)
         self.process.arguments = ["run", "--config", "Config", "--state-directory", self.directory + "/state"]
         self.process.currentDirectoryURL = URL(fileURLWithPath: self.directory)
+        var environment = ProcessInfo.processInfo.environment
+        for name in Self.lookupVariables { environment[name] = nil }
+        self.process.environment = environment
         self.process.standardInput = FileHandle.nullDevice
         self.process.standardOutput = handle
         self.process.standardError = handle
@@ -56,10 +59,27 @@ final class DocScratchDaemon {
         (try? String(contentsOfFile: self.directory + "/daemon-output.txt", encoding: .utf8)) ?? ""
     }
 
-    /// Runs `block` with `bash -e -o pipefail` in the scratch directory, bounded by `timeout`.
+    /// The variables through which the CLI finds a daemon other than the one its flags or the working directory's
+    /// `Config/` name: the caller's would send the documents' commands to the caller's daemon.
+    static let lookupVariables = ["RUNWAY_SOCKET", "RUNWAY_CONFIG"]
+
+    /// `environment` without `lookupVariables`, and with the scratch `bin/` first on `PATH`.
+    func environment(from environment: [String: String]) -> [String: String] {
+        var environment = environment
+        for name in Self.lookupVariables { environment[name] = nil }
+        environment["PATH"] = self.directory + "/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
+        return environment
+    }
+
+    /// Runs `block` with `bash -e -o pipefail` in the scratch directory, bounded by `timeout`, in `environment`
+    /// (by default the test's) less the variables that would point the CLI at another daemon.
     ///
     /// - Returns: Nil when it exited 0, else what failed with its output.
-    func run(_ block: DocCommandBlock, timeout: Duration = .seconds(30)) throws -> String? {
+    func run(
+        _ block: DocCommandBlock,
+        timeout: Duration = .seconds(30),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> String? {
         let outputPath = self.directory + "/block-\(block.line).txt"
         try Data().write(to: URL(fileURLWithPath: outputPath))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
@@ -67,9 +87,7 @@ final class DocScratchDaemon {
         shell.executableURL = URL(fileURLWithPath: "/bin/bash")
         shell.arguments = ["-e", "-o", "pipefail", "-c", block.text]
         shell.currentDirectoryURL = URL(fileURLWithPath: self.directory)
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = self.directory + "/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
-        shell.environment = environment
+        shell.environment = self.environment(from: environment)
         shell.standardInput = FileHandle.nullDevice
         shell.standardOutput = handle
         shell.standardError = handle
