@@ -166,7 +166,7 @@ prometheus-check: deps
 # `make example-check` (a few minutes on a new clone, most of it the function host's first build) first, so that the
 # test runner's summary is the last thing printed. Serial: the real-loop tests run delegate calls on the shared
 # cooperative pool, and CPU-heavy property tests in parallel could delay them past their (short) budgets. The whole
-# suite takes about 3 minutes of real time (about 850 tests, most of it real daemons and children).
+# suite takes about 4 minutes of real time (about 930 tests, most of it real daemons and children).
 test: deps lint snippet-check refs-check c-check arch-check example-check prometheus-check
 	@if ! command -v tmux >/dev/null 2>&1; then echo "note: tmux is not installed; the terminal tests of runway status will be skipped (.ci/run installs it)"; fi
 	$(SWIFT) build --build-tests
