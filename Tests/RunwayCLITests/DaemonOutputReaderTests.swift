@@ -8,35 +8,58 @@ import Testing
 @Suite(.serialized) struct DaemonOutputReaderTests {
     static let alpha = "com.example.alpha"
 
-    /// A configuration with one embedded app and its control socket; `runway run` on it with both standard streams
-    /// on `output`, waiting for the socket.
-    static func start(
-        _ config: TemporaryConfig,
-        socket: String,
-        output: FileHandle,
-        _ arguments: [String]
-    ) throws -> Process {
-        try config.write(
-            "Runway.plist",
-            plistXML(
-                "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real>"
-                    + "<key>ControlSocket</key><string>\(socket)</string>"
-            )
-        )
-        try config.writeApp("alpha.plist", identifier: Self.alpha)
-        let process = Process()
-        process.executableURL = try RunwayBinary.executable()
-        process.arguments =
-            ["run", "--config", config.path, "--state-directory", config.path + "/state"] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        try waitUntil("the control socket \(socket)") {
-            guard process.isRunning else { throw HarnessError(description: "the daemon exited early") }
-            return (try? ControlClient(path: socket)) != nil
+    /// `runway run` on a fresh configuration with one embedded app, both standard streams on the write end of
+    /// `pipe` (which this process closes once the daemon holds it), after its control socket answers.
+    struct Running {
+        let config: TemporaryConfig
+        let socket: String
+        let pipe: Pipe
+        let daemon: Process
+
+        /// Kills the daemon if it still runs and removes its configuration.
+        func remove() {
+            if self.daemon.isRunning { kill(self.daemon.processIdentifier, SIGKILL) }
+            self.config.remove()
         }
-        return process
+    }
+
+    /// Starts `runway run` with `arguments`; `pipeBytes` sets the pipe's capacity first (F_SETPIPE_SZ).
+    static func running(_ arguments: [String], pipeBytes: Int32? = nil) throws -> Running {
+        let config = try TemporaryConfig()
+        let socket = "/tmp/runway-out-\(UUID().uuidString.prefix(8)).sock"
+        let pipe = Pipe()
+        if let pipeBytes {
+            let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ
+            _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, setPipeSize, pipeBytes)
+        }
+        let process = Process()
+        let running = Running(config: config, socket: socket, pipe: pipe, daemon: process)
+        do {
+            try config.write(
+                "Runway.plist",
+                plistXML(
+                    "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real>"
+                        + "<key>ControlSocket</key><string>\(socket)</string>"
+                )
+            )
+            try config.writeApp("alpha.plist", identifier: Self.alpha)
+            process.executableURL = try RunwayBinary.executable()
+            process.arguments =
+                ["run", "--config", config.path, "--state-directory", config.path + "/state"] + arguments
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = pipe.fileHandleForWriting
+            process.standardError = pipe.fileHandleForWriting
+            try process.run()
+            try waitUntil("the control socket \(socket)") {
+                guard process.isRunning else { throw HarnessError(description: "the daemon exited early") }
+                return (try? ControlClient(path: socket)) != nil
+            }
+            try pipe.fileHandleForWriting.close()
+        } catch {
+            running.remove()
+            throw error
+        }
+        return running
     }
 
     /// Sends `command` about alpha; the daemon must answer.
@@ -53,22 +76,11 @@ import Testing
     }
 
     @Test func aStandardOutputAndErrorWhoseReaderWentAwayDoNotStopTheDaemon() throws {
-        let config = try TemporaryConfig()
-        let socket = "/tmp/runway-out-\(UUID().uuidString.prefix(8)).sock"
-        let pipe = Pipe()
-        let daemon = try Self.start(
-            config,
-            socket: socket,
-            output: pipe.fileHandleForWriting,
-            ["--log-format", "json", "--log-level", "info", "--timeline", "always"]
-        )
-        defer {
-            if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
-            config.remove()
-        }
-        try pipe.fileHandleForWriting.close()
+        let running = try Self.running(["--log-format", "json", "--log-level", "info", "--timeline", "always"])
+        defer { running.remove() }
+        let (socket, daemon) = (running.socket, running.daemon)
         // The reader goes away: every later line of the timeline and the JSON log meets EPIPE.
-        try pipe.fileHandleForReading.close()
+        try running.pipe.fileHandleForReading.close()
         for command in ["launch", "enterBackground", "enterForeground", "enterBackground", "enterForeground"] {
             try Self.request(socket, command)
         }
@@ -80,23 +92,13 @@ import Testing
     }
 
     @Test func aStandardOutputThatIsNotReadDoesNotBlockTheLoop() throws {
-        let config = try TemporaryConfig()
-        let socket = "/tmp/runway-out-\(UUID().uuidString.prefix(8)).sock"
-        let pipe = Pipe()
         // The smallest pipe the kernel allows (one page): it is full after a few dozen timeline lines.
-        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ
-        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, setPipeSize, 4096)
-        let daemon = try Self.start(
-            config,
-            socket: socket,
-            output: pipe.fileHandleForWriting,
-            ["--log-format", "text", "--log-level", "info", "--timeline", "always"]
+        let running = try Self.running(
+            ["--log-format", "text", "--log-level", "info", "--timeline", "always"],
+            pipeBytes: 4096
         )
-        defer {
-            if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
-            config.remove()
-        }
-        try pipe.fileHandleForWriting.close()
+        defer { running.remove() }
+        let (socket, daemon, pipe) = (running.socket, running.daemon, running.pipe)
         // Nobody reads the pipe: the daemon still answers every request (each writes timeline and log lines) and
         // acts on SIGTERM.
         let start = ContinuousClock.now
@@ -122,22 +124,13 @@ import Testing
     }
 
     @Test func linesAReaderMissedAreCountedInTheMetricAndInOneLineWhenItReadsAgain() throws {
-        let config = try TemporaryConfig()
-        let socket = "/tmp/runway-out-\(UUID().uuidString.prefix(8)).sock"
-        let pipe = Pipe()
-        let daemon = try Self.start(
-            config,
-            socket: socket,
-            output: pipe.fileHandleForWriting,
+        let running = try Self.running(
             ["--log-level", "info", "--timeline", "always", "--metrics-address", "127.0.0.1:0"]
         )
-        defer {
-            if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
-            config.remove()
-        }
-        try pipe.fileHandleForWriting.close()
+        defer { running.remove() }
+        let (socket, daemon) = (running.socket, running.daemon)
         // The start lines name the metrics port; then the test stops reading.
-        let reader = pipe.fileHandleForReading
+        let reader = running.pipe.fileHandleForReading
         var start = ""
         try waitUntil("the metrics line\n\(start)") {
             start += String(decoding: reader.availableData, as: UTF8.self)

@@ -31,6 +31,18 @@ struct RefusedSignalDaemonTests {
         )
     }
 
+    /// A daemon with `mechanism` and the app launched; the caller closes the daemon and kills the app's group.
+    static func launched(mechanism: String) throws -> (daemon: DaemonProcess, pid: Int32) {
+        let daemon = try Self.daemon(mechanism: mechanism)
+        do {
+            #expect(try daemon.cli("launch", Self.app).status == 0)
+            return (daemon, try #require(try daemon.status(Self.app).pid))
+        } catch {
+            daemon.close()
+            throw error
+        }
+    }
+
     /// The state letter of /proc/PID/stat, or nil when the process is gone.
     static func state(_ pid: Int32) -> Character? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -41,12 +53,12 @@ struct RefusedSignalDaemonTests {
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv"))
     func P1_refusedStopIsLoggedCountedAndLeavesTheSuspensionUnconfirmed() throws {
-        let daemon = try Self.daemon(mechanism: "signal")
-        defer { daemon.close() }
+        let (daemon, pid) = try Self.launched(mechanism: "signal")
+        defer {
+            kill(-pid, SIGKILL)
+            daemon.close()
+        }
         let port = try metricsPort(daemon)
-        #expect(try daemon.cli("launch", Self.app).status == 0)
-        let pid = try #require(try daemon.status(Self.app).pid)
-        defer { kill(-pid, SIGKILL) }
         let home = try daemon.cli("home", Self.app)
         #expect(home.status == 0)
         #expect(home.stdout.contains("suspended (unconfirmed: the kernel refused the signal"), "\(home)")
@@ -71,12 +83,12 @@ struct RefusedSignalDaemonTests {
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv"))
     func P2_refusedKillWithoutACgroupIsLoggedAndLeavesTheAppTerminating() throws {
-        let daemon = try Self.daemon(mechanism: "signal")
-        defer { daemon.close() }
+        let (daemon, pid) = try Self.launched(mechanism: "signal")
+        defer {
+            kill(-pid, SIGKILL)
+            daemon.close()
+        }
         let port = try metricsPort(daemon)
-        #expect(try daemon.cli("launch", Self.app).status == 0)
-        let pid = try #require(try daemon.status(Self.app).pid)
-        defer { kill(-pid, SIGKILL) }
         #expect(try daemon.cli("terminate", Self.app).status == 0)
         // SIGTERM is refused, then SIGKILL at the end of TerminationGrace (1 s).
         try waitUntil("the refused kill in the log\n\(daemon.output)") { daemon.output.contains("cannot kill the app") }
@@ -100,11 +112,11 @@ struct RefusedSignalDaemonTests {
     /// P4 is bounded: the stop does not wait for an app no wait would end; it says that it leaves it running.
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv"))
     func P4_daemonStopDoesNotWaitForAnAppItCannotKill() throws {
-        let daemon = try Self.daemon(mechanism: "signal")
-        defer { daemon.close() }
-        #expect(try daemon.cli("launch", Self.app).status == 0)
-        let pid = try #require(try daemon.status(Self.app).pid)
-        defer { kill(-pid, SIGKILL) }
+        let (daemon, pid) = try Self.launched(mechanism: "signal")
+        defer {
+            kill(-pid, SIGKILL)
+            daemon.close()
+        }
         #expect(try daemon.stop() == 0, "\(daemon.output)")
         #expect(daemon.output.contains("cannot kill the app"), "\(daemon.output)")
         #expect(daemon.output.contains("stopping with apps the daemon could not kill"), "\(daemon.output)")
@@ -113,11 +125,11 @@ struct RefusedSignalDaemonTests {
 
     @Test(.enabled(if: canSwitchUser && ContainedDaemonTests.cgroupDirectory != nil, "needs root and cgroup v2"))
     func P2_refusedSignalsStillEndAFreezerAppThroughCgroupKill() throws {
-        let daemon = try Self.daemon(mechanism: "freezer")
-        defer { daemon.close() }
-        #expect(try daemon.cli("launch", Self.app).status == 0)
-        let pid = try #require(try daemon.status(Self.app).pid)
-        defer { kill(-pid, SIGKILL) }
+        let (daemon, pid) = try Self.launched(mechanism: "freezer")
+        defer {
+            kill(-pid, SIGKILL)
+            daemon.close()
+        }
         #expect(try daemon.cli("terminate", Self.app).status == 0)
         try waitUntil("the app to be notRunning\n\(daemon.output)") {
             try daemon.status(Self.app).state == "notRunning"

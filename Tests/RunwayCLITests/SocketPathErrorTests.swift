@@ -12,24 +12,6 @@ import Testing
         return directory
     }
 
-    /// A Unix socket bound at `path`, not listening: enough for `connect`'s permission checks.
-    static func boundSocket(at path: String) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(bound == 0, "bind \(path): errno \(errno)")
-    }
-
     @Test func aRelativeOrOverLongRunwaySocketIsAUsageErrorNamingTheVariable() throws {
         let relative = try DaemonLookupTests.run(["status"], ["RUNWAY_SOCKET": "runway.sock"])
         #expect(relative.status == 64, "\(relative)")
@@ -46,7 +28,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory + "/dir.sock", withIntermediateDirectories: false)
         #expect(mkfifo(directory + "/fifo.sock", 0o600) == 0)
-        try Self.boundSocket(at: directory + "/stale.sock")
+        try leaveStaleSocket(at: directory + "/stale.sock")
         let cases = [
             ("dir.sock", "it is a directory, not a socket"),
             ("fifo.sock", "it is a FIFO, not a socket"),
@@ -67,8 +49,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory + "/closed", withIntermediateDirectories: false)
         #expect(chmod(directory + "/closed", 0o700) == 0 && chmod(directory, 0o755) == 0)
-        try Self.boundSocket(at: directory + "/closed/runway.sock")
-        try Self.boundSocket(at: directory + "/runway.sock")
+        try leaveStaleSocket(at: directory + "/closed/runway.sock")
+        try leaveStaleSocket(at: directory + "/runway.sock")
         #expect(chmod(directory + "/runway.sock", 0o600) == 0)
         let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         func run(_ path: String) throws -> RunResult {

@@ -246,7 +246,7 @@ struct SocketTrustTests {
         // A stale socket (bound, nobody listening) is still replaced: the daemon starts on it.
         let stale = "/tmp/runway-stale-\(UUID().uuidString.prefix(8)).sock"
         defer { _ = unlink(stale) }
-        try Self.leaveStaleSocket(at: stale)
+        try leaveStaleSocket(at: stale)
         let daemon = try BackgroundCommand(
             try RunwayBinary.executable(),
             ["run", "--config", config.path, "--socket", stale]
@@ -265,23 +265,5 @@ struct SocketTrustTests {
         try config.writeApp("com.example.alpha.plist", identifier: "com.example.alpha")
         for path in [config.path, config.path + "/Apps"] { chmod(path, 0o755) }
         return config
-    }
-
-    /// Binds a Unix socket at `path` and closes it without listening or unlinking: what a crashed daemon leaves.
-    static func leaveStaleSocket(at path: String) throws {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
     }
 }

@@ -46,18 +46,6 @@ import Testing
         return Answer(status: status, body: body)
     }
 
-    /// Polls `condition` every 10 ms for up to 20 s (generous, never a measurement).
-    static func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
-
     /// The listener of this process on a real scheduler: `/readyz` follows the phase the daemon sets, and both
     /// probes fail while the loop does not turn.
     @Test func theProbesFailWhileTheLoopIsStuckAndRecoverWhenItTurns() async throws {
@@ -88,7 +76,7 @@ import Testing
         #expect(answer.body == "the event loop did not answer within 2 s\n", "\(answer)")
         #expect(try Self.httpGet(port: port, "/readyz").status == 503)
         release.signal()
-        try Self.waitUntil("/healthz 200 once the loop turns") {
+        try waitUntil("/healthz 200 once the loop turns") {
             try Self.httpGet(port: port, "/healthz").status == 200
         }
         #expect(try Self.httpGet(port: port, "/readyz").status == 200)

@@ -27,18 +27,6 @@ import Testing
         return nil
     }
 
-    /// Polls `condition` every 10 ms for up to 20 s (generous, never a measurement).
-    static func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
-
     /// `promtool check metrics` (Debian's prometheus package) on `text`: required in CI, skipped with a note
     /// elsewhere when it is not installed.
     static func promtoolCheck(_ text: String) throws {
@@ -105,7 +93,7 @@ import Testing
         metrics.attach(scheduler)
         let app: AppID = "com.example.app1"
         try scheduler.perform(.launch, on: app)
-        try Self.waitUntil("app1 active") { scheduler.status().first { $0.app == app }?.state == .active }
+        try waitUntil("app1 active") { scheduler.status().first { $0.app == app }?.state == .active }
         try scheduler.register(AppDescriptor(id: "com.example.late"), delegate: StandInApp())
 
         let text = String(decoding: metrics.render(), as: UTF8.self)
@@ -127,7 +115,7 @@ import Testing
         let metrics = DaemonMetrics(perApp: .all)
         metrics.attach(scheduler)
         try scheduler.perform(.launch, on: "com.example.app7")
-        try Self.waitUntil("app7 active") {
+        try waitUntil("app7 active") {
             scheduler.status().first { $0.app == "com.example.app7" }?.state == .active
         }
         let before = metrics.factory.lookups.count

@@ -14,16 +14,7 @@ final class MuteListener: @unchecked Sendable {
     init(path: String) throws {
         self.path = path
         self.fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (offset, byte) in path.utf8.enumerated() { raw[offset] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(self.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = bindUnixSocket(self.fd, to: path)
         guard bound == 0, listen(self.fd, 8) == 0 else {
             throw HarnessError(description: "cannot listen on \(path): errno \(errno)")
         }

@@ -67,8 +67,7 @@ struct FrozenExitTests {
         // An operator (root) freezes the app's cgroup; Runway never asked for a suspension. SIGTERM then ends the
         // frozen sleep (a fatal signal reaches a frozen task), leaving the cgroup empty: nothing is killed through
         // cgroup.kill, so the cgroup is not re-created for the next run.
-        #expect(SystemFiles.write("1", to: "\(path)/cgroup.freeze") == 0)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("frozen 1") })
+        #expect(await ProcessTestSupport.freezeFromOutside(path))
 
         try scheduler.perform(.terminate, on: app)
         #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)

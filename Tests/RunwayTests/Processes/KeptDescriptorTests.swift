@@ -92,8 +92,7 @@ struct KeptDescriptorTests {
         #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
         #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
         // Someone with write access to the idle cgroup freezes it.
-        #expect(SystemFiles.write("1", to: "\(path)/cgroup.freeze") == 0)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("frozen 1") })
+        #expect(await ProcessTestSupport.freezeFromOutside(path))
         // Without the thaw, the launch below never returns: the loop waits for an exec that a frozen child never makes.
         try scheduler.perform(.launch, on: app)
         let pid = try #require(scheduler.processes()[app]?.pid)

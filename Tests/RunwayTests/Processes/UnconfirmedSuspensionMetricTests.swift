@@ -40,8 +40,7 @@ struct UnconfirmedSuspensionMetricTests {
         try #require(mkdir(cgroup, 0o755) == 0 || errno == EEXIST)
         defer { _ = rmdir(cgroup) }
         #expect(SystemFiles.write("\(pid)", to: "\(cgroup)/cgroup.procs") == 0)
-        #expect(SystemFiles.write("1", to: "\(cgroup)/cgroup.freeze") == 0)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(cgroup).contains("frozen 1") })
+        #expect(await ProcessTestSupport.freezeFromOutside(cgroup))
 
         // A plain process with no task is suspended on entering the background (B5): SIGSTOP, not shown.
         try scheduler.perform(.home, on: app)

@@ -107,6 +107,13 @@ enum ProcessTestSupport {
     }
 
     static func cgroupEvents(_ path: String) -> String { SystemFiles.read("\(path)/cgroup.events") ?? "" }
+
+    /// Freezes the cgroup v2 directory `path` as an operator would (`cgroup.freeze`), not through Runway; true once
+    /// the kernel shows it frozen (`frozen 1`), false when the write fails or that is not seen within 10 s.
+    static func freezeFromOutside(_ path: String) async -> Bool {
+        guard SystemFiles.write("1", to: "\(path)/cgroup.freeze") == 0 else { return false }
+        return await eventually { Self.cgroupEvents(path).contains("frozen 1") }
+    }
 }
 
 /// A swift-log handler that keeps every message and its metadata, for asserting what a child printed.
