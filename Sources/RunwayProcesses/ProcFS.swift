@@ -7,7 +7,7 @@ import Musl
 #endif
 
 /// What `/proc` tells about a process (Linux `proc(5)`).
-enum ProcFS {
+package enum ProcFS {
     /// Fields of `/proc/PID/stat` that Runway uses.
     struct Stat: Hashable {
         /// The one-letter state: `R`, `S`, `D`, `T` (stopped by a signal), `t`, `Z`, ...
@@ -28,11 +28,17 @@ enum ProcFS {
         var isExiting: Bool { self.flags & 0x4 != 0 }
     }
 
-    /// Parses a `/proc/PID/stat` line. The command name is in parentheses and may itself contain spaces and
-    /// parentheses, so fields are counted from the last `)`.
-    static func parseStat(_ line: String) -> Stat? {
+    /// The fields of a `/proc/PID/stat` line after the command name, field N (proc(5), from 1) at index N - 3: the
+    /// command name is in parentheses and may itself contain spaces and parentheses, so fields are counted from
+    /// the last `)`. Nil when the line has no `)`.
+    package static func statFields(_ line: String) -> [Substring]? {
         guard let close = line.lastIndex(of: ")") else { return nil }
-        let fields = line[line.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        return line[line.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+    }
+
+    /// Parses a `/proc/PID/stat` line (`statFields`).
+    static func parseStat(_ line: String) -> Stat? {
+        guard let fields = Self.statFields(line) else { return nil }
         // Field 3 (the state) is fields[0], so field 22 (the start time) is fields[19].
         guard fields.count >= 20, let state = fields[0].first, let parent = Int32(fields[1]),
             let group = Int32(fields[2]), let session = Int32(fields[3]), let start = UInt64(fields[19]),

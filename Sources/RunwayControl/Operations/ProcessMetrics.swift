@@ -25,18 +25,16 @@ struct ProcessMetrics: Equatable {
     /// The values of `/proc/self/stat` (`stat`) given the boot time (`btime` of `/proc/stat`, seconds since the
     /// epoch), clock ticks per second and the page size. Nil when the line is not a stat line.
     ///
-    /// - Note: the command name (field 2) may hold spaces and parentheses: the fields are counted after its last
-    ///   `)`. Fields 14 and 15 (utime, stime) and 22 (starttime) are in clock ticks; 23 (vsize) in bytes; 24 (rss)
-    ///   in pages (proc(5)).
+    /// - Note: the fields are `ProcFS.statFields`, counted after the command name. Fields 14 and 15 (utime,
+    ///   stime) and 22 (starttime) are in clock ticks; 23 (vsize) in bytes; 24 (rss) in pages (proc(5)).
     static func parse(
         stat: String,
         bootTimeSeconds: Double,
         ticksPerSecond: Double,
         pageBytes: UInt64
     ) -> (cpuSeconds: Double, residentBytes: UInt64, virtualBytes: UInt64, startTimeSeconds: Double)? {
-        guard let close = stat.lastIndex(of: ")"), ticksPerSecond > 0 else { return nil }
-        // After the name: field 3 (state) is at index 0, so field N is at N - 3.
-        let fields = stat[stat.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        guard let fields = ProcFS.statFields(stat), ticksPerSecond > 0 else { return nil }
+        // Field N is at index N - 3.
         guard fields.count >= 22, let user = UInt64(fields[11]), let system = UInt64(fields[12]),
             let start = UInt64(fields[19]), let virtual = UInt64(fields[20]), let resident = Int64(fields[21])
         else { return nil }
