@@ -26,7 +26,8 @@
 //       Sources/CRunwayProcess/{spawn,spawn_child,spawn_limits,spawn_slots,spawn_vm,process}.c
 //       $(pkg-config --cflags --libs libuv)         (one command)
 //   /tmp/lifecycle [children=200] [signal|signal-rules|freezer] [rounds=3] [libuv|runway|posix_spawn]
-// Prints one JSON object per round with each phase's wall time in milliseconds, in ProcessLifecycle's shape.
+// Prints one JSON object per round with each phase's wall time in milliseconds, and this process's CPU time in each
+// (`spawn_cpu` and so on, from getrusage), in ProcessLifecycle's shape.
 // The freezer needs a writable cgroup v2 hierarchy (root, or a delegated subtree): the cgroup2 mount is read from
 // /proc/self/mountinfo and this process's own cgroup from /proc/self/cgroup (the "0::" line).
 #define _GNU_SOURCE
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +61,14 @@ static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+// This process's CPU time (user and system; not its children's), in milliseconds.
+static double cpu_ms(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
+           (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
 }
 
 static void fail(const char *what, const char *detail) {
@@ -167,9 +177,9 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
         .exit_cb = on_exit_cb, .file = args[0], .args = args, .stdio_count = 3, .stdio = stdio};
     memset(children, 0, sizeof(child_t) * (size_t)count);
     exited = 0;
-    double phases[4];
+    double phases[4], cpu[4];
 
-    double start = now_ms();
+    double start = now_ms(), cpu_start = cpu_ms();
     for (int i = 0; i < count; i++) {
         child_t *child = &children[i];
         if (use_freezer) {
@@ -212,10 +222,12 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
         }
     }
     phases[0] = now_ms() - start;
+    cpu[0] = cpu_ms() - cpu_start;
 
     for (int phase = 1; phase <= 2; phase++) {
         int suspend = phase == 1;
         start = now_ms();
+        cpu_start = cpu_ms();
         for (int i = 0; i < count; i++) {
             children[i].confirmed = 0;
             if (use_freezer) {
@@ -241,9 +253,11 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
             }
         }
         phases[phase] = now_ms() - start;
+        cpu[phase] = cpu_ms() - cpu_start;
     }
 
     start = now_ms();
+    cpu_start = cpu_ms();
     for (int i = 0; i < count; i++) {
         if (use_rules) {
             rules_before_signal(&children[i], -1);
@@ -257,6 +271,7 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     while (exited < count) uv_run(loop, UV_RUN_ONCE);
     uv_run(loop, UV_RUN_NOWAIT);  // the close callbacks
     phases[3] = now_ms() - start;
+    cpu[3] = cpu_ms() - cpu_start;
     if (use_freezer) {
         for (int i = 0; i < count; i++) rmdir(children[i].cgroup);
     }
@@ -264,9 +279,10 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     double total = phases[0] + phases[1] + phases[2] + phases[3];
     printf(
         "{\"tool\": \"c-%s-%s\", \"apps\": %d, \"round\": %d, \"spawn\": %.2f, \"suspend\": %.2f, "
-        "\"resume\": %.2f, \"terminate\": %.2f, \"total\": %.2f}\n",
+        "\"resume\": %.2f, \"terminate\": %.2f, \"total\": %.2f, \"spawn_cpu\": %.2f, \"suspend_cpu\": %.2f, "
+        "\"resume_cpu\": %.2f, \"terminate_cpu\": %.2f}\n",
         spawn_mechanism_name(mechanism), use_freezer ? "freezer" : use_rules ? "signal-rules" : "signal", count, round,
-        phases[0], phases[1], phases[2], phases[3], total);
+        phases[0], phases[1], phases[2], phases[3], total, cpu[0], cpu[1], cpu[2], cpu[3]);
     fflush(stdout);
     return total;
 }

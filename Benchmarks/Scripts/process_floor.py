@@ -115,8 +115,14 @@ def measure(children, rounds, supervisord, timeout, tools):
     return results
 
 
+CPU_PHASES = [phase + "_cpu" for phase in PHASES[:4]]
+
+
 def medians(results):
-    return {tool: {phase: statistics.median(row[phase] for row in rows) for phase in PHASES}
+    """{tool: {phase: median}}: wall milliseconds per phase, and the supervising process's CPU milliseconds per
+    phase (`spawn_cpu` ...) for the tools that report them (ProcessLifecycle and the C probe)."""
+    return {tool: {phase: statistics.median(row[phase] for row in rows)
+                   for phase in PHASES + CPU_PHASES if all(phase in row for row in rows)}
             for tool, rows in results.items()}
 
 
@@ -127,6 +133,13 @@ def print_table(children, rounds, table, results):
         totals = [r["total"] for r in results[tool]]
         print("%-20s" % tool + "".join("%11.1f" % row[phase] for phase in PHASES)
               + "   %5.0f-%-6.0f %5d" % (min(totals), max(totals), len(totals)))
+    measured = [tool for tool, row in table.items() if all(phase in row for phase in CPU_PHASES)]
+    if measured:
+        print("supervising process's CPU (user and system, not the children's), median microseconds per child")
+        print("%-20s" % "tool" + "".join("%11s" % phase for phase in PHASES))
+        for tool in measured:
+            cells = [table[tool][phase] * 1000 / children for phase in CPU_PHASES]
+            print("%-20s" % tool + "".join("%11.1f" % cell for cell in cells + [sum(cells)]))
 
 
 def ratio(table, numerator, denominator, phase="total"):

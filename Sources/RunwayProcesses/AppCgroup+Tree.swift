@@ -19,17 +19,9 @@ extension AppCgroup {
 
     /// Sets `cgroup.max.descendants` and `cgroup.max.depth`. Returns 0 or the errno of the first failed write.
     func limitDescendants() -> Int32 {
-        let descendants = self.writeByPath("\(Self.descendantLimit)", "cgroup.max.descendants")
-        let depth = self.writeByPath("\(Self.depthLimit)", "cgroup.max.depth")
+        let descendants = self.write("\(Self.descendantLimit)", "cgroup.max.descendants")
+        let depth = self.write("\(Self.depthLimit)", "cgroup.max.depth")
         return descendants != 0 ? descendants : depth
-    }
-
-    /// `nr_descendants` in `cgroup.stat`: how many live cgroups are below this one (one read, where listing the
-    /// directory takes a stat per file); nil when it cannot be read.
-    var descendantCount: Int? {
-        guard let text = SystemFiles.read("\(self.path)/cgroup.stat") else { return nil }
-        let line = text.split(separator: "\n").first { $0.hasPrefix("nr_descendants ") }
-        return line.flatMap { Int($0.dropFirst("nr_descendants ".count)) }
     }
 
     /// The cgroups below this one, deepest first (each before its parent).
@@ -62,10 +54,6 @@ extension AppCgroup {
             status = errno
         }
         return status
-    }
-
-    private func writeByPath(_ text: String, _ name: String) -> Int32 {
-        SystemFiles.write(text, to: "\(self.path)/\(name)")
     }
 
     /// Subdirectories of `path`, recursively, deepest first; at most `walkDepthLimit` levels.

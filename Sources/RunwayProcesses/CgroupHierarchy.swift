@@ -142,7 +142,9 @@ struct AppCgroup: Hashable {
     {
         let safe = String(name.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
         let path = "\(parent)/\(safe)"
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        // Through the open parent when there is one: no walk of the whole cgroupfs path.
+        let made = base?.path == parent ? mkdirat(base!.descriptor, safe, 0o755) : mkdir(path, 0o755)
+        if made != 0 && errno != EEXIST {
             let code = errno
             return .failure(CgroupUnavailable(reason: "cannot create \(path): \(SystemFiles.describe(code))"))
         }
@@ -159,6 +161,20 @@ struct AppCgroup: Hashable {
         return (base.descriptor, "\(self.leaf)/\(name)")
     }
 
+    /// Whether a cgroup exists below this one: kernfs gives a directory a link count of 2 plus its
+    /// subdirectories, so one `fstatat` relative to the base directory answers, where `cgroup.stat`'s
+    /// `nr_descendants` costs an open, a read and a close. Nil when the directory cannot be read.
+    var hasDescendants: Bool? {
+        var info = stat()
+        let (directory, path) = self.base.map { ($0.descriptor, self.leaf) } ?? (AT_FDCWD, self.path)
+        if fstatat(directory, path, &info, AT_SYMLINK_NOFOLLOW) != 0
+            && (self.base == nil || errno != ENOENT || fstatat(AT_FDCWD, self.path, &info, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+            return nil
+        }
+        return info.st_nlink > 2
+    }
+
     /// Opens one of the cgroup's files with `flags` (close-on-exec added): relative to the base directory, or by
     /// path when there is none or the base cannot reach it (ENOENT). Returns the descriptor or -1.
     func openFile(_ name: String, _ flags: Int32) -> Int32 {
@@ -169,8 +185,8 @@ struct AppCgroup: Hashable {
     }
 
     /// An ENOENT through the base directory is retried by path: the directory may have been removed and made
-    /// again since it was opened (the spawn opens the cgroup by its path).
-    private func write(_ text: String, _ name: String) -> Int32 {
+    /// again since it was opened.
+    func write(_ text: String, _ name: String) -> Int32 {
         let file = self.file(name)
         let status = SystemFiles.write(text, to: file.path, relativeTo: file.directory)
         guard status == ENOENT, self.base != nil else { return status }

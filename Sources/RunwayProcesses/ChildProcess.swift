@@ -137,7 +137,7 @@ final class ChildProcess {
         arguments: [String],
         environment: [String],
         workingDirectory: String?,
-        cgroup: String?,
+        cgroup: AppCgroup?,
         joinsCgroupByWrite: Bool = false,
         speaksProtocol: Bool,
         limits: ResourceLimitRequest? = nil,
@@ -154,12 +154,12 @@ final class ChildProcess {
         defer { outputs.closeChildEnds() }
         var cgroupDirectory: Int32 = -1
         if let cgroup {
-            cgroupDirectory = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            cgroupDirectory = cgroup.openFile(".", O_RDONLY | O_DIRECTORY)
             guard cgroupDirectory >= 0 else {
                 let status = -errno
                 outputs.closeParentEnds()
                 if pair[0] >= 0 { close(pair[0]) }
-                throw ProcessStartError(call: "open \(cgroup)", status: status)
+                throw ProcessStartError(call: "open \(cgroup.path)", status: status)
             }
         }
         defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }

@@ -37,6 +37,9 @@ struct ProcessScanCounts: Hashable, Sendable {
     /// Apps the housekeeping tick looked at for a drain or a pending confirmation (`tickFired`): those waiting for
     /// one only, not every app.
     var tickAppLooks = 0
+    /// Apps whose processes outside the main process's group were looked for on the turn after their SIGTERM
+    /// (`terminateTheRest`): none for an app whose main process exited first.
+    var terminationRestLooks = 0
     /// The most children spawned in one loop turn (`spawnCounted`): a burst of launches is sliced so that this
     /// stays at most `RunwayScheduler.commandSliceLimit`, whatever the burst.
     var spawnsInOneTurnMost = 0

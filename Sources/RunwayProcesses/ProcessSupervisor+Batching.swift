@@ -17,6 +17,9 @@ struct SupervisorBatchState {
     /// Apps launched whose main process's identity (`/proc/PID/stat`'s start time) is not read yet, each with the
     /// child it is for: read on the next loop turn or before the state file is written.
     var pendingIdentities: [AppID: ChildProcess] = [:]
+    /// Apps sent SIGTERM in this loop turn whose other processes get theirs on the next (`terminateTheRest`): the
+    /// child that was running, and the processes already tracked then (which were signalled with the group).
+    var pendingTerminations: [AppID: (child: ChildProcess, signalled: Set<ProcessIdentity>)] = [:]
     /// The `oom_score_adj` each app's current child has, as far as this process made it: inherited from this
     /// process at the launch, then the last value written.
     var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]

@@ -81,7 +81,7 @@ extension ProcessSupervisor {
                     arguments: spec.arguments,
                     environment: environment,
                     workingDirectory: spec.workingDirectory.map(locator.resolvePath),
-                    cgroup: freezerCgroup?.path,
+                    cgroup: freezerCgroup,
                     joinsCgroupByWrite: freezerCgroup.map { !KilledCgroups.prepareForClone($0.path) } ?? false,
                     speaksProtocol: spec.speaksProtocol,
                     limits: Self.limitRequest(spec.limits, joining: cgroupV1Leaves),

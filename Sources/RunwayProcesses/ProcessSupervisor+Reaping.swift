@@ -12,19 +12,18 @@ import Musl
 /// once re-parented (Runway is a child subreaper), or forgotten after `options.orphanReapTimeout`. Loop
 /// thread only.
 extension ProcessSupervisor {
-    /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4): its cgroup's, or its process group and
-    /// every other process tracked for it. A refused SIGTERM is logged and counted; the core's `.kill` follows at
-    /// the end of `TerminationGrace` as for an app that ignores SIGTERM.
+    /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4), in two steps. Now, to the main process's group
+    /// (every process of an app that does not leave it) and to the processes already tracked outside it; on the next
+    /// loop turn, to the rest: what a scan of the app finds outside the group (signal mode), or the other processes of
+    /// its cgroup (freezer). The second step is skipped when the main process has exited by then, the usual answer to
+    /// SIGTERM: its exit kills whatever it left (`child(_:exited:)`), so an app that ends at once costs no read of its
+    /// tree or cgroup (`+Terminating`). A refused SIGTERM is logged and counted; the core's `.kill` follows at the end
+    /// of `TerminationGrace` as for an app that ignores SIGTERM.
     package func terminate(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
-        if managed.choice?.mechanism == .freezer, let pids = managed.cgroup?.processes, !pids.isEmpty {
-            for pid in pids {
-                let status = runway_kill(pid, SIGTERM)
-                if Self.isRefusal(status) { self.signalRefused(app, pid: pid, signal: SIGTERM, status: status) }
-            }
-        } else {
-            self.signalEveryProcess(app, SIGTERM)
-        }
+        self.signalEveryProcess(app, SIGTERM, rescanning: false)
+        self.batch.pendingTerminations[app] = (child, managed.tracked)
+        self.startTicking(soon: true)
     }
 
     /// `.kill`: SIGKILL to every process of the app, frozen or stopped ones included, without thawing (P2).
@@ -89,7 +88,7 @@ extension ProcessSupervisor {
             }
             // The cgroups the app made below its own (an app of the daemon's user can): emptied by the kill
             // above (it reaches every descendant); one whose processes are still dying goes at the daemon's stop.
-            if cgroup.descendantCount != 0 { cgroup.removeDescendants() }
+            if cgroup.hasDescendants != false { cgroup.removeDescendants() }
             // The next run must not start frozen (no write when it is not frozen).
             let frozen = mayBeFrozen || flags?.frozen != false || !remaining.isEmpty
             if frozen && cgroup.setFrozen(false, keeping: managed.cgroupFiles) != 0 {

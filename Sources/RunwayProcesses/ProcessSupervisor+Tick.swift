@@ -51,6 +51,7 @@ extension ProcessSupervisor {
     private func tickFired() {
         self.tickSchedule.fired()
         self.resolvePendingIdentities()
+        self.terminateTheRest()
         self.zombieLookIfWanted()
         let now = self.loop.turnNow
         // Only the apps waiting for a tick, not every app: a tick every millisecond during a suspension must not

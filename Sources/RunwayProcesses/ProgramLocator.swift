@@ -30,7 +30,7 @@ struct ProgramLocator {
     /// An absolute path, a relative path with a `/` (against the base directory), or a bare name searched in
     /// `searchDirectories` then `PATH`. Nil when no executable file is found.
     func executable(_ name: String) -> String? {
-        if name.contains("/") {
+        if Self.hasSlash(name) {
             let path = self.resolvePath(name)
             return access(path, X_OK) == 0 ? path : nil
         }
@@ -42,13 +42,17 @@ struct ProgramLocator {
 
     /// Where `executable(name)` looked, for the error that says it found nothing.
     func describeSearch(_ name: String) -> String {
-        name.contains("/") ? self.resolvePath(name) : self.searchPath().joined(separator: ":")
+        Self.hasSlash(name) ? self.resolvePath(name) : self.searchPath().joined(separator: ":")
     }
 
     private func searchPath() -> [String] {
         let path = (getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin")
         return self.searchDirectories + path.split(separator: ":").map(String.init)
     }
+
+    /// True when `name` holds a `/`: a byte search, where `String.contains` with a string argument goes through
+    /// Foundation's locale-aware search on every launch.
+    static func hasSlash(_ name: String) -> Bool { name.utf8.contains(UInt8(ascii: "/")) }
 
     /// This process's working directory, or `.` when it cannot be read.
     static func currentDirectory() -> String {

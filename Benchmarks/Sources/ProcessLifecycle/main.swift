@@ -5,7 +5,8 @@
 //   resume     summon every app; done when each is confirmed running again
 //   terminate  terminate every app; done when each child has been reaped (notRunning)
 // Usage: ProcessLifecycle [apps=200] [mechanism=signal|freezer] [rounds=1] [wait=events|poll]. Prints one JSON
-// object per round with each phase's wall time in milliseconds. Scripts/process_floor.py runs it beside the C probe
+// object per round with each phase's wall time in milliseconds, and this process's CPU time in each (`spawn_cpu`
+// and so on: user and system time of every thread, from getrusage; the children's own time is not in it). Scripts/process_floor.py runs it beside the C probe
 // and supervisord.
 // The end of a phase is seen as a user of the library would see it: the scheduler's own reports, counted on its loop
 // thread (`observeSuspensionConfirmations`, `observeTransitions`; PhaseCounter.swift), one wake-up per phase. `poll`
@@ -32,6 +33,14 @@ func waitUntil(_ condition: () -> Bool) async {
     while !condition() { try? await Task.sleep(for: .microseconds(200)) }
 }
 
+/// This process's CPU time (user and system, every thread; not its children's), in milliseconds.
+func processCPU() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    let total = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec
+    return Double(total) * 1_000 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000
+}
+
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
 }
@@ -55,15 +64,19 @@ for round in 0..<rounds {
     }
     let clock = ContinuousClock()
     var phases: [(String, Double)] = []
+    var cpu: [(String, Double)] = []
 
     // Spawning is synchronous: every child has a pid (its exec done) when the launch request returns.
     var start = clock.now
+    var cpuStart = processCPU()
     precondition(scheduler.perform(.launch, onEach: apps).isEmpty)
     if polls { await waitUntil { scheduler.processes().values.filter { $0.pid != nil }.count == count } }
     phases.append(("spawn", milliseconds(clock.now - start)))
+    cpu.append(("spawn_cpu", processCPU() - cpuStart))
     precondition(scheduler.processes().values.filter { $0.pid != nil }.count == count, "a child did not start")
 
     start = clock.now
+    cpuStart = processCPU()
     counter.expect(count, of: .suspended)
     precondition(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
     if polls {
@@ -72,9 +85,11 @@ for round in 0..<rounds {
         await counter.wait()
     }
     phases.append(("suspend", milliseconds(clock.now - start)))
+    cpu.append(("suspend_cpu", processCPU() - cpuStart))
     precondition(scheduler.processes().values.allSatisfy(\.suspensionConfirmed), "a suspension is not confirmed")
 
     start = clock.now
+    cpuStart = processCPU()
     counter.expect(count, of: .resumed)
     precondition(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
     if polls {
@@ -83,9 +98,11 @@ for round in 0..<rounds {
         await counter.wait()
     }
     phases.append(("resume", milliseconds(clock.now - start)))
+    cpu.append(("resume_cpu", processCPU() - cpuStart))
     precondition(scheduler.processes().values.allSatisfy(\.suspensionConfirmed), "a resumption is not confirmed")
 
     start = clock.now
+    cpuStart = processCPU()
     counter.expect(count, of: .notRunning)
     precondition(scheduler.perform(.terminate, onEach: apps).isEmpty)
     if polls {
@@ -94,11 +111,12 @@ for round in 0..<rounds {
         await counter.wait()
     }
     phases.append(("terminate", milliseconds(clock.now - start)))
+    cpu.append(("terminate_cpu", processCPU() - cpuStart))
     precondition(scheduler.status().allSatisfy { $0.state == .notRunning }, "an app is still running")
 
     await scheduler.shutdown()
     let total = phases.map(\.1).reduce(0, +)
-    let fields = (phases + [("total", total)]).map { "\"\($0.0)\": \(String(format: "%.2f", $0.1))" }.joined(
+    let fields = (phases + [("total", total)] + cpu).map { "\"\($0.0)\": \(String(format: "%.2f", $0.1))" }.joined(
         separator: ", "
     )
     let tool = "runway-\(mechanism.rawValue)\(polls ? "-poll" : "")"

@@ -73,8 +73,18 @@ struct MainStateByWaitTests {
         #expect(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
         try await LaunchedApps.waitUntilConfirmed(scheduler, apps.count)
         let resumed = byWait()
+        func restLooks() -> Int {
+            scheduler.bridge.sync { $0.processSupervisor().scanCounts.terminationRestLooks } ?? -1
+        }
+        let looksBefore = restLooks()
         #expect(scheduler.perform(.terminate, onEach: apps).isEmpty)
-        #expect(byWait() - resumed == apps.count, "the scan before each SIGTERM")
+        #expect(await eventually { scheduler.status().allSatisfy { $0.state == .notRunning } })
+        let looks = restLooks() - looksBefore
+        #expect(looks <= apps.count)
+        #expect(
+            byWait() - resumed == looks,
+            "no scan with the group's SIGTERM; each look at the rest on the next turn takes the main state from the wait"
+        )
         await scheduler.shutdown()
     }
 

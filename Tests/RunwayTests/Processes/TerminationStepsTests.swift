@@ -1,0 +1,73 @@
+import Foundation
+@_spi(Driver) @_spi(Processes) import RunwayCore
+import Testing
+
+@_spi(Processes) @testable import Runway
+@testable import RunwayLoop
+@_spi(Processes) @testable import RunwayProcesses
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a termination reaches, with real children: SIGTERM goes to the main process's group at once and to the app's
+/// other processes on the next loop turn (L4); an app cgroup's subdirectories are counted from its link count.
+@Suite("Process apps: the steps of a termination (L4, P2)", .serialized)
+struct TerminationStepsTests {
+    static let mechanisms: [SuspensionMechanism] = [.signal, .freezer]
+
+    @Test(
+        "L4: a process that left the app's group and no scan has seen gets SIGTERM on the turn after the group",
+        arguments: mechanisms
+    )
+    func restOfTheAppGetsSIGTERM(mechanism: SuspensionMechanism) async throws {
+        let pidFile = TemporaryPaths.file()
+        let termFile = TemporaryPaths.file()
+        defer { for file in [pidFile, termFile] { unlink(file) } }
+        var options = EscapeeSuspensionTests.optionsWithoutLightScan()
+        options.suspensionMechanism = mechanism
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
+        let app: AppID = "com.test.termination.rest"
+        // The main process survives SIGTERM (a trap that does nothing); its child, in a session of its own, writes
+        // `term` when SIGTERM reaches it. Only SIGTERM writes it: at the grace's end SIGKILL would end it silently.
+        // (`\$\$` is the child's pid: the main shell leaves it to the child's.)
+        let escapee =
+            "trap 'echo term > \(termFile); exit 0' TERM; echo \\$\\$ > \(pidFile); while :; do sleep 0.05; done"
+        let script = "trap ':' TERM; setsid sh -c \"\(escapee)\" & while :; do sleep 0.05; done"
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sh", "-c", script])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let main = try #require(scheduler.processes()[app]?.pid)
+        let pid = try #require(await Escapees.pids(in: pidFile).first)
+        #expect(await eventually { ProcFS.stat(pid).map { $0.session == pid && $0.parent == main } == true })
+        func restLooks() -> Int {
+            scheduler.bridge.sync { $0.processSupervisor().scanCounts.terminationRestLooks } ?? -1
+        }
+        let before = restLooks()
+
+        try scheduler.perform(.terminate, on: app)
+        let termed = await eventually(timeout: .seconds(3)) {
+            (try? String(contentsOfFile: termFile, encoding: .utf8))?.hasPrefix("term") == true
+        }
+        #expect(termed, "\(mechanism): the escapee got SIGTERM, not only the grace's SIGKILL")
+        #expect(restLooks() == before + 1, "one look at the rest, the main process having survived SIGTERM")
+        #expect(await eventually { scheduler.status().allSatisfy { $0.state == .notRunning } })
+        #expect(await eventually(timeout: .seconds(3)) { ProcessTestSupport.isGone(pid) })
+        await scheduler.shutdown()
+    }
+
+    @Test("P2: whether an app's cgroup has cgroups below it is read from its link count")
+    func cgroupDescendantsFromLinkCount() async throws {
+        let (scheduler, apps) = try LaunchedApps.launched(1, .freezer)
+        let path = try #require(scheduler.processes()[apps[0]]?.cgroupPath)
+        let cgroup = AppCgroup(path: path)
+        #expect(cgroup.hasDescendants == false)
+        #expect(mkdir("\(path)/worker", 0o755) == 0)
+        #expect(cgroup.hasDescendants == true)
+        #expect(rmdir("\(path)/worker") == 0)
+        #expect(cgroup.hasDescendants == false)
+        #expect(AppCgroup(path: "\(path)/missing").hasDescendants == nil)
+        await scheduler.shutdown()
+    }
+}
