@@ -43,6 +43,9 @@ final class ChildProcess {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private(set) var pid: Int32 = 0
     private(set) var hasExited = false
+    /// The start time of the main process (clock ticks after boot, as `/proc/PID/stat` shows it) when the boot clock
+    /// around its spawn tells it (`BootClockStartTime`); nil when a tick boundary fell inside the spawn.
+    private(set) var startTicks: UInt64?
     /// True when the child shared this process's descriptor table until it took the spawn slots,
     /// false when it got a copy of the table. For tests.
     private(set) var sharedDescriptors = false
@@ -211,6 +214,7 @@ final class ChildProcess {
             }
         }
         let namespace = cgroup != nil && cgroupNamespace && !CgroupNamespaceSupport.refused.load(ordering: .relaxed)
+        let clock = BootClockStartTime()
         var status = spawn(namespace: namespace)
         if namespace && status == -EPERM && result.step == Int32(RUNWAY_SPAWN_CGROUP_NAMESPACE.rawValue) {
             // Refused (a systemd unit's RestrictNamespaces=yes, a seccomp filter): every later app starts without
@@ -224,6 +228,7 @@ final class ChildProcess {
             let call = limits?.failedCall(step: result.step) ?? ProcessStartError.stepName(result.step)
             throw ProcessStartError(call: call, status: status)
         }
+        self.startTicks = clock.startTicks()
         self.pid = result.pid
         self.pidfd = result.pidfd
         self.sharedDescriptors = result.shared_descriptors != 0

@@ -37,6 +37,11 @@ struct ProcessScanCounts: Hashable, Sendable {
     /// Apps the housekeeping tick looked at for a drain or a pending confirmation (`tickFired`): those waiting for
     /// one only, not every app.
     var tickAppLooks = 0
+    /// Main processes whose identity (start time) the boot clock around their spawn gave, with no read of
+    /// `/proc/PID/stat` (`BootClockStartTime`); the others' is read on the next tick (`identityReads`).
+    var identitiesFromClock = 0
+    /// Main processes whose identity was read from `/proc/PID/stat` on the tick after their launch.
+    var identityReads = 0
     /// Apps whose processes outside the main process's group were looked for on the turn after their SIGTERM
     /// (`terminateTheRest`): none for an app whose main process exited first.
     var terminationRestLooks = 0

@@ -104,10 +104,15 @@ extension ProcessSupervisor {
         managed.cgroupFiles = cgroupFiles
         self.childInheritedOOMScore(app, child)
         self.logs.runStarted(app, run: ObjectIdentifier(child))
-        // The identity is read on the next loop turn, when the child is past its exec (a read now waits
-        // for the exec in progress); a scan in this turn finds the process anyway.
-        self.batch.pendingIdentities[app] = child
-        self.startTicking(soon: true)
+        // The identity: from the boot clock around the spawn, else read on the next loop turn, when the child is past
+        // its exec (a read now waits for the exec in progress); a scan in this turn finds the process anyway.
+        if let ticks = child.startTicks {
+            managed.tracked.insert(ProcessIdentity(pid: child.pid, startTime: ticks))
+            self.scanCounts.identitiesFromClock += 1
+        } else {
+            self.batch.pendingIdentities[app] = child
+            self.startTicking(soon: true)
+        }
         self.apps[app] = managed
         self.markStateDirty()
         self.settlingActivity(of: app)

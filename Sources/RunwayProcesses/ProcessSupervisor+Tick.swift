@@ -23,8 +23,9 @@ extension ProcessSupervisor {
         )
     }
 
-    /// The main process of each app launched since the last tick joins the app's tracked processes
-    /// with its start time, unless a scan already put it there; the state file is marked dirty when it does.
+    /// The main process of each app launched since the last tick whose start time the boot clock did not give
+    /// (`BootClockStartTime`) joins the app's tracked processes with the one `/proc/PID/stat` shows, unless a scan
+    /// already put it there; the state file is marked dirty when it does.
     func resolvePendingIdentities() {
         guard !self.batch.pendingIdentities.isEmpty else { return }
         let pending = self.batch.pendingIdentities
@@ -32,9 +33,9 @@ extension ProcessSupervisor {
         var changed = false
         for (app, child) in pending {
             guard var managed = self.apps[app], managed.child === child, !child.hasExited else { continue }
-            guard !managed.tracked.contains(where: { $0.pid == child.pid }),
-                let identity = ProcessIdentity.current(child.pid)
-            else { continue }
+            guard !managed.tracked.contains(where: { $0.pid == child.pid }) else { continue }
+            self.scanCounts.identityReads += 1
+            guard let identity = ProcessIdentity.current(child.pid) else { continue }
             managed.tracked.insert(identity)
             self.apps[app] = managed
             changed = true

@@ -6,8 +6,8 @@
 //   terminate  terminate every app; done when each child has been reaped (notRunning)
 // Usage: ProcessLifecycle [apps=200] [mechanism=signal|freezer] [rounds=1] [wait=events|poll]. Prints one JSON
 // object per round with each phase's wall time in milliseconds, and this process's CPU time in each (`spawn_cpu`
-// and so on: user and system time of every thread, from getrusage; the children's own time is not in it). Scripts/process_floor.py runs it beside the C probe
-// and supervisord.
+// and so on: user and system time of every thread, from getrusage; the children's own time is not in it).
+// Scripts/process_floor.py runs it beside the C probe and supervisord.
 // The end of a phase is seen as a user of the library would see it: the scheduler's own reports, counted on its loop
 // thread (`observeSuspensionConfirmations`, `observeTransitions`; PhaseCounter.swift), one wake-up per phase. `poll`
 // is the earlier harness, kept for comparison: `processes()`/`status()` every 200 µs, a snapshot of every app built

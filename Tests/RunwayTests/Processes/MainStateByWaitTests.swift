@@ -83,7 +83,7 @@ struct MainStateByWaitTests {
         #expect(looks <= apps.count)
         #expect(
             byWait() - resumed == looks,
-            "no scan with the group's SIGTERM; each look at the rest on the next turn takes the main state from the wait"
+            "no scan with the SIGTERM of the groups; each later look at the rest reads the main state from the wait"
         )
         await scheduler.shutdown()
     }
