@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,20 +55,6 @@ static int use_freezer;
 static int use_rules;
 // How children are started (lifecycle.h): uv_spawn, Runway's runway_spawn, or posix_spawn.
 static spawn_mechanism_t mechanism = SPAWN_LIBUV;
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-// This process's CPU time (user and system; not its children's), in milliseconds.
-static double cpu_ms(void) {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
-           (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
-}
 
 static void fail(const char *what, const char *detail) {
     fprintf(stderr, "lifecycle: %s: %s\n", what, detail);

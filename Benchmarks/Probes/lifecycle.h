@@ -1,5 +1,5 @@
 // What Probes/lifecycle.c and Probes/lifecycle_spawn.c share: one child of the probe, and the spawn mechanisms
-// other than libuv's (lifecycle_spawn.c).
+// other than libuv's (lifecycle_spawn.c); and the probe's clocks (lifecycle_clock.c).
 #pragma once
 
 #include <uv.h>
@@ -33,3 +33,8 @@ const char *spawn_mechanism_name(spawn_mechanism_t mechanism);
 // message on failure.
 void spawn_child(uv_loop_t *loop, child_t *child, spawn_mechanism_t mechanism, char *const argv[], int *exited,
                  int pipes);
+
+// CLOCK_MONOTONIC in milliseconds (lifecycle_clock.c).
+double now_ms(void);
+// This process's CPU time, user and system, in milliseconds: getrusage(RUSAGE_SELF), its children's not included.
+double cpu_ms(void);

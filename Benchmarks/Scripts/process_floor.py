@@ -40,7 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCHMARKS)
 RUNWAY = os.path.join(BENCHMARKS, ".build", "release", "ProcessLifecycle")
-PROBE_SOURCES = [os.path.join(BENCHMARKS, "Probes", name) for name in ("lifecycle.c", "lifecycle_spawn.c")]
+PROBE_SOURCES = [os.path.join(BENCHMARKS, "Probes", name) for name in ("lifecycle.c", "lifecycle_spawn.c",
+                                                                             "lifecycle_clock.c")]
 # Runway's spawn, compiled into the probe for its same-mechanism floor.
 RUNWAY_C = os.path.join(ROOT, "Sources", "CRunwayProcess")
 RUNWAY_C_SOURCES = [os.path.join(RUNWAY_C, name + ".c")

@@ -256,15 +256,6 @@ final class ChildProcess {
         }
     }
 
-    /// Sends `signal` to the child's process group (the child and what it started), falling back to the
-    /// child alone. Returns 0 or -errno.
-    @discardableResult
-    func signalGroup(_ signal: Int32) -> Int32 {
-        guard self.pid > 0 else { return -ESRCH }
-        let status = runway_kill(-self.pid, signal)
-        return status == 0 || self.hasExited ? status : runway_kill(self.pid, signal)
-    }
-
     /// The spawn slots of `runway_spawn` (one set per process), -1 each before their first use. For tests.
     static var spawnSlots: [Int32] { (0..<4).map { runway_spawn_slot($0) } }
 
