@@ -11,11 +11,14 @@ import Glibc
 #endif
 
 /// A launch does not read its child's `/proc/PID/stat` in its own loop turn (the read would wait for the exec in
-/// progress); the main process joins the tracked processes, with its start time, on the next turn. What is asked of
-/// the app in the launch's own turn (a suspension, a terminate, a state file) still reaches the new main process.
-@Suite("Launch identity read on the next loop turn", .serialized)
+/// progress): the main process joins the tracked processes at once when the boot clock around the spawn gives its
+/// start time (`BootClockStartTime`), else with the start time read on the next turn. What is asked of the app in
+/// the launch's own turn (a suspension, a terminate, a state file) still reaches the new main process.
+@Suite("Launch identity from the boot clock, or read on the next loop turn", .serialized)
 struct LaunchIdentityTests {
-    @Test("A batch of launches leaves every identity pending in its turn; the next turn tracks each main process")
+    @Test(
+        "A batch of launches tracks each main process in its turn from the boot clock, or leaves it pending to the next"
+    )
     func identitiesFollowOnTheNextTurn() async throws {
         let (scheduler, apps) = try LaunchedApps.launched(0, .signal)
         let more = (0..<6).map { AppID("com.test.identity.\($0)") }
@@ -25,14 +28,16 @@ struct LaunchIdentityTests {
             )
         }
         // The launches and the look in one hop: one loop turn.
-        let sameTurn = scheduler.bridge.sync { driver -> (pending: Int, tracked: Int) in
-            for app in more { try? driver.command(.launch, for: app) }
+        let sameTurn = scheduler.bridge.sync { driver -> (pending: Int, tracked: Int, fromClock: Int) in
             let supervisor = driver.processSupervisor()
+            let before = supervisor.scanCounts.identitiesFromClock
+            for app in more { try? driver.command(.launch, for: app) }
             let tracked = more.filter { !(supervisor.apps[$0]?.tracked.isEmpty ?? true) }.count
-            return (supervisor.batch.pendingIdentities.count, tracked)
+            let fromClock = supervisor.scanCounts.identitiesFromClock - before
+            return (supervisor.batch.pendingIdentities.count, tracked, fromClock)
         }
-        #expect(sameTurn?.pending == more.count)
-        #expect(sameTurn?.tracked == 0)
+        #expect(sameTurn?.tracked == sameTurn?.fromClock, "tracked in the launch's turn: those the clock gave")
+        #expect(sameTurn.map { $0.pending + $0.tracked } == more.count)
         let deadline = ContinuousClock.now + .seconds(5)
         var tracked: [AppID: Set<ProcessIdentity>] = [:]
         while ContinuousClock.now < deadline {
