@@ -12,15 +12,25 @@ import Musl
 /// once re-parented (Runway is a child subreaper), or forgotten after `options.orphanReapTimeout`. Loop
 /// thread only.
 extension ProcessSupervisor {
-    /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4), in two steps. Now, to the main process's group
-    /// (every process of an app that does not leave it) and to the processes already tracked outside it; on the next
-    /// loop turn, to the rest: what a scan of the app finds outside the group (signal mode), or the other processes of
-    /// its cgroup (freezer). The second step is skipped when the main process has exited by then, the usual answer to
-    /// SIGTERM: its exit kills whatever it left (`child(_:exited:)`), so an app that ends at once costs no read of its
-    /// tree or cgroup (`+Terminating`). A refused SIGTERM is logged and counted; the core's `.kill` follows at the end
-    /// of `TerminationGrace` as for an app that ignores SIGTERM.
+    /// `.sendTerminateSignal`: SIGTERM to the app's processes (L4).
+    ///
+    /// - Signal mode: to its process group and every process tracked outside it, after a fresh scan of its tree. The
+    ///   scan must come first: a process that left the group and no scan has seen yet is found only through its
+    ///   parent, and once the main process dies of the SIGTERM it is re-parented here with nothing to say whose it
+    ///   was when it scrubbed `RUNWAY_APP`.
+    /// - Freezer: in two steps. Now, to the main process's group and the processes already tracked outside it,
+    ///   without reading anything; on the next loop turn, to the cgroup's other processes, unless the main process
+    ///   has exited by then (`+Terminating`): its exit kills whatever is left in the cgroup (`child(_:exited:)`), so
+    ///   an app that ends at SIGTERM, the usual answer, costs no read of `cgroup.procs`.
+    ///
+    /// A refused SIGTERM is logged and counted; the core's `.kill` follows at the end of `TerminationGrace` as for an
+    /// app that ignores SIGTERM.
     package func terminate(_ app: AppID) {
         guard let managed = self.apps[app], let child = managed.child, !child.hasExited else { return }
+        guard managed.choice?.mechanism == .freezer, managed.cgroup != nil else {
+            self.signalEveryProcess(app, SIGTERM)
+            return
+        }
         self.signalEveryProcess(app, SIGTERM, rescanning: false)
         self.batch.pendingTerminations[app] = (child, managed.tracked)
         self.startTicking(soon: true)

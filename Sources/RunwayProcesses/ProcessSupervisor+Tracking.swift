@@ -20,9 +20,8 @@ import Musl
 ///   scrubbed that is kept as unattributed (listed in the state file, never signalled with an app, killed when the
 ///   supervisor closes: `+Unattributed`). Docs/Security.md states what escapes.
 ///
-/// An app's tree is scanned (`refreshTracking([app])`) before each kill, on the loop turn after a SIGTERM unless
-/// the main process has exited (`+Terminating`), at each confirmation poll of a suspension (the first on the loop
-/// turn after the signal) and at its exit; every app's at a stop. A resumption reads only the states of the processes
+/// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
+/// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A resumption reads only the states of the processes
 /// tracked. Between them, a few settling looks after each launch,
 /// resumption or line of a signal-mode app (`SettlingLooks`, from `options.descendantScanInterval`) make the light
 /// scan (`refreshOwnChildren`), which looks only at this process's own children, where a process that left an

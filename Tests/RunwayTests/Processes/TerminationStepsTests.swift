@@ -10,14 +10,16 @@ import Testing
 import Glibc
 #endif
 
-/// What a termination reaches, with real children: SIGTERM goes to the main process's group at once and to the app's
-/// other processes on the next loop turn (L4); an app cgroup's subdirectories are counted from its link count.
+/// What a termination reaches, with real children: SIGTERM reaches every process of the app (L4), in signal mode
+/// after a scan and in freezer mode in two steps (the main process's group at once, the cgroup's other processes on
+/// the next loop turn); what an app leaves ends with it (P2); an app cgroup's subdirectories are counted from its link
+/// count.
 @Suite("Process apps: the steps of a termination (L4, P2)", .serialized)
 struct TerminationStepsTests {
     static let mechanisms: [SuspensionMechanism] = [.signal, .freezer]
 
     @Test(
-        "L4: a process that left the app's group and no scan has seen gets SIGTERM on the turn after the group",
+        "L4: a process that left the app's group and no scan has seen gets SIGTERM while the main process runs on",
         arguments: mechanisms
     )
     func restOfTheAppGetsSIGTERM(mechanism: SuspensionMechanism) async throws {
@@ -51,9 +53,48 @@ struct TerminationStepsTests {
             (try? String(contentsOfFile: termFile, encoding: .utf8))?.hasPrefix("term") == true
         }
         #expect(termed, "\(mechanism): the escapee got SIGTERM, not only the grace's SIGKILL")
-        #expect(restLooks() == before + 1, "one look at the rest, the main process having survived SIGTERM")
+        // Signal mode scans before the SIGTERM, which then reaches the escapee with the group's; the freezer looks at
+        // the rest of its cgroup on the next turn, the main process having survived SIGTERM.
+        #expect(restLooks() == before + (mechanism == .freezer ? 1 : 0))
         #expect(await eventually { scheduler.status().allSatisfy { $0.state == .notRunning } })
         #expect(await eventually(timeout: .seconds(3)) { ProcessTestSupport.isGone(pid) })
+        await scheduler.shutdown()
+    }
+
+    @Test(
+        "P2: a process outside the group with no RUNWAY_APP, which no scan has seen, ends with an app that dies at SIGTERM",
+        arguments: mechanisms
+    )
+    func scrubbedEscapeeEndsWithItsApp(mechanism: SuspensionMechanism) async throws {
+        let pidFile = TemporaryPaths.file()
+        defer { unlink(pidFile) }
+        var options = EscapeeSuspensionTests.optionsWithoutLightScan()
+        options.suspensionMechanism = mechanism
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
+        let app: AppID = "com.test.termination.scrubbed"
+        // The main process dies of SIGTERM (the shell's default). Its child left the group and the session and
+        // scrubbed its environment: once the main process is gone it is re-parented here with nothing naming its app.
+        let escapee = "echo \\$\\$ > \(pidFile); while :; do sleep 0.05; done"
+        let script = "setsid env -i /bin/sh -c \"\(escapee)\" & wait"
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sh", "-c", script])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let main = try #require(scheduler.processes()[app]?.pid)
+        let pid = try #require(await Escapees.pids(in: pidFile).first)
+        defer { kill(pid, SIGKILL) }
+        #expect(await eventually { ProcFS.stat(pid).map { $0.session == pid && $0.parent == main } == true })
+
+        // The terminate and a look at what the app tracks in one loop turn, before any exit can be handled.
+        let tracked = scheduler.bridge.sync { driver -> Set<Int32> in
+            try? driver.command(.terminate, for: app)
+            return Set(driver.processSupervisor().apps[app]?.tracked.map(\.pid) ?? [])
+        }
+        if mechanism == .signal {
+            #expect(tracked?.contains(pid) == true, "the scan before the SIGTERM found the escapee: \(tracked ?? [])")
+        }
+        #expect(await eventually { scheduler.status().allSatisfy { $0.state == .notRunning } })
+        #expect(await eventually(timeout: .seconds(3)) { ProcessTestSupport.isGone(pid) }, "\(mechanism): escaped")
         await scheduler.shutdown()
     }
 
