@@ -21,8 +21,8 @@ import Musl
 ///   supervisor closes: `+Unattributed`). Docs/Security.md states what escapes.
 ///
 /// An app's tree is scanned (`refreshTracking([app])`) before each terminate and kill, at each confirmation poll
-/// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A resumption reads only the states of the processes
-/// tracked. Between them, a few settling looks after each launch,
+/// of a suspension (the first on the loop turn after the signal) and at its exit; every app's at a stop. A
+/// resumption reads only the states of the processes tracked. Between them, a few settling looks after each launch,
 /// resumption or line of a signal-mode app (`SettlingLooks`, from `options.descendantScanInterval`) make the light
 /// scan (`refreshOwnChildren`), which looks only at this process's own children, where a process that left an
 /// app's tree ends up: it costs a read per thread of this process and per child that is not an app's main process

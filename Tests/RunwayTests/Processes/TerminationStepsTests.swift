@@ -62,7 +62,7 @@ struct TerminationStepsTests {
     }
 
     @Test(
-        "P2: a process outside the group with no RUNWAY_APP, which no scan has seen, ends with an app that dies at SIGTERM",
+        "P2: a process outside the group, with no RUNWAY_APP and never scanned, ends with an app that dies at SIGTERM",
         arguments: mechanisms
     )
     func scrubbedEscapeeEndsWithItsApp(mechanism: SuspensionMechanism) async throws {
