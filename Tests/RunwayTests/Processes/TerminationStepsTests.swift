@@ -18,6 +18,28 @@ import Glibc
 struct TerminationStepsTests {
     static let mechanisms: [SuspensionMechanism] = [.signal, .freezer]
 
+    /// `/bin/sh -c script` registered as `app` in `mechanism` (no light scan: only the terminate's own reads find the
+    /// escapee) and launched; returns the scheduler, the main pid, and the pid the script's escapee wrote to `pidFile`,
+    /// once that process runs in a session of its own under the main process.
+    static func launchedWithEscapee(
+        _ app: AppID,
+        _ mechanism: SuspensionMechanism,
+        script: String,
+        pidFile: String
+    ) async throws -> (scheduler: RunwayScheduler, main: Int32, escapee: Int32) {
+        var options = EscapeeSuspensionTests.optionsWithoutLightScan()
+        options.suspensionMechanism = mechanism
+        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sh", "-c", script])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let main = try #require(scheduler.processes()[app]?.pid)
+        let pid = try #require(await Escapees.pids(in: pidFile).first)
+        #expect(await eventually { ProcFS.stat(pid).map { $0.session == pid && $0.parent == main } == true })
+        return (scheduler, main, pid)
+    }
+
     @Test(
         "L4: a process that left the app's group and no scan has seen gets SIGTERM while the main process runs on",
         arguments: mechanisms
@@ -26,9 +48,6 @@ struct TerminationStepsTests {
         let pidFile = TemporaryPaths.file()
         let termFile = TemporaryPaths.file()
         defer { for file in [pidFile, termFile] { unlink(file) } }
-        var options = EscapeeSuspensionTests.optionsWithoutLightScan()
-        options.suspensionMechanism = mechanism
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
         let app: AppID = "com.test.termination.rest"
         // The main process survives SIGTERM (a trap that does nothing); its child, in a session of its own, writes
         // `term` when SIGTERM reaches it. Only SIGTERM writes it: at the grace's end SIGKILL would end it silently.
@@ -36,13 +55,7 @@ struct TerminationStepsTests {
         let escapee =
             "trap 'echo term > \(termFile); exit 0' TERM; echo \\$\\$ > \(pidFile); while :; do sleep 0.05; done"
         let script = "trap ':' TERM; setsid sh -c \"\(escapee)\" & while :; do sleep 0.05; done"
-        try scheduler.register(
-            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sh", "-c", script])))
-        )
-        try scheduler.perform(.launch, on: app)
-        let main = try #require(scheduler.processes()[app]?.pid)
-        let pid = try #require(await Escapees.pids(in: pidFile).first)
-        #expect(await eventually { ProcFS.stat(pid).map { $0.session == pid && $0.parent == main } == true })
+        let (scheduler, _, pid) = try await Self.launchedWithEscapee(app, mechanism, script: script, pidFile: pidFile)
         func restLooks() -> Int {
             scheduler.bridge.sync { $0.processSupervisor().scanCounts.terminationRestLooks } ?? -1
         }
@@ -68,22 +81,13 @@ struct TerminationStepsTests {
     func scrubbedEscapeeEndsWithItsApp(mechanism: SuspensionMechanism) async throws {
         let pidFile = TemporaryPaths.file()
         defer { unlink(pidFile) }
-        var options = EscapeeSuspensionTests.optionsWithoutLightScan()
-        options.suspensionMechanism = mechanism
-        let scheduler = try RunwayScheduler(settings: shortSettings, processOptions: options)
         let app: AppID = "com.test.termination.scrubbed"
         // The main process dies of SIGTERM (the shell's default). Its child left the group and the session and
         // scrubbed its environment: once the main process is gone it is re-parented here with nothing naming its app.
         let escapee = "echo \\$\\$ > \(pidFile); while :; do sleep 0.05; done"
         let script = "setsid env -i /bin/sh -c \"\(escapee)\" & wait"
-        try scheduler.register(
-            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sh", "-c", script])))
-        )
-        try scheduler.perform(.launch, on: app)
-        let main = try #require(scheduler.processes()[app]?.pid)
-        let pid = try #require(await Escapees.pids(in: pidFile).first)
+        let (scheduler, _, pid) = try await Self.launchedWithEscapee(app, mechanism, script: script, pidFile: pidFile)
         defer { kill(pid, SIGKILL) }
-        #expect(await eventually { ProcFS.stat(pid).map { $0.session == pid && $0.parent == main } == true })
 
         // The terminate and a look at what the app tracks in one loop turn, before any exit can be handled.
         let tracked = scheduler.bridge.sync { driver -> Set<Int32> in
