@@ -164,7 +164,15 @@ struct AppCgroup: Hashable {
     /// Whether a cgroup exists below this one: kernfs gives a directory a link count of 2 plus its
     /// subdirectories, so one `fstatat` relative to the base directory answers, where `cgroup.stat`'s
     /// `nr_descendants` costs an open, a read and a close. Nil when the directory cannot be read.
-    var hasDescendants: Bool? {
+    var hasDescendants: Bool? { self.directoryStat().map { $0.st_nlink > 2 } }
+
+    /// True while the cgroup's directory exists (one `fstatat` relative to the base directory): someone may remove an
+    /// idle app's cgroup (an operator, a cleanup tool), and a launch then makes it again.
+    var exists: Bool { self.directoryStat() != nil }
+
+    /// The directory's `stat`, relative to the base directory (by path when the base cannot reach it); nil when it
+    /// cannot be read.
+    private func directoryStat() -> stat? {
         var info = stat()
         let (directory, path) = self.base.map { ($0.descriptor, self.leaf) } ?? (AT_FDCWD, self.path)
         if fstatat(directory, path, &info, AT_SYMLINK_NOFOLLOW) != 0
@@ -172,7 +180,7 @@ struct AppCgroup: Hashable {
         {
             return nil
         }
-        return info.st_nlink > 2
+        return info
     }
 
     /// Opens one of the cgroup's files with `flags` (close-on-exec added): relative to the base directory, or by

@@ -152,7 +152,8 @@ extension ProcessSupervisor {
 
     /// The app's cgroup directory, created under Runway's own on first use, or why the freezer is unusable.
     private func freezerCgroup(for app: AppID, _ managed: inout Managed) -> Result<String, CgroupUnavailable> {
-        if let cgroup = managed.cgroup { return .success(cgroup.path) }
+        // An app's cgroup outlives its runs; one someone removed since is made again.
+        if let cgroup = managed.cgroup, cgroup.exists { return .success(cgroup.path) }
         let created = self.cgroups.createAppCgroup(named: app.bundleIdentifier)
         if case .success(let cgroup) = created { managed.cgroup = cgroup }
         return created.map(\.path)

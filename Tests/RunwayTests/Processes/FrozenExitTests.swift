@@ -128,4 +128,36 @@ struct FrozenExitTests {
         #expect(ProcessTestSupport.cgroupEvents(path).contains("frozen 1"), "\(ProcessTestSupport.cgroupEvents(path))")
         await scheduler.shutdown()
     }
+
+    @Test(
+        "P1: an app's cgroup removed between its runs is made again by the next launch",
+        .enabled(if: ProcessTestSupport.freezerAvailable)
+    )
+    func P1_removedAppCgroupIsMadeAgain() async throws {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.freezer)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        let app: AppID = "com.test.removed"
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let path = try #require(scheduler.processes()[app]?.cgroupPath)
+        try scheduler.perform(.terminate, on: app)
+        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
+        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
+        // An operator (root) removes the idle app's cgroup; Runway's directory stays.
+        #expect(rmdir(path) == 0, "rmdir \(path): errno \(errno)")
+
+        try scheduler.perform(.launch, on: app)
+        let pid = try #require(scheduler.processes()[app]?.pid, "the launch failed: \(scheduler.status())")
+        #expect(scheduler.processes()[app]?.cgroupPath == path)
+        #expect(
+            SystemFiles.read("\(path)/cgroup.procs")?.split(separator: "\n").contains("\(pid)") == true,
+            "the run is in \(path) again"
+        )
+        await scheduler.shutdown()
+    }
 }
