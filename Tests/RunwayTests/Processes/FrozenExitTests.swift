@@ -15,6 +15,24 @@ import Glibc
 /// the next run from starting or from being frozen.
 @Suite("Process apps: an app's cgroup at its exit and between runs", .serialized)
 struct FrozenExitTests {
+    /// A `sleep` freezer app launched once and terminated: the scheduler and the app's cgroup, empty again.
+    static func ranOnce(_ app: AppID) async throws -> (scheduler: RunwayScheduler, cgroup: String) {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.freezer)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let path = try #require(scheduler.processes()[app]?.cgroupPath)
+        try scheduler.perform(.terminate, on: app)
+        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
+        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
+        return (scheduler, path)
+    }
+
     @Test(
         "P1/P2: an app terminated while frozen leaves its cgroup thawed, and its next run is not frozen",
         .enabled(if: ProcessTestSupport.freezerAvailable)
@@ -97,21 +115,9 @@ struct FrozenExitTests {
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
     func P1_recreatedCgroupDirectoryStillFreezes() async throws {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.freezer)
-        )
-        let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.recreated"
-        try scheduler.register(
-            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
-        )
-        try scheduler.perform(.launch, on: app)
-        let path = try #require(scheduler.processes()[app]?.cgroupPath)
+        let (scheduler, path) = try await Self.ranOnce(app)
         let parent = (path as NSString).deletingLastPathComponent
-        try scheduler.perform(.terminate, on: app)
-        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
         // An operator (root) removes Runway's directory and makes it again, with the app's cgroup in it.
         #expect(rmdir(path) == 0, "rmdir \(path): errno \(errno)")
         #expect(rmdir(parent) == 0, "rmdir \(parent): errno \(errno)")
@@ -134,20 +140,8 @@ struct FrozenExitTests {
         .enabled(if: ProcessTestSupport.freezerAvailable)
     )
     func P1_removedAppCgroupIsMadeAgain() async throws {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.freezer)
-        )
-        let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.removed"
-        try scheduler.register(
-            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
-        )
-        try scheduler.perform(.launch, on: app)
-        let path = try #require(scheduler.processes()[app]?.cgroupPath)
-        try scheduler.perform(.terminate, on: app)
-        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
+        let (scheduler, path) = try await Self.ranOnce(app)
         // An operator (root) removes the idle app's cgroup; Runway's directory stays.
         #expect(rmdir(path) == 0, "rmdir \(path): errno \(errno)")
 
