@@ -65,18 +65,23 @@ for round in 0..<rounds {
     let clock = ContinuousClock()
     var phases: [(String, Double)] = []
     var cpu: [(String, Double)] = []
+    var started = (wall: clock.now, cpu: processCPU())
+    /// Starts timing a phase: its wall clock and this process's CPU.
+    func begin() { started = (clock.now, processCPU()) }
+    /// Ends the phase begun last: its wall time as `name`, its CPU as `name_cpu`.
+    func end(_ name: String) {
+        phases.append((name, milliseconds(clock.now - started.wall)))
+        cpu.append((name + "_cpu", processCPU() - started.cpu))
+    }
 
     // Spawning is synchronous: every child has a pid (its exec done) when the launch request returns.
-    var start = clock.now
-    var cpuStart = processCPU()
+    begin()
     precondition(scheduler.perform(.launch, onEach: apps).isEmpty)
     if polls { await waitUntil { scheduler.processes().values.filter { $0.pid != nil }.count == count } }
-    phases.append(("spawn", milliseconds(clock.now - start)))
-    cpu.append(("spawn_cpu", processCPU() - cpuStart))
+    end("spawn")
     precondition(scheduler.processes().values.filter { $0.pid != nil }.count == count, "a child did not start")
 
-    start = clock.now
-    cpuStart = processCPU()
+    begin()
     counter.expect(count, of: .suspended)
     precondition(scheduler.perform(UserAction.home.command, onEach: apps).isEmpty)
     if polls {
@@ -84,12 +89,10 @@ for round in 0..<rounds {
     } else {
         await counter.wait()
     }
-    phases.append(("suspend", milliseconds(clock.now - start)))
-    cpu.append(("suspend_cpu", processCPU() - cpuStart))
+    end("suspend")
     precondition(scheduler.processes().values.allSatisfy(\.suspensionConfirmed), "a suspension is not confirmed")
 
-    start = clock.now
-    cpuStart = processCPU()
+    begin()
     counter.expect(count, of: .resumed)
     precondition(scheduler.perform(UserAction.summon.command, onEach: apps).isEmpty)
     if polls {
@@ -97,12 +100,10 @@ for round in 0..<rounds {
     } else {
         await counter.wait()
     }
-    phases.append(("resume", milliseconds(clock.now - start)))
-    cpu.append(("resume_cpu", processCPU() - cpuStart))
+    end("resume")
     precondition(scheduler.processes().values.allSatisfy(\.suspensionConfirmed), "a resumption is not confirmed")
 
-    start = clock.now
-    cpuStart = processCPU()
+    begin()
     counter.expect(count, of: .notRunning)
     precondition(scheduler.perform(.terminate, onEach: apps).isEmpty)
     if polls {
@@ -110,8 +111,7 @@ for round in 0..<rounds {
     } else {
         await counter.wait()
     }
-    phases.append(("terminate", milliseconds(clock.now - start)))
-    cpu.append(("terminate_cpu", processCPU() - cpuStart))
+    end("terminate")
     precondition(scheduler.status().allSatisfy { $0.state == .notRunning }, "an app is still running")
 
     await scheduler.shutdown()
