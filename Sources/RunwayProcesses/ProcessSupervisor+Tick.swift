@@ -2,10 +2,11 @@ import CLibUV
 @_spi(Processes) import RunwayCore
 
 /// The housekeeping tick: one libuv timer that checks suspensions waiting for the app to read its channel
-/// (`+Draining`), pending confirmations (`+Suspending`), looks for exited orphans (`+Zombies`) and reaps leftovers
-/// (`+Reaping`). When it runs is decided
-/// by `HousekeepingTickSchedule` (only while one of them is pending; on the next loop turn after a suspension, then
-/// every `options.confirmationPollMilliseconds`); this file performs the arming. Loop thread only.
+/// (`+Draining`) and pending confirmations (`+Suspending`), reads the start times the boot clock did not give,
+/// sends a freezer app's second SIGTERM (`+Terminating`), looks for exited orphans (`+Zombies`) and reaps leftovers
+/// (`+Reaping`). When it runs is decided by `HousekeepingTickSchedule` (only while one of them is pending; on the
+/// next loop turn after a suspension, then every `options.confirmationPollMilliseconds`); this file performs the
+/// arming. Loop thread only.
 extension ProcessSupervisor {
     /// Starts the timer as `tickSchedule` decides, unless the supervisor is closed. With `soon`, its next tick is on
     /// the next loop turn, then every interval.
