@@ -35,14 +35,7 @@ import Testing
         let process = Process()
         let running = Running(config: config, socket: socket, pipe: pipe, daemon: process)
         do {
-            try config.write(
-                "Runway.plist",
-                plistXML(
-                    "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real>"
-                        + "<key>ControlSocket</key><string>\(socket)</string>"
-                )
-            )
-            try config.writeApp("alpha.plist", identifier: Self.alpha)
+            try DaemonStreamsTests.writeConfig(config, socket: socket)
             process.executableURL = try RunwayBinary.executable()
             process.arguments =
                 ["run", "--config", config.path, "--state-directory", config.path + "/state"] + arguments

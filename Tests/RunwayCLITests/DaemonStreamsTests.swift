@@ -8,6 +8,19 @@ import Testing
 /// `--timeline always`; JSON log lines keep their values' structure.
 @Suite(.serialized) struct DaemonStreamsTests {
     static let alpha = "com.example.alpha"
+
+    /// A daemon configuration on `socket` with no memory watch and a 1 s grace, plus `extra` keys, and the app `alpha`
+    /// (a sleeper).
+    static func writeConfig(_ config: TemporaryConfig, socket: String, extra: String = "") throws {
+        try config.write(
+            "Runway.plist",
+            plistXML(
+                "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real>"
+                    + "<key>ControlSocket</key><string>\(socket)</string>" + extra
+            )
+        )
+        try config.writeApp("alpha.plist", identifier: Self.alpha)
+    }
     static let sleeper = "com.example.sleeper"
     static let sleeperKeys =
         "<key>ProgramArguments</key><array><string>/bin/sh</string><string>-c</string>"
@@ -97,14 +110,7 @@ import Testing
         let config = try TemporaryConfig()
         defer { config.remove() }
         let socket = "/tmp/runway-streams-\(UUID().uuidString.prefix(8)).sock"
-        try config.write(
-            "Runway.plist",
-            plistXML(
-                "<key>MemoryPressureSource</key><string>off</string><key>TerminationGrace</key><real>1</real>"
-                    + "<key>ControlSocket</key><string>\(socket)</string><key>LogLevel</key><string>info</string>"
-            )
-        )
-        try config.writeApp("alpha.plist", identifier: Self.alpha)
+        try Self.writeConfig(config, socket: socket, extra: "<key>LogLevel</key><string>info</string>")
         let log = config.path + "/log.txt"
         let runway = try RunwayBinary.executable().path
         let tmux = TerminalTests.Tmux(path: try #require(TerminalTests.tmuxPath))
