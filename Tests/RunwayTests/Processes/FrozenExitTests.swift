@@ -15,24 +15,6 @@ import Glibc
 /// the next run from starting or from being frozen.
 @Suite("Process apps: an app's cgroup at its exit and between runs", .serialized)
 struct FrozenExitTests {
-    /// A `sleep` freezer app launched once and terminated: the scheduler and the app's cgroup, empty again.
-    static func ranOnce(_ app: AppID) async throws -> (scheduler: RunwayScheduler, cgroup: String) {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.freezer)
-        )
-        let watcher = TransitionWatcher(scheduler)
-        try scheduler.register(
-            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
-        )
-        try scheduler.perform(.launch, on: app)
-        let path = try #require(scheduler.processes()[app]?.cgroupPath)
-        try scheduler.perform(.terminate, on: app)
-        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
-        return (scheduler, path)
-    }
-
     @Test(
         "P1/P2: an app terminated while frozen leaves its cgroup thawed, and its next run is not frozen",
         .enabled(if: ProcessTestSupport.freezerAvailable)
@@ -116,7 +98,7 @@ struct FrozenExitTests {
     )
     func P1_recreatedCgroupDirectoryStillFreezes() async throws {
         let app: AppID = "com.test.recreated"
-        let (scheduler, path) = try await Self.ranOnce(app)
+        let (scheduler, path) = try await LaunchedApps.freezerAppRanOnce(app)
         let parent = (path as NSString).deletingLastPathComponent
         // An operator (root) removes Runway's directory and makes it again, with the app's cgroup in it.
         #expect(rmdir(path) == 0, "rmdir \(path): errno \(errno)")
@@ -141,7 +123,7 @@ struct FrozenExitTests {
     )
     func P1_removedAppCgroupIsMadeAgain() async throws {
         let app: AppID = "com.test.removed"
-        let (scheduler, path) = try await Self.ranOnce(app)
+        let (scheduler, path) = try await LaunchedApps.freezerAppRanOnce(app)
         // An operator (root) removes the idle app's cgroup; Runway's directory stays.
         #expect(rmdir(path) == 0, "rmdir \(path): errno \(errno)")
 

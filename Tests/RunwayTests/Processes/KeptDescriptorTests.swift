@@ -77,20 +77,8 @@ struct KeptDescriptorTests {
         .timeLimit(.minutes(1))
     )
     func P1_launchIntoAFrozenIdleCgroup() async throws {
-        let scheduler = try RunwayScheduler(
-            settings: shortSettings,
-            processOptions: ProcessTestSupport.options(.freezer)
-        )
-        let watcher = TransitionWatcher(scheduler)
         let app: AppID = "com.test.frozenidle"
-        try scheduler.register(
-            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
-        )
-        try scheduler.perform(.launch, on: app)
-        let path = try #require(scheduler.processes()[app]?.cgroupPath)
-        try scheduler.perform(.terminate, on: app)
-        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
-        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
+        let (scheduler, path) = try await LaunchedApps.freezerAppRanOnce(app)
         // Someone with write access to the idle cgroup freezes it.
         #expect(await ProcessTestSupport.freezeFromOutside(path))
         // Without the thaw, the launch below never returns: the loop waits for an exec that a frozen child never makes.

@@ -14,6 +14,24 @@ import Glibc
 
 /// Schedulers with process apps launched, and waits for what the supervisor has seen of them.
 enum LaunchedApps {
+    /// A `sleep` freezer app launched once and terminated: the scheduler and the app's cgroup, empty again.
+    static func freezerAppRanOnce(_ app: AppID) async throws -> (scheduler: RunwayScheduler, cgroup: String) {
+        let scheduler = try RunwayScheduler(
+            settings: shortSettings,
+            processOptions: ProcessTestSupport.options(.freezer)
+        )
+        let watcher = TransitionWatcher(scheduler)
+        try scheduler.register(
+            process: AppDescriptor(id: app, kind: .process(ProcessSpec(arguments: ["/bin/sleep", "1000"])))
+        )
+        try scheduler.perform(.launch, on: app)
+        let path = try #require(scheduler.processes()[app]?.cgroupPath)
+        try scheduler.perform(.terminate, on: app)
+        #expect(await watcher.first { $0.app == app && $0.to == .notRunning } != nil)
+        #expect(await eventually { ProcessTestSupport.cgroupEvents(path).contains("populated 0") })
+        return (scheduler, path)
+    }
+
     /// `count` `sleep 1000` apps in `mechanism`, launched; the scheduler and their identifiers.
     static func launched(_ count: Int, _ mechanism: SuspensionMechanism) throws -> (RunwayScheduler, [AppID]) {
         let scheduler = try RunwayScheduler(
