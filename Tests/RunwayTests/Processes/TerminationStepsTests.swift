@@ -44,7 +44,7 @@ struct TerminationStepsTests {
         "L4: a process that left the app's group and no scan has seen gets SIGTERM while the main process runs on",
         arguments: mechanisms
     )
-    func restOfTheAppGetsSIGTERM(mechanism: SuspensionMechanism) async throws {
+    func L4_restOfTheAppGetsSIGTERM(mechanism: SuspensionMechanism) async throws {
         let pidFile = TemporaryPaths.file()
         let termFile = TemporaryPaths.file()
         defer { for file in [pidFile, termFile] { unlink(file) } }
@@ -78,7 +78,7 @@ struct TerminationStepsTests {
         "P2: a process outside the group, with no RUNWAY_APP and never scanned, ends with an app that dies at SIGTERM",
         arguments: mechanisms
     )
-    func scrubbedEscapeeEndsWithItsApp(mechanism: SuspensionMechanism) async throws {
+    func P2_scrubbedEscapeeEndsWithItsApp(mechanism: SuspensionMechanism) async throws {
         let pidFile = TemporaryPaths.file()
         defer { unlink(pidFile) }
         let app: AppID = "com.test.termination.scrubbed"
@@ -103,7 +103,7 @@ struct TerminationStepsTests {
     }
 
     @Test("P2: whether an app's cgroup has cgroups below it is read from its link count")
-    func cgroupDescendantsFromLinkCount() async throws {
+    func P2_cgroupDescendantsFromLinkCount() async throws {
         let (scheduler, apps) = try LaunchedApps.launched(1, .freezer)
         let path = try #require(scheduler.processes()[apps[0]]?.cgroupPath)
         let cgroup = AppCgroup(path: path)
