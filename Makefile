@@ -214,8 +214,9 @@ PROBE_MODE ?= signal
 PROBE_ROUNDS ?= 3
 PROBE_SPAWN ?= libuv
 PROBE_C_SOURCES = Benchmarks/Probes/lifecycle.c Benchmarks/Probes/lifecycle_spawn.c \
-	Benchmarks/Probes/lifecycle_clock.c \
-	$(addprefix Sources/CRunwayProcess/,spawn.c spawn_child.c spawn_limits.c spawn_slots.c spawn_vm.c process.c)
+	Benchmarks/Probes/lifecycle_clock.c Benchmarks/Probes/lifecycle_rules.c \
+	$(addprefix Sources/CRunwayProcess/,spawn.c spawn_child.c spawn_limits.c spawn_slots.c spawn_vm.c process.c \
+	procstat.c)
 .PHONY: probe bench-check
 probe: deps
 	mkdir -p .build/probes

@@ -16,16 +16,18 @@
 //                the same-mechanism floor of ProcessLifecycle
 //   posix_spawn  glibc's posix_spawn (CLONE_VM | CLONE_VFORK too), the pid written to cgroup.procs after it, exits
 //                through a pidfd_open'd pidfd: a reference any program could use
-// signal-rules (analysis, not the floor of a target): the signal mode plus the per-app work that
+// signal-rules and signal-least (analysis, not the floor of a target): the signal mode plus the per-app work that
 // Runway's rules add for a one-process app: stdout and stderr captured through pipes, the child a session leader,
-// and before each signal its stat and children file read, its oom_score_adj written (1,000 to suspend, 0 to
-// resume) and the signal sent to its process group. Runway against it tells the price of the rules from overhead.
+// its process tree read, its oom_score_adj written (1,000 to suspend, 0 to resume) and each signal sent to its
+// process group. signal-rules reads and writes by path before each signal; signal-least makes the system calls
+// Runway makes and nothing around them (lifecycle_rules.c). signal-least against signal is the rules' own price;
+// Runway against signal-least is what Runway costs beyond them.
 //
 // Build and run (or `make probe` at the repository root):
 //   gcc -O2 -o /tmp/lifecycle -IBenchmarks/Probes -ISources/CRunwayProcess/include Benchmarks/Probes/lifecycle*.c
-//       Sources/CRunwayProcess/{spawn,spawn_child,spawn_limits,spawn_slots,spawn_vm,process}.c
+//       Sources/CRunwayProcess/{spawn,spawn_child,spawn_limits,spawn_slots,spawn_vm,process,procstat}.c
 //       $(pkg-config --cflags --libs libuv)         (one command)
-//   /tmp/lifecycle [children=200] [signal|signal-rules|freezer] [rounds=3] [libuv|runway|posix_spawn]
+//   /tmp/lifecycle [children=200] [signal|signal-rules|signal-least|freezer] [rounds=3] [libuv|runway|posix_spawn]
 // Prints one JSON object per round with each phase's wall time in milliseconds, and this process's CPU time in each
 // (`spawn_cpu` and so on, from getrusage), in ProcessLifecycle's shape.
 // The freezer needs a writable cgroup v2 hierarchy (root, or a delegated subtree): the cgroup2 mount is read from
@@ -51,8 +53,9 @@ static child_t *children;
 static int count;
 static int exited;
 static int use_freezer;
-// signal-rules: the signal mode plus the per-app work Runway's rules add (see the top of the file).
-static int use_rules;
+// signal-rules and signal-least: the signal mode plus the per-app work Runway's rules add (see the top of the file);
+// `least` for signal-least.
+static int use_rules, least;
 // How children are started (lifecycle.h): uv_spawn, Runway's runway_spawn, or posix_spawn.
 static spawn_mechanism_t mechanism = SPAWN_LIBUV;
 
@@ -138,23 +141,6 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buffer) {
     if (n < 0) uv_close((uv_handle_t *)stream, NULL);
 }
 
-// signal-rules, before each signal: the app's process tree is read (its stat and its main thread's children
-// file, as Runway's scan does for a one-process app), its oom_score_adj is written, and the signal goes to the
-// whole process group (the child is a session leader), as Runway's hostile-apps rules require.
-static void rules_before_signal(child_t *child, int oom) {
-    char path[96], buffer[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", child->pid);
-    (void)read_file(path, buffer, sizeof buffer);
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", child->pid, child->pid);
-    (void)read_file(path, buffer, sizeof buffer);
-    if (oom >= 0) {
-        char value[16];
-        snprintf(path, sizeof path, "/proc/%d/oom_score_adj", child->pid);
-        snprintf(value, sizeof value, "%d", oom);
-        write_file(path, value);
-    }
-}
-
 static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     char *args[] = {"/bin/sleep", "1000", NULL};
     uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
@@ -167,6 +153,7 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     double start = now_ms(), cpu_start = cpu_ms();
     for (int i = 0; i < count; i++) {
         child_t *child = &children[i];
+        child->oom_fd = -1;
         if (use_freezer) {
             snprintf(child->cgroup, sizeof child->cgroup, "%s/c%d", parent, i);
             if (mkdir(child->cgroup, 0755) < 0) fail(child->cgroup, strerror(errno));
@@ -220,7 +207,11 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
                 snprintf(path, sizeof path, "%s/cgroup.freeze", children[i].cgroup);
                 write_file(path, suspend ? "1" : "0");
             } else if (use_rules) {
-                rules_before_signal(&children[i], suspend ? 1000 : 0);
+                if (least) {
+                    least_oom(&children[i], suspend ? 1000 : 0);
+                } else {
+                    rules_before_signal(&children[i], suspend ? 1000 : 0);
+                }
                 if (kill(-children[i].pid, suspend ? SIGSTOP : SIGCONT) < 0) fail("kill", strerror(errno));
             } else if (kill(children[i].pid, suspend ? SIGSTOP : SIGCONT) < 0) {
                 fail("kill", strerror(errno));
@@ -230,7 +221,9 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
             for (int i = 0; i < count; i++) {
                 child_t *child = &children[i];
                 if (child->confirmed) continue;
-                int done = use_freezer ? is_frozen(child, suspend) : (process_state(child->pid) == 'T') == suspend;
+                int done = use_freezer ? is_frozen(child, suspend)
+                           : least     ? least_confirmed(child, suspend)
+                                       : (process_state(child->pid) == 'T') == suspend;
                 if (done) {
                     child->confirmed = 1;
                     left -= 1;
@@ -245,7 +238,11 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
     cpu_start = cpu_ms();
     for (int i = 0; i < count; i++) {
         if (use_rules) {
-            rules_before_signal(&children[i], -1);
+            if (least) {
+                least_tree(&children[i]);
+            } else {
+                rules_before_signal(&children[i], -1);
+            }
             if (kill(-children[i].pid, SIGTERM) < 0) fail("kill", strerror(errno));
         } else if (mechanism != SPAWN_LIBUV) {
             if (kill(children[i].pid, SIGTERM) < 0) fail("kill", strerror(errno));
@@ -266,7 +263,8 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
         "{\"tool\": \"c-%s-%s\", \"apps\": %d, \"round\": %d, \"spawn\": %.2f, \"suspend\": %.2f, "
         "\"resume\": %.2f, \"terminate\": %.2f, \"total\": %.2f, \"spawn_cpu\": %.2f, \"suspend_cpu\": %.2f, "
         "\"resume_cpu\": %.2f, \"terminate_cpu\": %.2f}\n",
-        spawn_mechanism_name(mechanism), use_freezer ? "freezer" : use_rules ? "signal-rules" : "signal", count, round,
+        spawn_mechanism_name(mechanism),
+        use_freezer ? "freezer" : least ? "signal-least" : use_rules ? "signal-rules" : "signal", count, round,
         phases[0], phases[1], phases[2], phases[3], total, cpu[0], cpu[1], cpu[2], cpu[3]);
     fflush(stdout);
     return total;
@@ -275,13 +273,14 @@ static double round_trip(uv_loop_t *loop, int round, const char *parent) {
 int main(int argc, char **argv) {
     count = argc > 1 ? atoi(argv[1]) : 200;
     use_freezer = argc > 2 && strcmp(argv[2], "freezer") == 0;
-    use_rules = argc > 2 && strcmp(argv[2], "signal-rules") == 0;
+    least = argc > 2 && strcmp(argv[2], "signal-least") == 0;
+    use_rules = least || (argc > 2 && strcmp(argv[2], "signal-rules") == 0);
     int rounds = argc > 3 ? atoi(argv[3]) : 3;
     int named = argc > 4 ? spawn_mechanism_named(argv[4]) : SPAWN_LIBUV;
     mechanism = named < 0 ? SPAWN_LIBUV : (spawn_mechanism_t)named;
     if (count < 1 || count > MAX_CHILDREN || rounds < 1 || named < 0 ||
         (argc > 2 && !use_freezer && !use_rules && strcmp(argv[2], "signal")))
-        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|signal-rules|freezer] [rounds=3] "
+        fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|signal-rules|signal-least|freezer] [rounds=3] "
                       "[libuv|runway|posix_spawn]");
     children = calloc((size_t)count, sizeof(child_t));
     char parent[400] = "";

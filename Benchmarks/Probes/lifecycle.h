@@ -12,6 +12,8 @@ typedef struct {
     int pid;
     int exited;
     int confirmed;
+    // signal-least: the child's oom_score_adj, open from its first write to its exit, or -1.
+    int oom_fd;
     char cgroup[512];
     uv_pipe_t out, err;
 } child_t;
@@ -33,6 +35,17 @@ const char *spawn_mechanism_name(spawn_mechanism_t mechanism);
 // message on failure.
 void spawn_child(uv_loop_t *loop, child_t *child, spawn_mechanism_t mechanism, char *const argv[], int *exited,
                  int pipes);
+
+// The rules' per-app work (lifecycle_rules.c). signal-rules: before a signal, the stat and children files read
+// and, with `oom` >= 0, oom_score_adj written, each by path.
+void rules_before_signal(child_t *child, int oom);
+// signal-least: oom_score_adj written through a descriptor opened at the first write; the process's tree read (the
+// link count of /proc/PID/task, the children file); a suspension (`suspend`) or resumption confirmed by the
+// kernel's wait on the pidfd, then for a suspension the tree (1 when confirmed); the oom descriptor closed at exit.
+void least_oom(child_t *child, int value);
+void least_tree(child_t *child);
+int least_confirmed(child_t *child, int suspend);
+void least_exited(child_t *child);
 
 // CLOCK_MONOTONIC in milliseconds (lifecycle_clock.c).
 double now_ms(void);

@@ -47,6 +47,7 @@ static void on_pidfd_readable(uv_poll_t *poll, int status, int events) {
     uv_close((uv_handle_t *)poll, NULL);
     close(child->pidfd);
     child->pidfd = -1;
+    least_exited(child);
     child->exited = 1;
     *exited_count += 1;
 }

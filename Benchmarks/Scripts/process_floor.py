@@ -11,6 +11,10 @@ Runs, interleaved round by round (one lifecycle per tool per round, in a fixed o
   floor-rules-signal            the same-mechanism floor plus the per-app work Runway's rules add (pipes for stdout
                                 and stderr, a /proc read and an oom_score_adj write per signal, signals to the
                                 process group): what Runway costs beyond its rules (analysis, no target)
+  floor-least-signal            the same rules at the least they cost: the system calls Runway makes for a
+                                one-process app and nothing around them (confirmations by the kernel's wait on the
+                                pidfd, the tree read from the task link count and the children file, oom_score_adj
+                                kept open): the rules' own price against floor-signal (analysis, no target)
   runway-signal, runway-freezer Sources/ProcessLifecycle (release build), RunwayScheduler
   supervisord                   Supervisord/supervisord_lifecycle.py as in the repository (loglevel=error)
   supervisord-default           the same with supervisord's default log level (info)
@@ -41,11 +45,11 @@ BENCHMARKS = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCHMARKS)
 RUNWAY = os.path.join(BENCHMARKS, ".build", "release", "ProcessLifecycle")
 PROBE_SOURCES = [os.path.join(BENCHMARKS, "Probes", name) for name in ("lifecycle.c", "lifecycle_spawn.c",
-                                                                             "lifecycle_clock.c")]
+                                                                             "lifecycle_clock.c", "lifecycle_rules.c")]
 # Runway's spawn, compiled into the probe for its same-mechanism floor.
 RUNWAY_C = os.path.join(ROOT, "Sources", "CRunwayProcess")
-RUNWAY_C_SOURCES = [os.path.join(RUNWAY_C, name + ".c")
-                    for name in ("spawn", "spawn_child", "spawn_limits", "spawn_slots", "spawn_vm", "process")]
+RUNWAY_C_SOURCES = [os.path.join(RUNWAY_C, name + ".c") for name in
+                    ("spawn", "spawn_child", "spawn_limits", "spawn_slots", "spawn_vm", "process", "procstat")]
 PROBE = os.path.join(ROOT, ".build", "probes", "lifecycle")
 SUPERVISORD = os.path.join(BENCHMARKS, "Supervisord", "supervisord_lifecycle.py")
 PHASES = ["spawn", "suspend", "resume", "terminate", "total"]
@@ -73,6 +77,7 @@ def commands(children, supervisord, tools):
             ("probe", "probe-" + mode, [PROBE, count, mode, "1", "libuv"]),
         ]
     result.append(("floor-rules", "floor-rules-signal", [PROBE, count, "signal-rules", "1", "runway"]))
+    result.append(("floor-least", "floor-least-signal", [PROBE, count, "signal-least", "1", "runway"]))
     if supervisord:
         result += [
             ("supervisord", "supervisord", [sys.executable, SUPERVISORD, count, "1"]),
@@ -163,7 +168,9 @@ RATIO_PAIRS = [("runway-signal", "floor-signal", "<= 1.1"), ("runway-freezer", "
                ("runway-signal", "posix-signal", "reference"), ("runway-freezer", "posix-freezer", "reference"),
                ("runway-signal", "probe-signal", "<= 1.2"), ("runway-freezer", "probe-freezer", "<= 1.2"),
                ("floor-signal", "posix-signal", "mechanisms"), ("floor-freezer", "posix-freezer", "mechanisms"),
-               ("runway-signal", "floor-rules-signal", "analysis")]
+               ("runway-signal", "floor-rules-signal", "analysis"),
+               ("runway-signal", "floor-least-signal", "analysis"),
+               ("floor-least-signal", "floor-signal", "the rules' price")]
 
 
 def ratios(table, results):
@@ -222,7 +229,7 @@ def main():
     parser.add_argument("--no-supervisord", action="store_true")
     parser.add_argument("--timeout", type=int, default=600, help="seconds for one lifecycle of one tool")
     parser.add_argument("--tools", help="comma-separated subset of floor, runway, posix, probe, floor-rules, "
-                        "supervisord, supervisord-default (default: all)")
+                        "floor-least, supervisord, supervisord-default (default: all)")
     parser.add_argument("--json", help="write every row and median to this file")
     options = parser.parse_args()
     tools = set(options.tools.split(",")) if options.tools else None

@@ -8,6 +8,7 @@ supervising process (every thread of it), by call, for:
   floor-signal, floor-freezer   Probes/lifecycle.c spawning with Runway's own runway_spawn (Decision 236)
   floor-rules-signal            the same plus the per-app work of Runway's rules (pipes, /proc reads, oom_score_adj
                                 writes, process-group signals): what the rules cost on the same mechanism
+  floor-least-signal            the same rules with the system calls Runway makes for a one-process app
   runway-signal, runway-freezer Sources/ProcessLifecycle (release build), RunwayScheduler
 The children's own calls (their pre-exec setup in runway_spawn, their exec and the sleep) are the same code for the
 probe and for Runway and are printed as one total. Counts do not depend on the machine's load, except the
@@ -39,6 +40,7 @@ CALL = re.compile(r'^\s+(\w+)\s+(\d+)\s+\d+\s')
 TOOLS = [
     ('floor-signal', [process_floor.PROBE, '{n}', 'signal', '1', 'runway']),
     ('floor-rules-signal', [process_floor.PROBE, '{n}', 'signal-rules', '1', 'runway']),
+    ('floor-least-signal', [process_floor.PROBE, '{n}', 'signal-least', '1', 'runway']),
     ('runway-signal', [process_floor.RUNWAY, '{n}', 'signal', '1']),
     ('floor-freezer', [process_floor.PROBE, '{n}', 'freezer', '1', 'runway']),
     ('runway-freezer', [process_floor.RUNWAY, '{n}', 'freezer', '1']),
