@@ -11,8 +11,8 @@
 /// what it opens later on its own: control and metrics clients, the files it writes. Pure; the supervisor reads the
 /// limit and the baseline and keeps the value (loop thread only).
 struct DescriptorBudget: Hashable, Sendable {
-    /// `RLIMIT_NOFILE`'s soft limit: no descriptor numbered this or above can be opened. Read again at each launch
-    /// (an operator may change it with `prlimit`).
+    /// `RLIMIT_NOFILE`'s soft limit: no descriptor numbered this or above can be opened. Read again in each loop
+    /// turn with a launch (an operator may change it with `prlimit`).
     var limit: Int
     /// The descriptors a launch must leave free.
     let reserve: Int

@@ -25,6 +25,10 @@ struct SupervisorBatchState {
     var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]
     /// This process's own `oom_score_adj` as read in the loop turn `turn` (`ownOOMScore(now:)`).
     var ownOOMScore: (turn: Instant, value: Int?)?
+    /// Programs found in the loop turn `turn`, by `ProgramArguments[0]` (`executable(_:now:)`).
+    var executables: (turn: Instant, found: [String: String?])?
+    /// `RLIMIT_NOFILE` as read in the loop turn `turn` (`descriptorLimit(now:)`).
+    var descriptorLimit: (turn: Instant, value: Int)?
     /// Children spawned in the loop turn `turn` (`spawnCounted`).
     var spawns: (turn: Instant, count: Int)?
     /// A SIGCHLD or an app's exit came since the last look for an exited orphan (`zombieLookWanted`).
@@ -86,6 +90,27 @@ extension ProcessSupervisor {
         let base = LaunchEnvironment(Self.currentEnvironment())
         self.batch.environment = (now, base)
         return base
+    }
+
+    /// The program `name` names (`ProgramLocator.executable`), looked for once per loop turn: a batch of N launches
+    /// of one program makes one `access(2)` walk, not N. A program removed within the turn fails at the exec, which
+    /// names the step.
+    func executable(_ name: String, now: Instant) -> String? {
+        if self.batch.executables?.turn != now { self.batch.executables = (now, [:]) }
+        if let known = self.batch.executables?.found[name] { return known }
+        self.scanCounts.programLookups += 1
+        let found = ProgramLocator(options: self.options).executable(name)
+        self.batch.executables?.found[name] = .some(found)
+        return found
+    }
+
+    /// `RLIMIT_NOFILE`'s soft limit, read once per loop turn (`descriptorLimit()`): an operator's `prlimit` shows at
+    /// the next turn's launches.
+    func descriptorLimit(now: Instant) -> Int {
+        if let read = self.batch.descriptorLimit, read.turn == now { return read.value }
+        let value = Self.descriptorLimit()
+        self.batch.descriptorLimit = (now, value)
+        return value
     }
 
     /// Counts a spawn in this loop turn, for `scanCounts.spawnsInOneTurnMost`.

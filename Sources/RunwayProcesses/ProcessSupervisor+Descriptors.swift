@@ -58,7 +58,7 @@ extension ProcessSupervisor {
     /// launch leaves the reserve free.
     func descriptorRefusal(_ app: AppID, _ managed: Managed) -> String? {
         let (run, files, transient) = self.descriptorCharges(managed)
-        self.descriptors.limit = Self.descriptorLimit()
+        self.descriptors.limit = self.descriptorLimit(now: self.loop.turnNow)
         let budget = self.descriptors
         guard !budget.admits(run + files, transient: transient) else { return nil }
         return "launch refused at the descriptor limit: RLIMIT_NOFILE is \(budget.limit) (LimitNOFILE in the "

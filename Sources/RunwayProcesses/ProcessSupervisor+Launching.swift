@@ -37,7 +37,7 @@ extension ProcessSupervisor {
             return
         }
         let locator = ProgramLocator(options: self.options)
-        guard let executable = locator.executable(spec.arguments[0]) else {
+        guard let executable = self.executable(spec.arguments[0], now: self.loop.turnNow) else {
             self.delegate?.processFailedToStart(
                 app,
                 error: "ProgramArguments[0] '\(spec.arguments[0])' is not an executable file"

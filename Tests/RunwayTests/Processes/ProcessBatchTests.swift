@@ -149,7 +149,7 @@ struct ProcessBatchTests {
         await scheduler.shutdown()
     }
 
-    @Test("a batch of launches reads this process's environment once, each child gets its own")
+    @Test("a batch of launches reads this process's environment and looks for the program once, each child its own")
     func launchesReadTheEnvironmentOncePerTurn() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
@@ -160,13 +160,15 @@ struct ProcessBatchTests {
             let spec = ProcessSpec(arguments: ["/bin/sleep", "1000"], environment: ["BATCH_INDEX": "\(index)"])
             try scheduler.register(process: AppDescriptor(id: app, kind: .process(spec)))
         }
-        let reads = scheduler.bridge.sync { driver -> Int in
+        let reads = scheduler.bridge.sync { driver -> (environment: Int, program: Int) in
             let supervisor = driver.processSupervisor()
-            let before = supervisor.scanCounts.environmentReads
+            let before = supervisor.scanCounts
             for app in apps { try? driver.command(.launch, for: app) }
-            return supervisor.scanCounts.environmentReads - before
+            let after = supervisor.scanCounts
+            return (after.environmentReads - before.environmentReads, after.programLookups - before.programLookups)
         }
-        #expect(reads == 1, "environment reads for \(apps.count) launches in one turn")
+        #expect(reads?.environment == 1, "environment reads for \(apps.count) launches in one turn")
+        #expect(reads?.program == 1, "program lookups for \(apps.count) launches of /bin/sleep in one turn")
         let processes = scheduler.processes()
         for (index, app) in apps.enumerated() {
             let pid = try #require(processes[app]?.pid)
