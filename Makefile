@@ -208,7 +208,9 @@ install:
 # one JSON line per round in milliseconds. PROBE_MODE=freezer uses one cgroup v2 per child instead of SIGSTOP/SIGCONT
 # (root or a delegated subtree). gcc and libuv through pkg-config; the binary goes to .build/probes/.
 # PROBE_SPAWN=runway starts the children with Runway's own runway_spawn (CRunwayProcess compiled in: the
-# same-mechanism floor), posix_spawn with glibc's; libuv (uv_spawn, a fork) is the default.
+# same-mechanism floor), posix_spawn with glibc's; libuv (uv_spawn, a fork) is the default. PROBE_MODE=signal-rules
+# and signal-least add the per-app work of Runway's rules (Benchmarks/README.md); signal-least needs
+# PROBE_SPAWN=runway or posix_spawn.
 PROBE_CHILDREN ?= 200
 PROBE_MODE ?= signal
 PROBE_ROUNDS ?= 3

@@ -279,9 +279,10 @@ int main(int argc, char **argv) {
     int named = argc > 4 ? spawn_mechanism_named(argv[4]) : SPAWN_LIBUV;
     mechanism = named < 0 ? SPAWN_LIBUV : (spawn_mechanism_t)named;
     if (count < 1 || count > MAX_CHILDREN || rounds < 1 || named < 0 ||
-        (argc > 2 && !use_freezer && !use_rules && strcmp(argv[2], "signal")))
+        (argc > 2 && !use_freezer && !use_rules && strcmp(argv[2], "signal")) ||
+        (least && mechanism == SPAWN_LIBUV))  // signal-least confirms through pidfds, which uv_spawn does not give
         fail("usage", "lifecycle [children=200 (1 to 100000)] [signal|signal-rules|signal-least|freezer] [rounds=3] "
-                      "[libuv|runway|posix_spawn]");
+                      "[libuv|runway|posix_spawn] (signal-least: runway or posix_spawn)");
     children = calloc((size_t)count, sizeof(child_t));
     char parent[400] = "";
     if (use_freezer) {

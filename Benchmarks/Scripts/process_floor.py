@@ -10,7 +10,7 @@ Runs, interleaved round by round (one lifecycle per tool per round, in a fixed o
   probe-signal, probe-freezer   the probe on libuv's uv_spawn (a fork: the first floor, kept for comparison)
   floor-rules-signal            the same-mechanism floor plus the per-app work Runway's rules add (pipes for stdout
                                 and stderr, a /proc read and an oom_score_adj write per signal, signals to the
-                                process group): what Runway costs beyond its rules (analysis, no target)
+                                process group), each read and write by path before each signal (analysis)
   floor-least-signal            the same rules at the least they cost: the system calls Runway makes for a
                                 one-process app and nothing around them (confirmations by the kernel's wait on the
                                 pidfd, the tree read from the task link count and the children file, oom_score_adj

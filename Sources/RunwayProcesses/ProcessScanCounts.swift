@@ -24,6 +24,8 @@ struct ProcessScanCounts: Hashable, Sendable {
     var environmentReads = 0
     /// Looks for a launch's program in the file system (`executable(_:now:)`): one per program per loop turn.
     var programLookups = 0
+    /// Reads of `RLIMIT_NOFILE` for a launch's descriptor budget (`descriptorLimit(now:)`): one per loop turn.
+    var descriptorLimitReads = 0
     /// Resumptions of an app's main process seen through the kernel's wait on its pidfd instead of `/proc`.
     var continuedByWait = 0
     /// Stat readings of an app's main process made from the kernel's wait on its pidfd and the link count of its

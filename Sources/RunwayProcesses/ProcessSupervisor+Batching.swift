@@ -108,6 +108,7 @@ extension ProcessSupervisor {
     /// the next turn's launches.
     func descriptorLimit(now: Instant) -> Int {
         if let read = self.batch.descriptorLimit, read.turn == now { return read.value }
+        self.scanCounts.descriptorLimitReads += 1
         let value = Self.descriptorLimit()
         self.batch.descriptorLimit = (now, value)
         return value

@@ -149,26 +149,38 @@ struct ProcessBatchTests {
         await scheduler.shutdown()
     }
 
-    @Test("a batch of launches reads this process's environment and looks for the program once, each child its own")
+    @Test("a batch of launches reads the environment and RLIMIT_NOFILE once and looks up each program once, per turn")
     func launchesReadTheEnvironmentOncePerTurn() async throws {
         let scheduler = try RunwayScheduler(
             settings: shortSettings,
             processOptions: ProcessTestSupport.options(.signal)
         )
-        let apps = (0..<5).map { AppID("com.test.batch.env.\($0)") }
+        let apps = (0..<6).map { AppID("com.test.batch.env.\($0)") }
         for (index, app) in apps.enumerated() {
-            let spec = ProcessSpec(arguments: ["/bin/sleep", "1000"], environment: ["BATCH_INDEX": "\(index)"])
+            // Two programs in the batch: a path, and a bare name found through PATH.
+            let program = index < 3 ? "/bin/sleep" : "sleep"
+            let spec = ProcessSpec(arguments: [program, "1000"], environment: ["BATCH_INDEX": "\(index)"])
             try scheduler.register(process: AppDescriptor(id: app, kind: .process(spec)))
         }
-        let reads = scheduler.bridge.sync { driver -> (environment: Int, program: Int) in
-            let supervisor = driver.processSupervisor()
-            let before = supervisor.scanCounts
-            for app in apps { try? driver.command(.launch, for: app) }
-            let after = supervisor.scanCounts
-            return (after.environmentReads - before.environmentReads, after.programLookups - before.programLookups)
+        func launching(_ batch: ArraySlice<AppID>) -> ProcessScanCounts? {
+            scheduler.bridge.sync { driver -> ProcessScanCounts in
+                let supervisor = driver.processSupervisor()
+                let before = supervisor.scanCounts
+                for app in batch { try? driver.command(.launch, for: app) }
+                var delta = supervisor.scanCounts
+                delta.environmentReads -= before.environmentReads
+                delta.programLookups -= before.programLookups
+                delta.descriptorLimitReads -= before.descriptorLimitReads
+                return delta
+            }
         }
-        #expect(reads?.environment == 1, "environment reads for \(apps.count) launches in one turn")
-        #expect(reads?.program == 1, "program lookups for \(apps.count) launches of /bin/sleep in one turn")
+        let batch = try #require(launching(apps.dropLast()))
+        #expect(batch.environmentReads == 1, "environment reads for 5 launches in one turn")
+        #expect(batch.programLookups == 2, "program lookups for 5 launches of two programs in one turn")
+        #expect(batch.descriptorLimitReads == 1, "RLIMIT_NOFILE reads for 5 launches in one turn")
+        // A later turn looks again: a program installed or removed since then is seen.
+        let later = try #require(launching(apps.suffix(1)))
+        #expect(later.programLookups == 1 && later.descriptorLimitReads == 1, "a launch in a later turn")
         let processes = scheduler.processes()
         for (index, app) in apps.enumerated() {
             let pid = try #require(processes[app]?.pid)
