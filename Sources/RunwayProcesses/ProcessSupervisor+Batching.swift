@@ -12,8 +12,8 @@ struct SupervisorBatchState {
     /// `oom_score_adj` values not written yet, by app, each for the child that was running when the core asked;
     /// written by `flushOOMScores()` when the runner has drained the actions of one event.
     var pendingOOMScores: [AppID: (child: ChildProcess, value: Int)] = [:]
-    /// This process's environment as read in the loop turn `turn` (`environmentBase(now:)`).
-    var environment: (turn: Instant, base: LaunchEnvironment)?
+    /// This process's environment, read once per loop turn (`environmentBase(now:)`).
+    var environment = TurnCached<LaunchEnvironment>()
     /// Apps launched whose main process's identity (`/proc/PID/stat`'s start time) is not read yet, each with the
     /// child it is for: read on the next loop turn or before the state file is written.
     var pendingIdentities: [AppID: ChildProcess] = [:]
@@ -23,12 +23,12 @@ struct SupervisorBatchState {
     /// The `oom_score_adj` each app's current child has, as far as this process made it: inherited from this
     /// process at the launch, then the last value written.
     var knownOOMScores: [AppID: (child: ObjectIdentifier, value: Int)] = [:]
-    /// This process's own `oom_score_adj` as read in the loop turn `turn` (`ownOOMScore(now:)`).
-    var ownOOMScore: (turn: Instant, value: Int?)?
-    /// Programs found in the loop turn `turn`, by `ProgramArguments[0]` (`executable(_:now:)`).
-    var executables: (turn: Instant, found: [String: String?])?
-    /// `RLIMIT_NOFILE` as read in the loop turn `turn` (`descriptorLimit(now:)`).
-    var descriptorLimit: (turn: Instant, value: Int)?
+    /// This process's own `oom_score_adj`, read once per loop turn (`childInheritedOOMScore`).
+    var ownOOMScore = TurnCached<Int?>()
+    /// The programs looked up in a loop turn, by `ProgramArguments[0]` (`executable(_:now:)`).
+    var executables = TurnCached<[String: String?]>()
+    /// `RLIMIT_NOFILE`, read once per loop turn (`descriptorLimit(now:)`).
+    var descriptorLimit = TurnCached<Int>()
     /// Children spawned in the loop turn `turn` (`spawnCounted`).
     var spawns: (turn: Instant, count: Int)?
     /// A SIGCHLD or an app's exit came since the last look for an exited orphan (`zombieLookWanted`).
@@ -75,43 +75,39 @@ extension ProcessSupervisor {
     func childInheritedOOMScore(_ app: AppID, _ child: ChildProcess) {
         self.batch.knownOOMScores[app] = nil
         guard self.options.adjustsOOMScore else { return }
-        let now = self.loop.turnNow
-        if self.batch.ownOOMScore?.turn != now {
-            self.batch.ownOOMScore = (now, ProcFS.oomScoreAdjust(getpid()))
-        }
-        if let own = self.batch.ownOOMScore?.value { self.batch.knownOOMScores[app] = (ObjectIdentifier(child), own) }
+        let own = self.batch.ownOOMScore.value(at: self.loop.turnNow) { ProcFS.oomScoreAdjust(getpid()) }
+        if let own { self.batch.knownOOMScores[app] = (ObjectIdentifier(child), own) }
     }
 
     /// This process's environment, read once per loop turn: a batch of N launches parses
     /// `environ` once, not N times. A change to the environment shows at the next turn's launches.
     func environmentBase(now: Instant) -> LaunchEnvironment {
-        if let cached = self.batch.environment, cached.turn == now { return cached.base }
-        self.scanCounts.environmentReads += 1
-        let base = LaunchEnvironment(Self.currentEnvironment())
-        self.batch.environment = (now, base)
-        return base
+        self.batch.environment.value(at: now) {
+            self.scanCounts.environmentReads += 1
+            return LaunchEnvironment(Self.currentEnvironment())
+        }
     }
 
     /// The program `name` names (`ProgramLocator.executable`), looked for once per loop turn: a batch of N launches
     /// of one program makes one `access(2)` walk, not N. A program removed within the turn fails at the exec, which
     /// names the step.
     func executable(_ name: String, now: Instant) -> String? {
-        if self.batch.executables?.turn != now { self.batch.executables = (now, [:]) }
-        if let known = self.batch.executables?.found[name] { return known }
+        var found = self.batch.executables.value(at: now) { [:] }
+        if let known = found[name] { return known }
         self.scanCounts.programLookups += 1
-        let found = ProgramLocator(options: self.options).executable(name)
-        self.batch.executables?.found[name] = .some(found)
-        return found
+        let path = ProgramLocator(options: self.options).executable(name)
+        found[name] = .some(path)
+        self.batch.executables.keep(found, at: now)
+        return path
     }
 
     /// `RLIMIT_NOFILE`'s soft limit, read once per loop turn (`descriptorLimit()`): an operator's `prlimit` shows at
     /// the next turn's launches.
     func descriptorLimit(now: Instant) -> Int {
-        if let read = self.batch.descriptorLimit, read.turn == now { return read.value }
-        self.scanCounts.descriptorLimitReads += 1
-        let value = Self.descriptorLimit()
-        self.batch.descriptorLimit = (now, value)
-        return value
+        self.batch.descriptorLimit.value(at: now) {
+            self.scanCounts.descriptorLimitReads += 1
+            return Self.descriptorLimit()
+        }
     }
 
     /// Counts a spawn in this loop turn, for `scanCounts.spawnsInOneTurnMost`.
