@@ -142,13 +142,14 @@ struct AppCgroup: Hashable {
     {
         let safe = String(name.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
         let path = "\(parent)/\(safe)"
+        let base = base?.path == parent ? base : nil
         // Through the open parent when there is one: no walk of the whole cgroupfs path.
-        let made = base?.path == parent ? mkdirat(base!.descriptor, safe, 0o755) : mkdir(path, 0o755)
+        let made = base.map { mkdirat($0.descriptor, safe, 0o755) } ?? mkdir(path, 0o755)
         if made != 0 && errno != EEXIST {
             let code = errno
             return .failure(CgroupUnavailable(reason: "cannot create \(path): \(SystemFiles.describe(code))"))
         }
-        let cgroup = AppCgroup(path: path, base: base?.path == parent ? base : nil)
+        let cgroup = AppCgroup(path: path, base: base)
         // Best effort: both files exist since Linux 4.14, and without them the cgroup still works.
         _ = cgroup.limitDescendants()
         return .success(cgroup)
@@ -170,16 +171,13 @@ struct AppCgroup: Hashable {
     /// idle app's cgroup (an operator, a cleanup tool), and a launch then makes it again.
     var exists: Bool { self.directoryStat() != nil }
 
-    /// The directory's `stat`, relative to the base directory (by path when the base cannot reach it); nil when it
-    /// cannot be read.
+    /// The directory's `stat`, as `openFile` reaches a file: relative to the base directory, or by path when there is
+    /// none or the base cannot reach it (ENOENT); nil when it cannot be read.
     private func directoryStat() -> stat? {
         var info = stat()
-        let (directory, path) = self.base.map { ($0.descriptor, self.leaf) } ?? (AT_FDCWD, self.path)
-        if fstatat(directory, path, &info, AT_SYMLINK_NOFOLLOW) != 0
-            && (self.base == nil || errno != ENOENT || fstatat(AT_FDCWD, self.path, &info, AT_SYMLINK_NOFOLLOW) != 0)
-        {
-            return nil
-        }
+        let directory = self.file(".")
+        if fstatat(directory.directory, directory.path, &info, 0) == 0 { return info }
+        guard errno == ENOENT, self.base != nil, fstatat(AT_FDCWD, self.path, &info, 0) == 0 else { return nil }
         return info
     }
 
