@@ -64,8 +64,7 @@ static void fail(const char *what, const char *detail) {
     exit(1);
 }
 
-// Reads up to size - 1 bytes of path into buffer; returns the length, or -1.
-static int read_file(const char *path, char *buffer, size_t size) {
+int read_file(const char *path, char *buffer, size_t size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     ssize_t n = read(fd, buffer, size - 1);
@@ -75,7 +74,7 @@ static int read_file(const char *path, char *buffer, size_t size) {
     return (int)n;
 }
 
-static void write_file(const char *path, const char *text) {
+void write_file(const char *path, const char *text) {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || write(fd, text, strlen(text)) < 0) fail(path, strerror(errno));
     close(fd);

@@ -36,6 +36,11 @@ const char *spawn_mechanism_name(spawn_mechanism_t mechanism);
 void spawn_child(uv_loop_t *loop, child_t *child, spawn_mechanism_t mechanism, char *const argv[], int *exited,
                  int pipes);
 
+// Reads up to size - 1 bytes of path into buffer; returns the length, or -1 (lifecycle.c).
+int read_file(const char *path, char *buffer, size_t size);
+// Writes text to path; exits the probe with a message when it cannot (lifecycle.c).
+void write_file(const char *path, const char *text);
+
 // The rules' per-app work (lifecycle_rules.c). signal-rules: before a signal, the stat and children files read
 // and, with `oom` >= 0, oom_score_adj written, each by path.
 void rules_before_signal(child_t *child, int oom);

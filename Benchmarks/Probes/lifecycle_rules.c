@@ -18,30 +18,17 @@
 #include "CRunwayProcess.h"
 #include "lifecycle.h"
 
-static void read_quietly(const char *path) {
-    char buffer[512];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ssize_t ignored = read(fd, buffer, sizeof buffer);  // the read is the work measured; its bytes are not used
-    (void)ignored;
-    close(fd);
-}
-
 void rules_before_signal(child_t *child, int oom) {
-    char path[96];
+    char path[96], buffer[512];
     snprintf(path, sizeof path, "/proc/%d/stat", child->pid);
-    read_quietly(path);
+    (void)read_file(path, buffer, sizeof buffer);
     snprintf(path, sizeof path, "/proc/%d/task/%d/children", child->pid, child->pid);
-    read_quietly(path);
+    (void)read_file(path, buffer, sizeof buffer);
     if (oom >= 0) {
         char value[16];
         snprintf(path, sizeof path, "/proc/%d/oom_score_adj", child->pid);
-        int length = snprintf(value, sizeof value, "%d", oom);
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || write(fd, value, (size_t)length) < 0) {
-            fprintf(stderr, "lifecycle: %s: %s\n", path, strerror(errno));
-        }
-        if (fd >= 0) close(fd);
+        snprintf(value, sizeof value, "%d", oom);
+        write_file(path, value);
     }
 }
 
